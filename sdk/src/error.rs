@@ -1,0 +1,176 @@
+//! Errors: [`ToolError`] (what a tool returns) and [`CapabilityError`] (what a host capability
+//! returns; it converts into a [`ToolError`] with `?`).
+
+use std::fmt;
+
+use crate::bindings::warden;
+
+/// Why a tool call failed. The host turns it into an MCP result with `isError: true` and a
+/// text that starts with the kind, for example `invalid arguments: missing field `text``.
+///
+/// Write the message for the agent that called the tool: say what went wrong and what to do
+/// about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolError {
+    /// The arguments do not fit the tool's input schema or its rules.
+    InvalidArguments(String),
+    /// A capability call was refused by the manifest's grants.
+    AccessDenied(String),
+    /// The thing the tool was asked about does not exist.
+    NotFound(String),
+    /// The tool gave up waiting.
+    Timeout(String),
+    /// Anything else.
+    Failed(String),
+}
+
+impl ToolError {
+    /// [`ToolError::InvalidArguments`] with `message`.
+    pub fn invalid_arguments(message: impl fmt::Display) -> Self {
+        Self::InvalidArguments(message.to_string())
+    }
+
+    /// [`ToolError::AccessDenied`] with `message`.
+    pub fn access_denied(message: impl fmt::Display) -> Self {
+        Self::AccessDenied(message.to_string())
+    }
+
+    /// [`ToolError::NotFound`] with `message`.
+    pub fn not_found(message: impl fmt::Display) -> Self {
+        Self::NotFound(message.to_string())
+    }
+
+    /// [`ToolError::Timeout`] with `message`.
+    pub fn timeout(message: impl fmt::Display) -> Self {
+        Self::Timeout(message.to_string())
+    }
+
+    /// [`ToolError::Failed`] with `message`; `.map_err(ToolError::failed)` turns any error
+    /// into a failure that carries its text.
+    pub fn failed(message: impl fmt::Display) -> Self {
+        Self::Failed(message.to_string())
+    }
+
+    /// The kind as the host prints it: `invalid arguments`, `access denied`, `not found`,
+    /// `timeout` or `failed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::InvalidArguments(_) => "invalid arguments",
+            Self::AccessDenied(_) => "access denied",
+            Self::NotFound(_) => "not found",
+            Self::Timeout(_) => "timeout",
+            Self::Failed(_) => "failed",
+        }
+    }
+
+    /// The message without the kind.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::InvalidArguments(m)
+            | Self::AccessDenied(m)
+            | Self::NotFound(m)
+            | Self::Timeout(m)
+            | Self::Failed(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind(), self.message())
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// Why a call to a host capability (capture, browser, terminal, sftp) failed.
+///
+/// `AccessDenied` messages come from the host and name the manifest grant that would allow
+/// the call; keep them intact when passing them on (`?` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CapabilityError {
+    /// The manifest's grants do not allow the call.
+    AccessDenied(String),
+    /// The target (session, file, host alias, ...) does not exist.
+    NotFound(String),
+    /// The host gave up waiting.
+    Timeout(String),
+    /// The host rejected an argument, such as a malformed URL.
+    InvalidArgument(String),
+    /// Network, protocol or other I/O failure.
+    Io(String),
+}
+
+impl CapabilityError {
+    /// The message without the kind.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::AccessDenied(m)
+            | Self::NotFound(m)
+            | Self::Timeout(m)
+            | Self::InvalidArgument(m)
+            | Self::Io(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for CapabilityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self {
+            Self::AccessDenied(_) => "access denied",
+            Self::NotFound(_) => "not found",
+            Self::Timeout(_) => "timeout",
+            Self::InvalidArgument(_) => "invalid argument",
+            Self::Io(_) => "i/o error",
+        };
+        write!(f, "{kind}: {}", self.message())
+    }
+}
+
+impl std::error::Error for CapabilityError {}
+
+/// `AccessDenied`, `NotFound` and `Timeout` keep their kind; `InvalidArgument` becomes
+/// `InvalidArguments` (it is almost always caused by the tool's own arguments, such as a bad
+/// URL); `Io` becomes `Failed`. The message is kept as is.
+impl From<CapabilityError> for ToolError {
+    fn from(error: CapabilityError) -> Self {
+        match error {
+            CapabilityError::AccessDenied(m) => Self::AccessDenied(m),
+            CapabilityError::NotFound(m) => Self::NotFound(m),
+            CapabilityError::Timeout(m) => Self::Timeout(m),
+            CapabilityError::InvalidArgument(m) => Self::InvalidArguments(m),
+            CapabilityError::Io(m) => Self::Failed(m),
+        }
+    }
+}
+
+macro_rules! from_wit_error {
+    ($($package:ident),*) => {$(
+        impl From<warden::$package::types::Error> for CapabilityError {
+            fn from(error: warden::$package::types::Error) -> Self {
+                use warden::$package::types::Error as E;
+                match error {
+                    E::AccessDenied(m) => Self::AccessDenied(m),
+                    E::NotFound(m) => Self::NotFound(m),
+                    E::Timeout(m) => Self::Timeout(m),
+                    E::InvalidArgument(m) => Self::InvalidArgument(m),
+                    E::Io(m) => Self::Io(m),
+                }
+            }
+        }
+    )*};
+}
+
+from_wit_error!(capture, browser, terminal, sftp);
+
+impl From<ToolError> for warden::plugin::types::ToolError {
+    fn from(error: ToolError) -> Self {
+        match error {
+            ToolError::InvalidArguments(m) => Self::InvalidArguments(m),
+            ToolError::AccessDenied(m) => Self::AccessDenied(m),
+            ToolError::NotFound(m) => Self::NotFound(m),
+            ToolError::Timeout(m) => Self::Timeout(m),
+            ToolError::Failed(m) => Self::Failed(m),
+        }
+    }
+}

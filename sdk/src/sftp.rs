@@ -1,0 +1,78 @@
+//! File transfer over the host's SSH connection to a host alias (`warden:sftp/sftp`). Every
+//! path must stay under one of the plugin's `sftp.roots`.
+
+use crate::CapabilityError;
+use crate::bindings::warden::sftp::sftp as wit;
+
+/// What a path points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// Anything else (socket, device, ...).
+    Other,
+}
+
+/// Metadata of a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileStat {
+    /// What the path points to.
+    pub kind: FileKind,
+    /// Size in bytes.
+    pub size: u64,
+    /// Unix permission bits.
+    pub mode: u32,
+    /// Modification time, seconds since the Unix epoch.
+    pub modified: Option<u64>,
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DirEntry {
+    /// The entry's file name.
+    pub name: String,
+    /// Its metadata.
+    pub stat: FileStat,
+}
+
+impl From<wit::FileStat> for FileStat {
+    fn from(s: wit::FileStat) -> Self {
+        let kind = match s.kind {
+            wit::FileKind::File => FileKind::File,
+            wit::FileKind::Directory => FileKind::Directory,
+            wit::FileKind::Symlink => FileKind::Symlink,
+            wit::FileKind::Other => FileKind::Other,
+        };
+        Self {
+            kind,
+            size: s.size,
+            mode: s.mode,
+            modified: s.modified,
+        }
+    }
+}
+
+/// Lists the directory `path` on host alias `host`.
+pub fn list(host: &str, path: &str) -> Result<Vec<DirEntry>, CapabilityError> {
+    Ok(wit::list(host, path)?
+        .into_iter()
+        .map(|e| DirEntry {
+            name: e.name,
+            stat: e.stat.into(),
+        })
+        .collect())
+}
+
+/// The metadata of `path` on host alias `host`.
+pub fn stat(host: &str, path: &str) -> Result<FileStat, CapabilityError> {
+    Ok(wit::stat(host, path)?.into())
+}
+
+/// Reads at most `length` bytes of the file `path` on host alias `host`, from `offset`.
+pub fn read(host: &str, path: &str, offset: u64, length: u64) -> Result<Vec<u8>, CapabilityError> {
+    wit::read(host, path, offset, length).map_err(Into::into)
+}

@@ -1,0 +1,349 @@
+//! Tools: [`Tool`] (a typed function plus its MCP metadata), [`Structured`] results and
+//! [`NoArgs`].
+
+use std::fmt;
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::output::{pretty, to_object};
+use crate::{Content, ToolError, ToolOutput};
+
+/// Hints for MCP clients about what a tool does. All are `false` unless set; set them with
+/// the builder methods of [`Tool`].
+///
+/// Clients treat hints as untrusted; the host enforces what a plugin may actually do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Annotations {
+    /// The tool does not change its environment.
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data (meaningful when not read-only).
+    pub destructive: bool,
+    /// Calling the tool twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool talks to an open world (the web, remote hosts).
+    pub open_world: bool,
+}
+
+/// What a tool function may return (inside `Result<_, ToolError>`): a [`ToolOutput`], a
+/// `String` (one text block), or a [`Structured`] value, which also gives the tool an output
+/// schema.
+pub trait IntoToolOutput {
+    /// The JSON Schema of the structured result, if this type declares one. Must describe an
+    /// object (`"type": "object"`).
+    fn output_schema() -> Option<Schema> {
+        None
+    }
+
+    /// Converts the value into the result sent to the client.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for &'static str {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+/// A structured tool result: `T` is sent as MCP `structuredContent`, and the tool's output
+/// schema is generated from `T`, so `T` must be a struct (or map) with named fields.
+///
+/// The content blocks default to `T` as pretty-printed JSON; replace them with a rendering
+/// written for the model with [`Structured::text`] or [`Structured::with`].
+///
+/// ```
+/// use warden_sdk::prelude::*;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Weather { celsius: f64, sky: String }
+///
+/// fn weather(_: NoArgs) -> Result<Structured<Weather>, ToolError> {
+///     let w = Weather { celsius: 21.5, sky: "clear".into() };
+///     let text = format!("{} °C, {}", w.celsius, w.sky);
+///     Ok(Structured::new(w).text(text))
+/// }
+/// # let _ = weather;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structured<T> {
+    /// The structured value.
+    pub value: T,
+    /// The content blocks; when empty, `value` as pretty-printed JSON.
+    pub content: Vec<Content>,
+}
+
+impl<T> Structured<T> {
+    /// `value`, rendered as JSON text unless blocks are added.
+    pub fn new(value: T) -> Self {
+        Self {
+            value,
+            content: Vec::new(),
+        }
+    }
+
+    /// Appends a text block (the first one replaces the default JSON rendering).
+    #[must_use]
+    pub fn text(self, text: impl Into<String>) -> Self {
+        self.with(Content::Text(text.into()))
+    }
+
+    /// Appends a content block (the first one replaces the default JSON rendering).
+    #[must_use]
+    pub fn with(mut self, block: impl Into<Content>) -> Self {
+        self.content.push(block.into());
+        self
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Structured<T> {
+    fn output_schema() -> Option<Schema> {
+        Some(schema_for::<T>(
+            SchemaSettings::draft2020_12().for_serialize(),
+        ))
+    }
+
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        let value = to_object(&self.value)?;
+        let content = if self.content.is_empty() {
+            vec![Content::Text(pretty(&value))]
+        } else {
+            self.content
+        };
+        Ok(ToolOutput {
+            content,
+            structured: Some(value),
+        })
+    }
+}
+
+/// The argument type of a tool that takes no arguments: its schema is an empty object, and
+/// it accepts any object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoArgs {}
+
+impl<'de> Deserialize<'de> for NoArgs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| NoArgs {})
+    }
+}
+
+impl JsonSchema for NoArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArgs".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({ "type": "object", "properties": {} })
+    }
+}
+
+type Handler = Box<dyn Fn(serde_json::Value) -> Result<ToolOutput, ToolError>>;
+
+/// One tool: a name, MCP metadata and a typed function.
+///
+/// The function takes one argument, a type that implements [`serde::Deserialize`] and
+/// [`schemars::JsonSchema`] (usually a struct deriving both; its doc comments become the
+/// schema's descriptions), and returns `Result<R, ToolError>` where `R` is a [`ToolOutput`],
+/// a `String` or a [`Structured`] value.
+///
+/// Arguments that do not deserialize into the argument type are answered with
+/// [`ToolError::InvalidArguments`] and serde's message (such as ``missing field `text` ``)
+/// without calling the function. A panic in the function is not caught: it aborts the
+/// plugin instance, which the host reports as a crash.
+pub struct Tool {
+    name: String,
+    title: Option<String>,
+    description: String,
+    input_schema: Schema,
+    output_schema: Option<Schema>,
+    annotations: Annotations,
+    handler: Handler,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("description", &self.description)
+            .field("annotations", &self.annotations)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool called `name` (`[a-zA-Z0-9_-]{1,64}`) that runs `function`.
+    ///
+    /// # Panics
+    ///
+    /// When `name` breaks the MCP naming rule, or when the argument type or the structured
+    /// result type does not have an object schema (MCP requires `"type": "object"`). These
+    /// are programming errors, reported when the plugin loads.
+    pub fn new<A, R, F>(name: impl Into<String>, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        R: IntoToolOutput + 'static,
+        F: Fn(A) -> Result<R, ToolError> + 'static,
+    {
+        let name = name.into();
+        assert!(
+            valid_tool_name(&name),
+            "tool name `{name}` is invalid: use 1 to 64 of `a-z A-Z 0-9 _ -`"
+        );
+        let input_schema = schema_for::<A>(SchemaSettings::draft2020_12().for_deserialize());
+        assert_object(&name, "argument", std::any::type_name::<A>(), &input_schema);
+        let output_schema = R::output_schema();
+        if let Some(schema) = &output_schema {
+            assert_object(
+                &name,
+                "structured result",
+                std::any::type_name::<R>(),
+                schema,
+            );
+        }
+        let handler: Handler = Box::new(move |arguments| {
+            let args = A::deserialize(arguments).map_err(ToolError::invalid_arguments)?;
+            function(args)?.into_tool_output()
+        });
+        Self {
+            name,
+            title: None,
+            description: String::new(),
+            input_schema,
+            output_schema,
+            annotations: Annotations::default(),
+            handler,
+        }
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description: what the tool does, when to use it, what it returns. Agents
+    /// choose tools by it, so be specific.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Marks the tool read-only: it does not change its environment.
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.annotations.read_only = true;
+        self
+    }
+
+    /// Marks the tool destructive: it may destroy or overwrite data.
+    #[must_use]
+    pub fn destructive(mut self) -> Self {
+        self.annotations.destructive = true;
+        self
+    }
+
+    /// Marks the tool idempotent: repeating a call with the same arguments has no further
+    /// effect.
+    #[must_use]
+    pub fn idempotent(mut self) -> Self {
+        self.annotations.idempotent = true;
+        self
+    }
+
+    /// Marks the tool open-world: it talks to the web or to remote hosts.
+    #[must_use]
+    pub fn open_world(mut self) -> Self {
+        self.annotations.open_world = true;
+        self
+    }
+
+    /// Replaces all annotations at once.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's title, if set.
+    pub fn get_title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The tool's description.
+    pub fn get_description(&self) -> &str {
+        &self.description
+    }
+
+    /// The tool's annotations.
+    pub fn get_annotations(&self) -> Annotations {
+        self.annotations
+    }
+
+    /// The JSON Schema (draft 2020-12) of the arguments.
+    pub fn input_schema(&self) -> &Schema {
+        &self.input_schema
+    }
+
+    /// The JSON Schema of the structured result, when the tool returns [`Structured`].
+    pub fn output_schema(&self) -> Option<&Schema> {
+        self.output_schema.as_ref()
+    }
+
+    /// Runs the tool on `arguments` (a JSON object), as the host does.
+    pub fn call(&self, arguments: serde_json::Value) -> Result<ToolOutput, ToolError> {
+        (self.handler)(arguments)
+    }
+}
+
+/// MCP's tool name rule.
+fn valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn schema_for<T: JsonSchema>(settings: SchemaSettings) -> Schema {
+    let mut schema = settings
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    // The root title is the Rust type's name, which means nothing to a client.
+    schema.remove("title");
+    schema
+}
+
+fn assert_object(tool: &str, what: &str, type_name: &str, schema: &Schema) {
+    let is_object = match schema.get("type") {
+        Some(serde_json::Value::String(t)) => t == "object",
+        _ => false,
+    };
+    assert!(
+        is_object,
+        "tool `{tool}`: the {what} type `{type_name}` must be a struct with named fields \
+         (MCP requires an object schema), but its schema is {}",
+        schema.as_value()
+    );
+}

@@ -1,0 +1,20 @@
+//! Builds the test guests (`tests/guests/*`) as wasm32-wasip2 components and writes
+//! `$OUT_DIR/guests.rs` with one `<NAME>_WASM` path constant per guest.
+
+include!("../sdk/build-support/wasm_components.rs");
+
+fn main() {
+    let mut code = String::new();
+    for component in build_components("tests/guests") {
+        let constant = format!("{}_WASM", component.name.to_uppercase().replace('-', "_"));
+        code.push_str(&format!(
+            "/// Path of the `{}` test guest component (`tests/guests/{}`).\n\
+             pub const {constant}: &str = {:?};\n",
+            component.name,
+            component.name,
+            component.wasm.display().to_string(),
+        ));
+    }
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo")).join("guests.rs");
+    fs::write(&out, code).unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", out.display())));
+}

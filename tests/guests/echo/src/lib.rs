@@ -1,0 +1,154 @@
+//! Test guest `echo`: well-behaved tools for Warden's integration tests.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use warden_sdk::context::{self, Level};
+use warden_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to return.
+    text: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct EchoOutput {
+    /// The text that was sent.
+    text: String,
+}
+
+fn echo(args: EchoArgs) -> Result<Structured<EchoOutput>, ToolError> {
+    let text = args.text;
+    Ok(Structured::new(EchoOutput { text: text.clone() }).text(text))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ProgressArgs {
+    /// How many steps to report (20 ms each).
+    steps: u32,
+}
+
+fn progress(args: ProgressArgs) -> Result<String, ToolError> {
+    let total = f64::from(args.steps);
+    for i in 1..=args.steps {
+        std::thread::sleep(Duration::from_millis(20));
+        context::progress(f64::from(i), Some(total), Some(&format!("step {i}")));
+    }
+    Ok("done".into())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct LogArgs {
+    /// Severity of the log line.
+    level: Level,
+    /// The line to log.
+    message: String,
+}
+
+fn log(args: LogArgs) -> Result<String, ToolError> {
+    context::log(args.level, &args.message);
+    Ok("logged".into())
+}
+
+static COUNT: AtomicU64 = AtomicU64::new(0);
+
+fn count(_: NoArgs) -> Result<String, ToolError> {
+    Ok((COUNT.fetch_add(1, Ordering::Relaxed) + 1).to_string())
+}
+
+fn plugin() -> Plugin {
+    Plugin::new()
+        .tool(
+            Tool::new("echo", echo)
+                .title("Echo")
+                .description("Return `text` unchanged, as text and as structured {\"text\": ...}.")
+                .read_only(),
+        )
+        .tool(
+            Tool::new("progress", progress)
+                .title("Progress")
+                .description(
+                    "Report progress `steps` times, sleeping 20 ms before each report, then \
+                     return \"done\".",
+                )
+                .read_only(),
+        )
+        .tool(
+            Tool::new("log", log)
+                .title("Log")
+                .description("Write `message` to the log at `level`, then return \"logged\".")
+                .read_only(),
+        )
+        .tool(Tool::new("count", count).title("Count").description(
+            "Increment this instance's call counter and return it (\"1\", \"2\", ...).",
+        ))
+        .resource(
+            Resource::new("echo://count", "count")
+                .description("How many times `count` was called on this instance.")
+                .mime_type("text/plain"),
+            |uri| {
+                Ok(vec![EmbeddedResource::text(
+                    uri,
+                    COUNT.load(Ordering::Relaxed).to_string(),
+                )])
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("echo://say/{text}", "say")
+                .description("Returns `text` as the resource body.")
+                .mime_type("text/plain"),
+            |uri, vars| {
+                let text = vars.get("text").cloned().unwrap_or_default();
+                Ok(vec![EmbeddedResource::text(uri, text)])
+            },
+        )
+}
+
+warden_sdk::export_plugin!(plugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warden_sdk::serde_json;
+
+    #[test]
+    fn echo_structured() {
+        let out = plugin().call("echo", r#"{"text":"hi"}"#).expect("echo");
+        assert_eq!(out.content, vec![Content::text("hi")]);
+        assert_eq!(out.structured, Some(serde_json::json!({"text": "hi"})));
+    }
+
+    #[test]
+    fn invalid_arguments() {
+        let err = plugin().call("echo", "{}").expect_err("missing text");
+        assert_eq!(err, ToolError::invalid_arguments("missing field `text`"));
+    }
+
+    #[test]
+    fn schemas() {
+        let p = plugin();
+        let echo = p.tool_named("echo").expect("echo");
+        let input = echo.input_schema().as_value();
+        assert_eq!(input["type"], "object");
+        assert_eq!(input["required"], serde_json::json!(["text"]));
+        assert_eq!(
+            input["properties"]["text"]["description"],
+            "The text to return."
+        );
+        assert_eq!(
+            input["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        let output = echo.output_schema().expect("output schema").as_value();
+        assert_eq!(output["type"], "object");
+        let log = p.tool_named("log").expect("log").input_schema().as_value();
+        println!("{log:#}");
+        let count = p
+            .tool_named("count")
+            .expect("count")
+            .input_schema()
+            .as_value();
+        assert_eq!(count["type"], "object");
+    }
+}

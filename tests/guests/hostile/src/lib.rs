@@ -1,0 +1,148 @@
+//! Test guest `hostile`: tools that misbehave on purpose, to test Warden's sandbox and limits.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use warden_sdk::capture::{self, HttpRequest};
+use warden_sdk::context;
+use warden_sdk::prelude::*;
+
+const MIB: usize = 1 << 20;
+
+fn spin(_: NoArgs) -> Result<String, ToolError> {
+    loop {
+        std::hint::black_box(());
+    }
+}
+
+fn spin_checking(_: NoArgs) -> Result<String, ToolError> {
+    while !context::cancelled() {
+        std::hint::black_box(());
+    }
+    Ok("stopped".into())
+}
+
+fn alloc_bomb(_: NoArgs) -> Result<String, ToolError> {
+    let mut memory: Vec<u8> = Vec::new();
+    loop {
+        // `resize` writes every new byte, so the pages are really touched.
+        memory.resize(memory.len() + MIB, 0xA5);
+        std::hint::black_box(&memory);
+    }
+}
+
+fn panic(_: NoArgs) -> Result<String, ToolError> {
+    panic!("boom")
+}
+
+static COUNT: AtomicU64 = AtomicU64::new(0);
+
+fn count(_: NoArgs) -> Result<String, ToolError> {
+    Ok((COUNT.fetch_add(1, Ordering::Relaxed) + 1).to_string())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PathArgs {
+    /// The file to read.
+    path: String,
+}
+
+fn read_file(args: PathArgs) -> Result<String, ToolError> {
+    std::fs::read_to_string(&args.path).map_err(ToolError::failed)
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddrArgs {
+    /// `host:port` to connect to.
+    addr: String,
+}
+
+fn connect(args: AddrArgs) -> Result<String, ToolError> {
+    match std::net::TcpStream::connect(&args.addr) {
+        Ok(_) => Ok(format!("connected to {}", args.addr)),
+        Err(e) => Err(ToolError::failed(format!("connect {}: {e}", args.addr))),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EnvArgs {
+    /// The environment variable to read.
+    name: String,
+}
+
+fn read_env(args: EnvArgs) -> Result<String, ToolError> {
+    Ok(std::env::var(&args.name).unwrap_or_else(|_| "unset".into()))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct UrlArgs {
+    /// The URL to fetch.
+    url: String,
+}
+
+fn fetch(args: UrlArgs) -> Result<String, ToolError> {
+    let response = capture::http_get(HttpRequest::get(args.url))?;
+    Ok(format!("{}\n{}", response.status, response.text()))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct BytesArgs {
+    /// How many bytes to produce.
+    bytes: u64,
+}
+
+fn flood(args: BytesArgs) -> Result<String, ToolError> {
+    let bytes = usize::try_from(args.bytes).map_err(ToolError::invalid_arguments)?;
+    Ok("x".repeat(bytes))
+}
+
+fn stderr_flood(args: BytesArgs) -> Result<String, ToolError> {
+    let chunk = [b'e'; 64 * 1024];
+    let mut left = args.bytes;
+    let mut stderr = std::io::stderr().lock();
+    while left > 0 {
+        let n = usize::try_from(left).map_or(chunk.len(), |l| l.min(chunk.len()));
+        stderr.write_all(&chunk[..n]).map_err(ToolError::failed)?;
+        left -= n as u64;
+    }
+    Ok("done".into())
+}
+
+fn plugin() -> Plugin {
+    Plugin::new()
+        .tool(Tool::new("spin", spin).description("Loop forever without calling the host."))
+        .tool(
+            Tool::new("spin_checking", spin_checking)
+                .description("Loop until the call is cancelled, then return \"stopped\"."),
+        )
+        .tool(
+            Tool::new("alloc_bomb", alloc_bomb)
+                .description("Allocate and touch memory in 1 MiB steps until it runs out."),
+        )
+        .tool(Tool::new("panic", panic).description("Panic with the message \"boom\"."))
+        .tool(Tool::new("count", count).description(
+            "Increment this instance's call counter and return it (\"1\", \"2\", ...).",
+        ))
+        .tool(
+            Tool::new("read_file", read_file)
+                .description("Read a file with std::fs (WASI filesystem) and return its text."),
+        )
+        .tool(
+            Tool::new("connect", connect)
+                .description("Open a TCP connection with std::net (WASI sockets)."),
+        )
+        .tool(
+            Tool::new("read_env", read_env)
+                .description("Return an environment variable's value, or \"unset\"."),
+        )
+        .tool(Tool::new("fetch", fetch).description(
+            "Fetch a URL through the capture capability; returns the status and the body.",
+        ))
+        .tool(Tool::new("flood", flood).description("Return a text of `bytes` times the letter x."))
+        .tool(
+            Tool::new("stderr_flood", stderr_flood)
+                .description("Write `bytes` bytes to stderr, then return \"done\"."),
+        )
+}
+
+warden_sdk::export_plugin!(plugin);

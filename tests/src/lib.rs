@@ -1,0 +1,8 @@
+//! Paths of Warden's test guest components. `build.rs` builds every crate in
+//! `tests/guests/` for wasm32-wasip2 and defines one constant per guest:
+//!
+//! - [`ECHO_WASM`]: `echo`, `progress`, `log`, `count` (well-behaved tools).
+//! - [`HOSTILE_WASM`]: `spin`, `spin_checking`, `alloc_bomb`, `panic`, `count`, `read_file`,
+//!   `connect`, `read_env`, `fetch`, `flood`, `stderr_flood` (misbehaving tools).
+
+include!(concat!(env!("OUT_DIR"), "/guests.rs"));
