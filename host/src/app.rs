@@ -1,0 +1,63 @@
+//! Start-up shared by every command: manifest -> audit log -> runtime -> loaded plugins.
+
+use crate::audit::AuditLog;
+use crate::builtin;
+use crate::capabilities::HostServices;
+use crate::manifest::Manifest;
+use crate::runtime::Runtime;
+use crate::runtime::registry::Registry;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A loaded Warden: everything a transport or a CLI command needs.
+pub struct App {
+    pub manifest: Manifest,
+    pub runtime: Runtime,
+    pub registry: Arc<Registry>,
+}
+
+impl App {
+    /// Load `manifest_path` (the built-in default when `None`) and every plugin it names.
+    pub async fn load(manifest_path: Option<&Path>) -> anyhow::Result<Self> {
+        let started = Instant::now();
+        // One process-wide TLS provider (ring: no C toolchain needed for aws-lc).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let manifest = Manifest::load(manifest_path, &builtin::names())?;
+        if manifest_path.is_none() {
+            tracing::info!("no --manifest given: using the built-in default manifest");
+        }
+        for plugin in &manifest.plugins {
+            tracing::info!(
+                plugin = %plugin.name,
+                source = %plugin.source,
+                "grants: {}",
+                plugin.grants.summary()
+            );
+        }
+        let audit = Arc::new(AuditLog::open(&manifest.audit_log)?);
+        let services = Arc::new(HostServices::new(audit)?);
+        let max_memory = manifest
+            .plugins
+            .iter()
+            .map(|p| p.limits.memory)
+            .max()
+            .unwrap_or(crate::manifest::DEFAULT_MEMORY);
+        let runtime = Runtime::new(manifest.cache_dir.clone(), max_memory)?;
+        let registry = Registry::load(&manifest, &runtime, services).await?;
+        tracing::info!(
+            "plugins ready: {} (compiled: {}, from cache: {}) with {} tools in {} ms; audit log: {}",
+            registry.plugins().len(),
+            runtime.compiled_count(),
+            runtime.cached_count(),
+            registry.tools().len(),
+            started.elapsed().as_millis(),
+            manifest.audit_log.display()
+        );
+        Ok(Self {
+            manifest,
+            runtime,
+            registry: Arc::new(registry),
+        })
+    }
+}

@@ -1,0 +1,158 @@
+//! `warden:capture/http.get`: the host fetches a URL for the plugin. The first URL and every
+//! redirect hop must match `grants.capture.http_hosts`; the body is capped by
+//! `grants.capture.max_body`; the plugin never gets a socket of its own.
+
+use crate::manifest::grants::host_port;
+use crate::runtime::bindings::warden::capture::http::{Host, Request, Response};
+use crate::runtime::bindings::warden::capture::types::Error;
+use crate::runtime::state::PluginState;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
+use std::time::Duration;
+use url::Url;
+
+const CAPABILITY: &str = "capture.http";
+const MAX_REDIRECTS: u32 = 10;
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Host for PluginState {
+    async fn get(&mut self, request: Request) -> Result<Response, Error> {
+        let mut url = Url::parse(&request.url).map_err(|e| {
+            Error::InvalidArgument(format!("\"{}\" is not an absolute URL: {e}", request.url))
+        })?;
+        let headers = headers(&request.headers)?;
+        let max = request
+            .max_bytes
+            .map_or(self.grants.max_body(), |m| m.min(self.grants.max_body()));
+        let timeout = request
+            .timeout_ms
+            .map_or(DEFAULT_TIMEOUT, |ms| Duration::from_millis(ms.into()));
+        let deadline = tokio::time::Instant::now() + timeout;
+
+        let mut redirects = 0;
+        loop {
+            if let Err(denied) = self.grants.check_http(&url) {
+                let message = if redirects > 0 {
+                    format!("redirect #{redirects} to {url} refused: {}", denied.message)
+                } else {
+                    denied.message.clone()
+                };
+                self.scope.denied(CAPABILITY, &denied.target, &message);
+                return Err(Error::AccessDenied(message));
+            }
+            let send = self
+                .services
+                .http
+                .get(url.clone())
+                .headers(headers.clone())
+                .send();
+            let response = tokio::time::timeout_at(deadline, send)
+                .await
+                .map_err(|_| {
+                    Error::Timeout(format!(
+                        "no response from {} within {timeout:?}",
+                        host_port(&url).unwrap_or_default()
+                    ))
+                })?
+                .map_err(|e| Error::Io(format!("GET {url} failed: {}", error_chain(&e))))?;
+
+            if response.status().is_redirection()
+                && let Some(location) = response.headers().get(LOCATION)
+            {
+                redirects += 1;
+                if redirects > MAX_REDIRECTS {
+                    return Err(Error::Io(format!(
+                        "more than {MAX_REDIRECTS} redirects starting at {}",
+                        request.url
+                    )));
+                }
+                let location = location
+                    .to_str()
+                    .map_err(|_| Error::Io(format!("{url} redirected to a non-ASCII Location")))?;
+                url = url.join(location).map_err(|e| {
+                    Error::Io(format!(
+                        "{url} redirected to a bad Location \"{location}\": {e}"
+                    ))
+                })?;
+                continue;
+            }
+            return read_body(response, url, redirects, max, deadline, timeout).await;
+        }
+    }
+}
+
+fn headers(pairs: &[(String, String)]) -> Result<HeaderMap, Error> {
+    let mut map = HeaderMap::new();
+    for (name, value) in pairs {
+        let name = HeaderName::try_from(name.as_str()).map_err(|_| {
+            Error::InvalidArgument(format!("\"{name}\" is not a valid header name"))
+        })?;
+        let value = HeaderValue::try_from(value.as_str()).map_err(|_| {
+            Error::InvalidArgument(format!("the value of header \"{name}\" is not valid"))
+        })?;
+        map.append(name, value);
+    }
+    Ok(map)
+}
+
+async fn read_body(
+    mut response: reqwest::Response,
+    url: Url,
+    redirects: u32,
+    max: u64,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+) -> Result<Response, Error> {
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let cap = usize::try_from(max).unwrap_or(usize::MAX);
+    let mut body = Vec::new();
+    let mut truncated = false;
+    loop {
+        let chunk = tokio::time::timeout_at(deadline, response.chunk())
+            .await
+            .map_err(|_| Error::Timeout(format!("body of {url} not complete within {timeout:?}")))?
+            .map_err(|e| {
+                Error::Io(format!(
+                    "reading the body of {url} failed: {}",
+                    error_chain(&e)
+                ))
+            })?;
+        let Some(chunk) = chunk else { break };
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            truncated = true;
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Response {
+        status,
+        headers,
+        body,
+        final_url: url.to_string(),
+        redirects,
+        truncated,
+    })
+}
+
+/// reqwest's top-level message hides the cause ("error sending request"); show the chain.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

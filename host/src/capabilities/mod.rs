@@ -1,0 +1,47 @@
+//! Capability providers: one folder per WIT package. Each implements the generated `Host`
+//! traits for [`PluginState`], checks the plugin's grants on every call, audits refusals and
+//! turns them into the package's `access-denied` error value (never a trap).
+
+pub mod browser;
+pub mod capture;
+pub mod sftp;
+pub mod terminal;
+
+use crate::audit::AuditLog;
+use crate::manifest::grants::Denied;
+use crate::runtime::state::PluginState;
+use std::sync::Arc;
+
+/// Shared, privileged services the providers use on behalf of plugins.
+#[derive(Debug)]
+pub struct HostServices {
+    pub audit: Arc<AuditLog>,
+    /// One HTTP client for all plugins; redirects are followed by hand so each hop is checked.
+    pub http: reqwest::Client,
+}
+
+impl HostServices {
+    pub fn new(audit: Arc<AuditLog>) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self { audit, http })
+    }
+}
+
+impl PluginState {
+    /// Audit a refusal and return its message for the WIT `access-denied` variant.
+    pub(crate) fn refuse(&self, capability: &str, denied: &Denied) -> String {
+        self.scope
+            .denied(capability, &denied.target, &denied.message);
+        denied.message.clone()
+    }
+}
+
+/// The text every not-yet-provided capability answers with once its grant check passes.
+pub(crate) fn not_provided(capability: &str) -> String {
+    format!(
+        "the {capability} provider is not part of this build of warden yet; the call was allowed by the manifest but cannot run"
+    )
+}

@@ -1,0 +1,51 @@
+//! `warden call TOOL JSON`: one call through the same path as MCP (grants, limits, audit).
+
+use std::path::Path;
+use std::process::ExitCode;
+use warden::app::App;
+use warden::runtime::bindings::ContentBlock;
+use warden::runtime::state::CallContext;
+
+pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow::Result<ExitCode> {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(_)) => {}
+        Ok(_) => anyhow::bail!(
+            "arguments must be a JSON object, like '{{\"url\": \"http://127.0.0.1:8000/\"}}'"
+        ),
+        Err(e) => anyhow::bail!("arguments are not valid JSON: {e}"),
+    }
+    let app = App::load(manifest).await?;
+    let Some(report) = app
+        .registry
+        .call(tool, arguments, CallContext::default())
+        .await
+    else {
+        anyhow::bail!("unknown tool \"{tool}\"; `warden tools` lists the served tools");
+    };
+    match report.result {
+        Ok(output) => {
+            let mut printed = false;
+            for block in &output.content {
+                match block {
+                    ContentBlock::Text(t) => println!("{t}"),
+                    ContentBlock::Image(m) => {
+                        println!("[image {}, {} bytes]", m.mime_type, m.data.len())
+                    }
+                    ContentBlock::Audio(m) => {
+                        println!("[audio {}, {} bytes]", m.mime_type, m.data.len())
+                    }
+                    ContentBlock::Resource(r) => println!("[resource {}]", r.uri),
+                }
+                printed = true;
+            }
+            if !printed && let Some(s) = &output.structured {
+                println!("{s}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(failure) => {
+            println!("{}", failure.message(&report.plugin));
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `warden check`: validate the manifest, load every plugin, and show what each imports
+//! against what it was granted. Exit code 1 when the manifest or a plugin is invalid.
+
+use std::path::Path;
+use std::process::ExitCode;
+use warden::app::App;
+use warden::manifest::grants::Grants;
+use warden::runtime::registry::Backend;
+
+pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let app = match App::load(manifest).await {
+        Ok(app) => app,
+        Err(e) => {
+            println!("invalid:\n{e:#}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    println!(
+        "{}: valid; audit log {}",
+        app.manifest.file_name,
+        app.manifest.audit_log.display()
+    );
+    for plugin in app.registry.plugins() {
+        let c = &plugin.config;
+        println!("\nplugin '{}' ({})", c.name, c.source);
+        println!(
+            "  limits: memory {}, call_timeout {}, output {}",
+            bytesize::ByteSize::b(c.limits.memory).display().iec(),
+            humantime::format_duration(c.limits.call_timeout),
+            bytesize::ByteSize::b(c.limits.output).display().iec()
+        );
+        let tools: Vec<_> = app
+            .registry
+            .tools()
+            .iter()
+            .filter(|t| t.plugin == c.name)
+            .map(|t| t.public_name.as_str())
+            .collect();
+        println!("  tools: {}", tools.join(", "));
+        match &plugin.backend {
+            Backend::Native => println!("  imports: none (implemented in the host)"),
+            Backend::Wasm(w) => {
+                println!("  imports:");
+                for import in &w.imports {
+                    println!("    {import:<40} {}", verdict(import, &c.grants));
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the manifest lets a plugin do with one import.
+fn verdict(import: &str, g: &Grants) -> String {
+    let iface = import.split('@').next().unwrap_or(import);
+    match iface {
+        "warden:plugin/context" => "always available (progress, log, cancelled)".into(),
+        "warden:capture/http" => match &g.capture {
+            Some(c) if !c.http_hosts.patterns().is_empty() => format!("granted: http_hosts = {:?}", c.http_hosts.patterns()),
+            _ => "NOT GRANTED: every call is denied; add grants.capture.http_hosts".into(),
+        },
+        "warden:browser/browser" => match &g.browser {
+            Some(b) if !b.origins.patterns().is_empty() => format!("granted: origins = {:?}", b.origins.patterns()),
+            _ => "NOT GRANTED: every call is denied; add grants.browser.origins".into(),
+        },
+        "warden:terminal/terminal" => match &g.terminal {
+            Some(t) if t.local || !t.ssh_hosts.is_empty() => format!("granted: local = {}, ssh_hosts = {:?}", t.local, t.ssh_hosts),
+            _ => "NOT GRANTED: every call is denied; add grants.terminal.local or grants.terminal.ssh_hosts".into(),
+        },
+        "warden:sftp/sftp" => match &g.sftp {
+            Some(s) if !s.hosts.is_empty() => format!("granted: hosts = {:?}, roots = {:?}, write = {}", s.hosts, s.roots, s.write),
+            _ => "NOT GRANTED: every call is denied; add grants.sftp.hosts".into(),
+        },
+        i if i.starts_with("warden:") && i.ends_with("/types") => "types only".into(),
+        "wasi:filesystem/preopens" | "wasi:filesystem/types" => "sandboxed: no directories are preopened".into(),
+        "wasi:sockets/tcp" | "wasi:sockets/udp" | "wasi:sockets/network" | "wasi:sockets/instance-network"
+        | "wasi:sockets/tcp-create-socket" | "wasi:sockets/udp-create-socket" | "wasi:sockets/ip-name-lookup" => {
+            "sandboxed: every address is refused and audited".into()
+        }
+        "wasi:cli/environment" => "sandboxed: empty environment and arguments".into(),
+        i if i.starts_with("wasi:") => "sandboxed WASI".into(),
+        _ => "unknown to this host".into(),
+    }
+}

@@ -1,0 +1,24 @@
+//! Warden: sandboxed WebAssembly tool plugins served as one MCP server.
+//!
+//! The path of one tool call, and where each step lives:
+//!
+//! | module | job |
+//! |---|---|
+//! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`) |
+//! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
+//! | [`runtime::plugin`] | one plugin: compiled component, long-lived instance, serialized calls, time limit, trap recovery |
+//! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
+//! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
+//! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
+//! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
+//! | [`audit`] | append-only JSONL audit log |
+//! | [`builtin`] | first-party plugins embedded at build time |
+//! | [`app`] | start-up shared by the CLI commands |
+
+pub mod app;
+pub mod audit;
+pub mod builtin;
+pub mod capabilities;
+pub mod manifest;
+pub mod mcp;
+pub mod runtime;

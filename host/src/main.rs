@@ -1,0 +1,89 @@
+//! `warden`: serve sandboxed WebAssembly tool plugins as one MCP server.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "warden",
+    version,
+    about = "Serve sandboxed WebAssembly tool plugins as one MCP server"
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve MCP over stdio (stdout carries only MCP; logs go to stderr).
+    Serve {
+        /// The manifest (warden.toml). Without it, a built-in default that grants no network or files.
+        #[arg(long, short, env = "WARDEN_MANIFEST")]
+        manifest: Option<PathBuf>,
+    },
+    /// List the tools the manifest serves: tool, plugin, annotations.
+    Tools {
+        #[arg(long, short, env = "WARDEN_MANIFEST")]
+        manifest: Option<PathBuf>,
+    },
+    /// Call one tool and print its result. Exit code 1 when the tool reports an error.
+    Call {
+        #[arg(long, short, env = "WARDEN_MANIFEST")]
+        manifest: Option<PathBuf>,
+        /// Tool name, as in `warden tools`.
+        tool: String,
+        /// Arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Validate the manifest, load every plugin, and show each plugin's imports against its grants.
+    Check {
+        #[arg(long, short, env = "WARDEN_MANIFEST")]
+        manifest: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_ansi(false)
+        .init();
+    let args = Args::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async {
+        match args.command {
+            Command::Serve { manifest } => cli::serve::run(manifest.as_deref()).await,
+            Command::Tools { manifest } => cli::tools::run(manifest.as_deref()).await,
+            Command::Call {
+                manifest,
+                tool,
+                arguments,
+            } => cli::call::run(manifest.as_deref(), &tool, &arguments).await,
+            Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Grants compiled into allow-sets. Built once when the manifest loads and consulted by
+//! the capability providers on every call: the manifest is never trusted "at load only".
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::path::PathBuf;
+use url::Url;
+
+/// A list of glob patterns, kept with their text for messages.
+#[derive(Debug, Clone)]
+pub struct GlobList {
+    patterns: Vec<String>,
+    set: GlobSet,
+}
+
+impl GlobList {
+    /// Compile `patterns` (case-insensitive; `*` also matches dots and slashes).
+    pub fn new(patterns: &[String]) -> Result<Self, globset::Error> {
+        let mut builder = GlobSetBuilder::new();
+        for pattern in patterns {
+            builder.add(
+                GlobBuilder::new(pattern)
+                    .case_insensitive(true)
+                    .literal_separator(false)
+                    .build()?,
+            );
+        }
+        Ok(Self {
+            patterns: patterns.to_vec(),
+            set: builder.build()?,
+        })
+    }
+
+    pub fn empty() -> Self {
+        Self {
+            patterns: Vec::new(),
+            set: GlobSet::empty(),
+        }
+    }
+
+    pub fn is_match(&self, candidate: &str) -> bool {
+        self.set.is_match(candidate)
+    }
+
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+}
+
+/// A refused capability use. The message names the grant that would allow it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct Denied {
+    /// The manifest key that governs the use, e.g. `grants.capture.http_hosts`.
+    pub grant: &'static str,
+    /// What was asked for (a `host:port`, an origin, a host alias). Never a secret.
+    pub target: String,
+    pub message: String,
+}
+
+/// Everything one plugin was granted.
+#[derive(Debug, Default)]
+pub struct Grants {
+    pub plugin: String,
+    pub capture: Option<CaptureGrant>,
+    pub browser: Option<BrowserGrant>,
+    pub terminal: Option<TerminalGrant>,
+    pub sftp: Option<SftpGrant>,
+}
+
+#[derive(Debug)]
+pub struct CaptureGrant {
+    pub http_hosts: GlobList,
+    pub max_body: u64,
+    pub origins: GlobList,
+    pub cookies: bool,
+    pub http_only_cookies: bool,
+}
+
+#[derive(Debug)]
+pub struct BrowserGrant {
+    pub origins: GlobList,
+    pub cookies: bool,
+    pub eval_js: bool,
+    pub upload_dirs: Vec<PathBuf>,
+    pub secrets: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct TerminalGrant {
+    pub local: bool,
+    pub ssh_hosts: Vec<String>,
+    pub read_only: bool,
+}
+
+#[derive(Debug)]
+pub struct SftpGrant {
+    pub hosts: Vec<String>,
+    pub roots: Vec<String>,
+    pub write: bool,
+}
+
+/// `host:port` of a URL as grants match it (lowercase host, explicit port).
+pub fn host_port(url: &Url) -> Option<String> {
+    let host = match url.host()? {
+        url::Host::Domain(d) => d.to_ascii_lowercase(),
+        url::Host::Ipv4(ip) => ip.to_string(),
+        url::Host::Ipv6(ip) => format!("[{ip}]"),
+    };
+    Some(format!("{host}:{}", url.port_or_known_default()?))
+}
+
+impl Grants {
+    /// One line saying what was granted, for the start-up log and `warden check`.
+    pub fn summary(&self) -> String {
+        let list = |l: &GlobList| format!("{:?}", l.patterns());
+        let mut parts = Vec::new();
+        if let Some(c) = &self.capture {
+            parts.push(format!(
+                "capture.http_hosts = {}{}, capture.max_body = {}, capture.origins = {}, capture.cookies = {}, capture.http_only_cookies = {}",
+                list(&c.http_hosts),
+                if c.http_hosts.patterns().is_empty() { " (http_get reaches no host)" } else { "" },
+                c.max_body,
+                list(&c.origins),
+                c.cookies,
+                c.http_only_cookies
+            ));
+        }
+        if let Some(b) = &self.browser {
+            parts.push(format!(
+                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}",
+                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.secrets
+            ));
+        }
+        if let Some(t) = &self.terminal {
+            parts.push(format!(
+                "terminal.local = {}, terminal.ssh_hosts = {:?}, terminal.read_only = {}",
+                t.local, t.ssh_hosts, t.read_only
+            ));
+        }
+        if let Some(s) = &self.sftp {
+            parts.push(format!(
+                "sftp.hosts = {:?}, sftp.roots = {:?}, sftp.write = {}",
+                s.hosts, s.roots, s.write
+            ));
+        }
+        if parts.is_empty() {
+            "nothing (only the sandbox and context services)".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    fn denied(&self, grant: &'static str, target: String, fix: String) -> Denied {
+        Denied {
+            message: format!(
+                "{} does not allow {target}; {fix} of plugin '{}' in the manifest",
+                grant.trim_start_matches("grants."),
+                self.plugin
+            ),
+            grant,
+            target,
+        }
+    }
+
+    /// May the host fetch `url` for this plugin? Checked for the first URL and every redirect.
+    pub fn check_http(&self, url: &Url) -> Result<(), Denied> {
+        const KEY: &str = "grants.capture.http_hosts";
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Denied {
+                grant: KEY,
+                target: url.scheme().to_string(),
+                message: format!(
+                    "only http and https URLs can be fetched, not {}:",
+                    url.scheme()
+                ),
+            });
+        }
+        let Some(target) = host_port(url) else {
+            return Err(Denied {
+                grant: KEY,
+                target: url.to_string(),
+                message: format!("{url} has no host to check against {KEY}"),
+            });
+        };
+        let allowed = self.capture.as_ref().is_some_and(|c| {
+            c.http_hosts.is_match(&target)
+                // A pattern without a port means "the scheme's default port".
+                || (url.port().is_none() && c.http_hosts.is_match(url.host_str().unwrap_or("")))
+        });
+        if allowed {
+            Ok(())
+        } else {
+            // Suggest a domain glob only for names: "*.2.3" for an IP address would be wrong.
+            let fix = match url.host() {
+                Some(url::Host::Domain(d)) if d.matches('.').count() >= 2 => {
+                    let parent = d.split_once('.').map_or(d, |(_, rest)| rest);
+                    format!("add \"{target}\" (or a glob such as \"*.{parent}\") to {KEY}")
+                }
+                _ => format!("add \"{target}\" to {KEY}"),
+            };
+            Err(self.denied(KEY, target, fix))
+        }
+    }
+
+    /// Cap on one HTTP body for this plugin.
+    pub fn max_body(&self) -> u64 {
+        self.capture
+            .as_ref()
+            .map_or(DEFAULT_MAX_BODY, |c| c.max_body)
+    }
+
+    /// May this plugin open a browser page at all?
+    pub fn check_browser(&self) -> Result<(), Denied> {
+        match &self.browser {
+            Some(b) if !b.origins.patterns().is_empty() => Ok(()),
+            _ => Err(self.denied(
+                "grants.browser.origins",
+                "the browser".into(),
+                "add the origins the plugin may visit to grants.browser.origins".into(),
+            )),
+        }
+    }
+
+    /// May this plugin open a local PTY?
+    pub fn check_terminal_local(&self) -> Result<(), Denied> {
+        if self.terminal.as_ref().is_some_and(|t| t.local) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.terminal.local",
+                "a local terminal".into(),
+                "set grants.terminal.local = true".into(),
+            ))
+        }
+    }
+
+    /// May this plugin open an SSH session to `alias`?
+    pub fn check_terminal_ssh(&self, alias: &str) -> Result<(), Denied> {
+        if self
+            .terminal
+            .as_ref()
+            .is_some_and(|t| t.ssh_hosts.iter().any(|h| h == alias))
+        {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.terminal.ssh_hosts",
+                format!("ssh host '{alias}'"),
+                format!("add \"{alias}\" to grants.terminal.ssh_hosts"),
+            ))
+        }
+    }
+
+    /// May this plugin use SFTP on `alias`?
+    pub fn check_sftp_host(&self, alias: &str) -> Result<(), Denied> {
+        if self
+            .sftp
+            .as_ref()
+            .is_some_and(|s| s.hosts.iter().any(|h| h == alias))
+        {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.sftp.hosts",
+                format!("sftp host '{alias}'"),
+                format!("add \"{alias}\" to grants.sftp.hosts"),
+            ))
+        }
+    }
+}
+
+/// Default `grants.capture.max_body`.
+pub const DEFAULT_MAX_BODY: u64 = 4 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grants(hosts: &[&str]) -> Grants {
+        let hosts: Vec<String> = hosts.iter().map(|s| s.to_string()).collect();
+        Grants {
+            plugin: "p".into(),
+            capture: Some(CaptureGrant {
+                http_hosts: GlobList::new(&hosts).expect("valid globs"),
+                max_body: DEFAULT_MAX_BODY,
+                origins: GlobList::empty(),
+                cookies: false,
+                http_only_cookies: false,
+            }),
+            ..Grants::default()
+        }
+    }
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).expect("valid url")
+    }
+
+    #[test]
+    fn host_globs_match_host_and_port() {
+        let g = grants(&["127.0.0.1:*", "*.example.com", "api.test:8443"]);
+        assert!(g.check_http(&url("http://127.0.0.1:8000/x")).is_ok());
+        assert!(g.check_http(&url("https://a.b.example.com/")).is_ok());
+        assert!(g.check_http(&url("http://www.EXAMPLE.com/")).is_ok());
+        assert!(g.check_http(&url("https://api.test:8443/")).is_ok());
+        // No port in the pattern: only the default port matches.
+        assert!(g.check_http(&url("https://a.example.com:8443/")).is_err());
+        assert!(g.check_http(&url("https://example.com/")).is_err());
+        assert!(g.check_http(&url("http://localhost:8000/")).is_err());
+        assert!(g.check_http(&url("http://127.0.0.2:80/")).is_err());
+        assert!(g.check_http(&url("ftp://127.0.0.1:21/")).is_err());
+    }
+
+    #[test]
+    fn denial_names_the_grant_to_add() {
+        let err = grants(&[])
+            .check_http(&url("http://10.1.2.3/"))
+            .expect_err("denied");
+        assert_eq!(err.grant, "grants.capture.http_hosts");
+        assert_eq!(err.target, "10.1.2.3:80");
+        assert!(
+            err.message.contains("add \"10.1.2.3:80\""),
+            "{}",
+            err.message
+        );
+        assert!(err.message.contains("plugin 'p'"), "{}", err.message);
+    }
+
+    #[test]
+    fn no_capture_grant_denies_everything() {
+        let g = Grants {
+            plugin: "p".into(),
+            ..Grants::default()
+        };
+        assert!(g.check_http(&url("http://127.0.0.1:1/")).is_err());
+        assert!(g.check_terminal_local().is_err());
+        assert!(g.check_terminal_ssh("web1").is_err());
+        assert!(g.check_sftp_host("web1").is_err());
+        assert!(g.check_browser().is_err());
+    }
+}

@@ -1,0 +1,654 @@
+//! The admin's manifest (`warden.toml`): parsed strictly, validated with `file:line` in every
+//! error, and turned into per-plugin [`Grants`] that the capability providers check on each call.
+
+pub mod grants;
+mod schema;
+
+use grants::{BrowserGrant, CaptureGrant, GlobList, Grants, SftpGrant, TerminalGrant};
+use schema::{GrantsSpec, ManifestFile, PluginEntry};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use toml::Spanned;
+
+/// The manifest used when `warden serve` is given none: the first-party capture plugin with
+/// no host granted, so nothing leaves the machine until an admin says so.
+pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: grants nothing that reaches the network or the disk.
+[[plugin]]
+name = "capture"
+source = "builtin:capture"
+grants.capture = { http_hosts = [] }
+"#;
+
+/// Name shown in errors for the built-in manifest.
+pub const DEFAULT_MANIFEST_NAME: &str = "<built-in default manifest>";
+
+/// Default per-plugin limits.
+pub const DEFAULT_MEMORY: u64 = 128 * 1024 * 1024;
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_OUTPUT: u64 = 1024 * 1024;
+
+/// A manifest that failed to load.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read manifest {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// One or more problems, each `file:line:col: message`.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<Diagnostic>),
+}
+
+/// One problem at one place in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// Where a plugin's component comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginSource {
+    /// Embedded first-party plugin: `builtin:NAME`.
+    Builtin(String),
+    /// Implemented in the host itself (benchmark baseline): `native:NAME`.
+    Native(String),
+    /// A `.wasm` component on disk.
+    Path(PathBuf),
+}
+
+impl fmt::Display for PluginSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Builtin(n) => write!(f, "builtin:{n}"),
+            Self::Native(n) => write!(f, "native:{n}"),
+            Self::Path(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Which of a plugin's tools are served.
+#[derive(Debug, Clone)]
+pub struct ToolFilter {
+    allow: Option<GlobList>,
+    deny: GlobList,
+}
+
+impl ToolFilter {
+    pub fn allows(&self, tool: &str) -> bool {
+        self.allow.as_ref().is_none_or(|a| a.is_match(tool)) && !self.deny.is_match(tool)
+    }
+}
+
+/// Per-plugin resource limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub memory: u64,
+    pub call_timeout: Duration,
+    pub output: u64,
+}
+
+/// One validated `[[plugin]]`.
+#[derive(Debug, Clone)]
+pub struct PluginConfig {
+    pub name: String,
+    pub source: PluginSource,
+    pub tool_prefix: String,
+    pub tools: ToolFilter,
+    pub limits: Limits,
+    pub grants: Arc<Grants>,
+    /// Line of the plugin's `name` key, for errors found after load (tool collisions).
+    pub line: usize,
+}
+
+/// One validated `[ssh.hosts.NAME]`. Lives only in the host.
+#[derive(Debug, Clone)]
+pub struct SshHostConfig {
+    pub address: String,
+    pub user: String,
+    pub identity_file: Option<PathBuf>,
+    pub agent: bool,
+    pub known_hosts: Option<PathBuf>,
+}
+
+/// `[browser]` provider settings.
+#[derive(Debug, Clone, Default)]
+pub struct BrowserConfig {
+    pub executable: Option<PathBuf>,
+    pub endpoint: Option<String>,
+    pub headless: bool,
+}
+
+/// A loaded, validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// How errors name the file.
+    pub file_name: String,
+    pub audit_log: PathBuf,
+    pub cache_dir: PathBuf,
+    pub ssh_hosts: BTreeMap<String, SshHostConfig>,
+    pub browser: BrowserConfig,
+    pub plugins: Vec<PluginConfig>,
+}
+
+impl Manifest {
+    /// Load `path`, or the built-in default when `None`. `builtins` are the names
+    /// `builtin:NAME` may use.
+    pub fn load(path: Option<&Path>, builtins: &[&str]) -> Result<Self, ManifestError> {
+        match path {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                let base = path
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from("."));
+                Self::parse(&text, &path.display().to_string(), &base, builtins)
+            }
+            None => Self::parse(
+                DEFAULT_MANIFEST,
+                DEFAULT_MANIFEST_NAME,
+                Path::new("."),
+                builtins,
+            ),
+        }
+    }
+
+    /// Parse and validate manifest text. `file_name` appears in errors; relative paths
+    /// resolve against `base`.
+    pub fn parse(
+        text: &str,
+        file_name: &str,
+        base: &Path,
+        builtins: &[&str],
+    ) -> Result<Self, ManifestError> {
+        let mut v = Validator {
+            text,
+            file_name,
+            base,
+            diagnostics: Vec::new(),
+        };
+        let file: ManifestFile = match toml::from_str(text) {
+            Ok(f) => f,
+            Err(e) => {
+                let span = e.span().unwrap_or(0..0);
+                v.error(span, e.message().trim_end().to_string());
+                return Err(ManifestError::Invalid(v.diagnostics));
+            }
+        };
+        let manifest = v.validate(file, builtins);
+        if v.diagnostics.is_empty() {
+            Ok(manifest)
+        } else {
+            Err(ManifestError::Invalid(v.diagnostics))
+        }
+    }
+
+    /// An error at `line` of this manifest (for problems found after load).
+    pub fn diagnostic(&self, line: usize, message: String) -> Diagnostic {
+        Diagnostic {
+            file: self.file_name.clone(),
+            line,
+            column: 1,
+            message,
+        }
+    }
+}
+
+struct Validator<'a> {
+    text: &'a str,
+    file_name: &'a str,
+    base: &'a Path,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rfind('\n')
+            .map_or(before.len(), |i| before.len() - i - 1)
+            + 1;
+        (line, column)
+    }
+
+    fn error(&mut self, span: Range<usize>, message: String) {
+        let (line, column) = self.line_col(span.start);
+        self.diagnostics.push(Diagnostic {
+            file: self.file_name.to_string(),
+            line,
+            column,
+            message,
+        });
+    }
+
+    fn resolve(&self, path: &str) -> PathBuf {
+        let path = expand_home(path);
+        if path.is_absolute() {
+            path
+        } else {
+            self.base.join(path)
+        }
+    }
+
+    fn globs(&mut self, key: &str, patterns: &[Spanned<String>]) -> GlobList {
+        let mut good = Vec::new();
+        for p in patterns {
+            match GlobList::new(std::slice::from_ref(p.get_ref())) {
+                Ok(_) => good.push(p.get_ref().clone()),
+                Err(e) => self.error(
+                    p.span(),
+                    format!("{key}: bad glob \"{}\": {}", p.get_ref(), glob_reason(&e)),
+                ),
+            }
+        }
+        GlobList::new(&good).unwrap_or_else(|_| GlobList::empty())
+    }
+
+    fn size(&mut self, key: &str, value: Option<&Spanned<String>>, default: u64) -> u64 {
+        let Some(value) = value else { return default };
+        match value.get_ref().trim().parse::<bytesize::ByteSize>() {
+            Ok(size) if size.as_u64() > 0 => size.as_u64(),
+            _ => {
+                self.error(
+                    value.span(),
+                    format!(
+                        "{key}: \"{}\" is not a size; write it like \"128MiB\" or \"512KiB\"",
+                        value.get_ref()
+                    ),
+                );
+                default
+            }
+        }
+    }
+
+    fn duration(
+        &mut self,
+        key: &str,
+        value: Option<&Spanned<String>>,
+        default: Duration,
+    ) -> Duration {
+        let Some(value) = value else { return default };
+        match humantime::parse_duration(value.get_ref().trim()) {
+            Ok(d) if !d.is_zero() => d,
+            _ => {
+                self.error(
+                    value.span(),
+                    format!(
+                        "{key}: \"{}\" is not a duration; write it like \"60s\" or \"2m\"",
+                        value.get_ref()
+                    ),
+                );
+                default
+            }
+        }
+    }
+
+    fn validate(&mut self, file: ManifestFile, builtins: &[&str]) -> Manifest {
+        let audit_log = match &file.server.audit_log {
+            Some(p) => self.resolve(p.get_ref()),
+            None => state_dir().join("audit.jsonl"),
+        };
+        let cache_dir = match (&file.server.cache_dir, std::env::var_os("WARDEN_CACHE_DIR")) {
+            (_, Some(env)) if !env.is_empty() => PathBuf::from(env),
+            (Some(p), _) => self.resolve(p.get_ref()),
+            _ => cache_dir(),
+        };
+
+        let mut ssh_hosts = BTreeMap::new();
+        for (alias, host) in file.ssh.hosts {
+            let span = host.span();
+            let host = host.into_inner();
+            if !valid_name(&alias) {
+                self.error(
+                    span.clone(),
+                    format!("ssh host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+                );
+            }
+            if host
+                .address
+                .get_ref()
+                .rsplit_once(':')
+                .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+            {
+                self.error(
+                    host.address.span(),
+                    format!(
+                        "ssh.hosts.{alias}.address: \"{}\" must be host:port",
+                        host.address.get_ref()
+                    ),
+                );
+            }
+            if host.identity_file.is_none() && !host.agent {
+                self.error(span, format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
+            }
+            ssh_hosts.insert(
+                alias,
+                SshHostConfig {
+                    address: host.address.into_inner(),
+                    user: host.user,
+                    identity_file: host.identity_file.map(|p| self.resolve(&p)),
+                    agent: host.agent,
+                    known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
+                },
+            );
+        }
+
+        let browser = BrowserConfig {
+            executable: file.browser.executable.map(|p| self.resolve(&p)),
+            endpoint: file.browser.endpoint,
+            headless: file.browser.headless.unwrap_or(true),
+        };
+
+        let mut plugins: Vec<PluginConfig> = Vec::new();
+        for entry in file.plugin {
+            if let Some(p) = self.plugin(entry, builtins, &ssh_hosts) {
+                if let Some(first) = plugins.iter().find(|q| q.name == p.name) {
+                    let (line, col) = (p.line, 1);
+                    self.diagnostics.push(Diagnostic {
+                        file: self.file_name.to_string(),
+                        line,
+                        column: col,
+                        message: format!(
+                            "duplicate plugin name \"{}\" (first defined at line {}); give each [[plugin]] its own name",
+                            p.name, first.line
+                        ),
+                    });
+                } else {
+                    plugins.push(p);
+                }
+            }
+        }
+        if plugins.is_empty() && self.diagnostics.is_empty() {
+            self.error(0..0, "no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"".into());
+        }
+
+        Manifest {
+            file_name: self.file_name.to_string(),
+            audit_log,
+            cache_dir,
+            ssh_hosts,
+            browser,
+            plugins,
+        }
+    }
+
+    fn plugin(
+        &mut self,
+        entry: PluginEntry,
+        builtins: &[&str],
+        ssh_hosts: &BTreeMap<String, SshHostConfig>,
+    ) -> Option<PluginConfig> {
+        let errors_before = self.diagnostics.len();
+        let name = entry.name.get_ref().clone();
+        let (line, _) = self.line_col(entry.name.span().start);
+        if !valid_plugin_name(&name) {
+            self.error(
+                entry.name.span(),
+                format!("plugin name \"{name}\" must match [a-z0-9_-]{{1,32}}"),
+            );
+        }
+
+        let raw = entry.source.get_ref();
+        let source = if let Some(b) = raw.strip_prefix("builtin:") {
+            if !builtins.contains(&b) {
+                self.error(
+                    entry.source.span(),
+                    format!(
+                        "unknown plugin source \"{raw}\"; built-in plugins are: {}",
+                        builtins
+                            .iter()
+                            .map(|b| format!("builtin:{b}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+            PluginSource::Builtin(b.to_string())
+        } else if let Some(n) = raw.strip_prefix("native:") {
+            if n != "echo" {
+                self.error(
+                    entry.source.span(),
+                    format!("unknown plugin source \"{raw}\"; the only native plugin is native:echo (a benchmark baseline)"),
+                );
+            }
+            PluginSource::Native(n.to_string())
+        } else {
+            let path = self.resolve(raw);
+            if !path.is_file() {
+                self.error(
+                    entry.source.span(),
+                    format!(
+                        "unknown plugin source \"{raw}\": no file at {}; use builtin:NAME or a path to a .wasm component",
+                        path.display()
+                    ),
+                );
+            }
+            PluginSource::Path(path)
+        };
+
+        let tool_prefix = match &entry.tool_prefix {
+            Some(p)
+                if !p
+                    .get_ref()
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+            {
+                self.error(
+                    p.span(),
+                    format!("tool_prefix \"{}\" may only use [a-zA-Z0-9_-]", p.get_ref()),
+                );
+                String::new()
+            }
+            Some(p) => p.get_ref().clone(),
+            None => String::new(),
+        };
+
+        let tools = ToolFilter {
+            allow: entry
+                .tools
+                .allow
+                .as_ref()
+                .map(|a| self.globs("tools.allow", a)),
+            deny: self.globs("tools.deny", &entry.tools.deny),
+        };
+
+        let limits = Limits {
+            memory: self.size(
+                "limits.memory",
+                entry.limits.memory.as_ref(),
+                DEFAULT_MEMORY,
+            ),
+            call_timeout: self.duration(
+                "limits.call_timeout",
+                entry.limits.call_timeout.as_ref(),
+                DEFAULT_CALL_TIMEOUT,
+            ),
+            output: self.size(
+                "limits.output",
+                entry.limits.output.as_ref(),
+                DEFAULT_OUTPUT,
+            ),
+        };
+
+        let grants = self.grants(&name, entry.grants, ssh_hosts);
+        (self.diagnostics.len() == errors_before).then(|| PluginConfig {
+            name,
+            source,
+            tool_prefix,
+            tools,
+            limits,
+            grants: Arc::new(grants),
+            line,
+        })
+    }
+
+    fn grants(
+        &mut self,
+        plugin: &str,
+        spec: GrantsSpec,
+        ssh_hosts: &BTreeMap<String, SshHostConfig>,
+    ) -> Grants {
+        let capture = spec.capture.map(|c| {
+            for h in &c.http_hosts {
+                if h.get_ref().contains("://") || h.get_ref().contains('/') {
+                    self.error(
+                        h.span(),
+                        format!(
+                            "grants.capture.http_hosts: \"{}\" must be host[:port] (like \"127.0.0.1:*\" or \"*.example.com\"), not a URL",
+                            h.get_ref()
+                        ),
+                    );
+                }
+            }
+            CaptureGrant {
+                http_hosts: self.globs("grants.capture.http_hosts", &c.http_hosts),
+                max_body: self.size("grants.capture.max_body", c.max_body.as_ref(), grants::DEFAULT_MAX_BODY),
+                origins: self.origins("grants.capture.origins", &c.origins),
+                cookies: c.cookies,
+                http_only_cookies: c.http_only_cookies,
+            }
+        });
+        let browser = spec.browser.map(|b| BrowserGrant {
+            origins: self.origins("grants.browser.origins", &b.origins),
+            cookies: b.cookies,
+            eval_js: b.eval_js,
+            upload_dirs: b
+                .upload_dirs
+                .iter()
+                .map(|d| self.resolve(d.get_ref()))
+                .collect(),
+            secrets: b.secrets.iter().map(|s| s.get_ref().clone()).collect(),
+        });
+        let terminal = spec.terminal.map(|t| TerminalGrant {
+            local: t.local,
+            ssh_hosts: self.aliases("grants.terminal.ssh_hosts", &t.ssh_hosts, ssh_hosts),
+            read_only: t.read_only,
+        });
+        let sftp = spec.sftp.map(|s| {
+            for root in &s.roots {
+                if !root.get_ref().starts_with('/') {
+                    self.error(
+                        root.span(),
+                        format!(
+                            "grants.sftp.roots: \"{}\" must be an absolute remote path",
+                            root.get_ref()
+                        ),
+                    );
+                }
+            }
+            SftpGrant {
+                hosts: self.aliases("grants.sftp.hosts", &s.hosts, ssh_hosts),
+                roots: s.roots.iter().map(|r| r.get_ref().clone()).collect(),
+                write: s.write,
+            }
+        });
+        Grants {
+            plugin: plugin.to_string(),
+            capture,
+            browser,
+            terminal,
+            sftp,
+        }
+    }
+
+    fn origins(&mut self, key: &str, origins: &[Spanned<String>]) -> GlobList {
+        for o in origins {
+            if !o.get_ref().contains("://") {
+                self.error(
+                    o.span(),
+                    format!("{key}: \"{}\" must be an origin glob with a scheme, like \"https://*.example.com\"", o.get_ref()),
+                );
+            }
+        }
+        self.globs(key, origins)
+    }
+
+    fn aliases(
+        &mut self,
+        key: &str,
+        aliases: &[Spanned<String>],
+        known: &BTreeMap<String, SshHostConfig>,
+    ) -> Vec<String> {
+        for a in aliases {
+            if !known.contains_key(a.get_ref()) {
+                let hint = if known.is_empty() {
+                    "no [ssh.hosts.NAME] is defined".to_string()
+                } else {
+                    format!(
+                        "defined hosts: {}",
+                        known.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                };
+                self.error(
+                    a.span(),
+                    format!("{key}: unknown SSH host alias \"{}\" ({hint}); define it under [ssh.hosts.{}]", a.get_ref(), a.get_ref()),
+                );
+            }
+        }
+        aliases.iter().map(|a| a.get_ref().clone()).collect()
+    }
+}
+
+fn glob_reason(e: &globset::Error) -> String {
+    // globset's Display repeats the pattern; keep only the reason.
+    e.kind().to_string()
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 32
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn valid_plugin_name(s: &str) -> bool {
+    valid_name(s) && !s.chars().any(|c| c.is_ascii_uppercase())
+}
+
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+fn xdg_dir(var: &str, fallback: &str) -> PathBuf {
+    match std::env::var_os(var) {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => expand_home(fallback),
+    }
+}
+
+/// `$XDG_STATE_HOME/warden`.
+pub fn state_dir() -> PathBuf {
+    xdg_dir("XDG_STATE_HOME", "~/.local/state").join("warden")
+}
+
+/// `$XDG_CACHE_HOME/warden`.
+pub fn cache_dir() -> PathBuf {
+    xdg_dir("XDG_CACHE_HOME", "~/.cache").join("warden")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,203 @@
+//! The on-disk shape of `warden.toml`. Every struct denies unknown keys, so a typo is an
+//! error with its line number instead of a silently ignored grant. Spans are kept on every
+//! value that a later check can reject, so that error can point at the line too.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// The whole manifest.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestFile {
+    /// Server-wide settings.
+    #[serde(default)]
+    pub server: ServerSection,
+    /// SSH hosts that grants may name, e.g. `[ssh.hosts.web1]`.
+    #[serde(default)]
+    pub ssh: SshSection,
+    /// Host-side browser provider settings.
+    #[serde(default)]
+    pub browser: BrowserSection,
+    /// The plugins to load, in order: `[[plugin]]`.
+    #[serde(default)]
+    pub plugin: Vec<PluginEntry>,
+}
+
+/// `[server]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSection {
+    /// Append-only JSONL audit log. Example: `audit_log = "warden-audit.jsonl"`.
+    /// Default: `$XDG_STATE_HOME/warden/audit.jsonl` (`~/.local/state/warden/audit.jsonl`).
+    pub audit_log: Option<Spanned<String>>,
+    /// Where compiled components are cached. Example: `cache_dir = ".warden-cache"`.
+    /// `$WARDEN_CACHE_DIR` overrides it; default `$XDG_CACHE_HOME/warden` (`~/.cache/warden`).
+    pub cache_dir: Option<Spanned<String>>,
+}
+
+/// `[ssh]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SshSection {
+    /// Named hosts. Example: `[ssh.hosts.web1]` with `address = "127.0.0.1:2222"`.
+    #[serde(default)]
+    pub hosts: BTreeMap<String, Spanned<SshHost>>,
+}
+
+/// `[ssh.hosts.NAME]`: everything needed to reach a host. Plugins only ever see `NAME`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SshHost {
+    /// `host:port`. Example: `address = "127.0.0.1:2222"`.
+    pub address: Spanned<String>,
+    /// Remote user. Example: `user = "deploy"`.
+    pub user: String,
+    /// Private key file. Example: `identity_file = "keys/id_ed25519"`.
+    pub identity_file: Option<String>,
+    /// Use the SSH agent at `$SSH_AUTH_SOCK`. Example: `agent = true`.
+    #[serde(default)]
+    pub agent: bool,
+    /// known_hosts file used to verify the host key. Example: `known_hosts = "keys/known_hosts"`.
+    pub known_hosts: Option<String>,
+}
+
+/// `[browser]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserSection {
+    /// Chromium binary. Example: `executable = "/usr/bin/chromium"`.
+    pub executable: Option<String>,
+    /// Attach to a running browser instead. Example: `endpoint = "ws://127.0.0.1:9222/devtools/browser/ID"`.
+    pub endpoint: Option<String>,
+    /// Run without a window. Example: `headless = true` (the default).
+    pub headless: Option<bool>,
+}
+
+/// One `[[plugin]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginEntry {
+    /// Unique name, `[a-z0-9_-]{1,32}`. Example: `name = "capture"`.
+    pub name: Spanned<String>,
+    /// `builtin:NAME` for a first-party plugin, or a path to a `.wasm` component
+    /// (relative to the manifest). Example: `source = "builtin:capture"`.
+    pub source: Spanned<String>,
+    /// Prepended to each of this plugin's tool names, so one plugin can be loaded twice.
+    /// Example: `tool_prefix = "staging_"`.
+    pub tool_prefix: Option<Spanned<String>>,
+    /// Which of the plugin's tools are served. Example: `tools = { deny = ["browse_eval_js"] }`.
+    #[serde(default)]
+    pub tools: ToolFilterSpec,
+    /// Resource limits. Example: `limits = { memory = "128MiB", call_timeout = "60s" }`.
+    #[serde(default)]
+    pub limits: LimitsSpec,
+    /// What the plugin may touch. Nothing is granted unless it is listed here.
+    #[serde(default)]
+    pub grants: GrantsSpec,
+}
+
+/// `tools = { allow = [...], deny = [...] }`: globs over the plugin's own tool names.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilterSpec {
+    /// Serve only these. Default: all. Example: `allow = ["browse_*"]`.
+    pub allow: Option<Vec<Spanned<String>>>,
+    /// Never serve these (wins over `allow`). Example: `deny = ["browse_eval_js"]`.
+    #[serde(default)]
+    pub deny: Vec<Spanned<String>>,
+}
+
+/// `limits = { ... }`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Linear memory cap. Default `"128MiB"`.
+    pub memory: Option<Spanned<String>>,
+    /// Wall-clock time per call. Default `"60s"`.
+    pub call_timeout: Option<Spanned<String>>,
+    /// Cap on the size of one tool result. Default `"1MiB"`.
+    pub output: Option<Spanned<String>>,
+}
+
+/// `grants.*`: one table per capability.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantsSpec {
+    pub capture: Option<CaptureGrantSpec>,
+    pub browser: Option<BrowserGrantSpec>,
+    pub terminal: Option<TerminalGrantSpec>,
+    pub sftp: Option<SftpGrantSpec>,
+}
+
+/// `grants.capture`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureGrantSpec {
+    /// `host[:port]` globs the host may fetch for the plugin. Without a port, only the
+    /// scheme's default port matches. Example: `http_hosts = ["127.0.0.1:*", "*.example.com"]`.
+    #[serde(default)]
+    pub http_hosts: Vec<Spanned<String>>,
+    /// Cap on one response body. Default `"4MiB"`.
+    pub max_body: Option<Spanned<String>>,
+    /// Origins whose pages may be captured in the capture profile. Example: `origins = ["https://*.example.com"]`.
+    #[serde(default)]
+    pub origins: Vec<Spanned<String>>,
+    /// May read cookies of granted origins. Default `false`.
+    #[serde(default)]
+    pub cookies: bool,
+    /// May read httpOnly cookies too. Default `false`.
+    #[serde(default)]
+    pub http_only_cookies: bool,
+}
+
+/// `grants.browser`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserGrantSpec {
+    /// Origin globs every navigation must match. Example: `origins = ["http://127.0.0.1:*"]`.
+    #[serde(default)]
+    pub origins: Vec<Spanned<String>>,
+    /// May read and set cookies and storage. Default `false`.
+    #[serde(default)]
+    pub cookies: bool,
+    /// May evaluate JavaScript in pages. Default `false`.
+    #[serde(default)]
+    pub eval_js: bool,
+    /// Directories files may be uploaded from. Example: `upload_dirs = ["/srv/uploads"]`.
+    #[serde(default)]
+    pub upload_dirs: Vec<Spanned<String>>,
+    /// Names of secrets the host may type into pages. Example: `secrets = ["APP_PASSWORD"]`.
+    #[serde(default)]
+    pub secrets: Vec<Spanned<String>>,
+}
+
+/// `grants.terminal`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalGrantSpec {
+    /// May open PTYs on the host. Default `false`.
+    #[serde(default)]
+    pub local: bool,
+    /// Host aliases from `[ssh.hosts]`. Example: `ssh_hosts = ["web1"]`.
+    #[serde(default)]
+    pub ssh_hosts: Vec<Spanned<String>>,
+    /// Sessions may be read but not written to. Default `false`.
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// `grants.sftp`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SftpGrantSpec {
+    /// Host aliases from `[ssh.hosts]`. Example: `hosts = ["web1"]`.
+    #[serde(default)]
+    pub hosts: Vec<Spanned<String>>,
+    /// Absolute remote directories every path must stay under. Example: `roots = ["/srv/app"]`.
+    #[serde(default)]
+    pub roots: Vec<Spanned<String>>,
+    /// May create, change and remove files. Default `false`.
+    #[serde(default)]
+    pub write: bool,
+}

@@ -1,0 +1,209 @@
+//! Bad manifests, each with the exact message (and `file:line:col`) an admin will read.
+
+use super::*;
+
+const BUILTINS: &[&str] = &["capture"];
+
+fn error_of(text: &str) -> String {
+    match Manifest::parse(
+        text,
+        "warden.toml",
+        Path::new("/nonexistent-base"),
+        BUILTINS,
+    ) {
+        Ok(_) => panic!("manifest unexpectedly valid:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const PLUGIN: &str = "[[plugin]]\nname = \"capture\"\nsource = \"builtin:capture\"\n";
+
+#[test]
+fn bad_manifests_name_file_line_and_fix() {
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "unknown top-level key",
+            format!("[sever]\naudit_log = \"a.jsonl\"\n{PLUGIN}"),
+            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `ssh`, `browser`, `plugin`",
+        ),
+        (
+            "unknown plugin key",
+            "[[plugin]]\nname = \"capture\"\nsorce = \"builtin:capture\"\n".to_string(),
+            "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `tool_prefix`, `tools`, `limits`, `grants`",
+        ),
+        (
+            "unknown grant key",
+            format!("{PLUGIN}grants.network = {{ any = true }}\n"),
+            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`",
+        ),
+        (
+            "unknown key inside a grant",
+            format!("{PLUGIN}grants.capture = {{ hosts = [\"127.0.0.1:*\"] }}\n"),
+            "warden.toml:4:20: unknown field `hosts`, expected one of `http_hosts`, `max_body`, `origins`, `cookies`, `http_only_cookies`",
+        ),
+        (
+            "unknown builtin source",
+            "[[plugin]]\nname = \"x\"\nsource = \"builtin:nope\"\n".to_string(),
+            "warden.toml:3:10: unknown plugin source \"builtin:nope\"; built-in plugins are: builtin:capture",
+        ),
+        (
+            "missing component file",
+            "[[plugin]]\nname = \"x\"\nsource = \"plugins/x.wasm\"\n".to_string(),
+            "warden.toml:3:10: unknown plugin source \"plugins/x.wasm\": no file at /nonexistent-base/plugins/x.wasm; use builtin:NAME or a path to a .wasm component",
+        ),
+        (
+            "duplicate plugin name",
+            format!("{PLUGIN}\n{PLUGIN}"),
+            "warden.toml:6:1: duplicate plugin name \"capture\" (first defined at line 2); give each [[plugin]] its own name",
+        ),
+        (
+            "bad glob",
+            format!("{PLUGIN}grants.capture = {{ http_hosts = [\"127.0.0.[1:*\"] }}\n"),
+            "warden.toml:4:34: grants.capture.http_hosts: bad glob \"127.0.0.[1:*\": unclosed character class; missing ']'",
+        ),
+        (
+            "URL where a host is expected",
+            format!("{PLUGIN}grants.capture = {{ http_hosts = [\"https://example.com\"] }}\n"),
+            "warden.toml:4:34: grants.capture.http_hosts: \"https://example.com\" must be host[:port] (like \"127.0.0.1:*\" or \"*.example.com\"), not a URL",
+        ),
+        (
+            "unknown SSH host alias",
+            format!(
+                "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\n\n{PLUGIN}grants.terminal = {{ ssh_hosts = [\"web2\"] }}\n"
+            ),
+            "warden.toml:9:34: grants.terminal.ssh_hosts: unknown SSH host alias \"web2\" (defined hosts: web1); define it under [ssh.hosts.web2]",
+        ),
+        (
+            "SFTP host alias with no hosts defined",
+            format!("{PLUGIN}grants.sftp = {{ hosts = [\"db\"], roots = [\"/srv\"] }}\n"),
+            "warden.toml:4:26: grants.sftp.hosts: unknown SSH host alias \"db\" (no [ssh.hosts.NAME] is defined); define it under [ssh.hosts.db]",
+        ),
+        (
+            "bad memory size",
+            format!("{PLUGIN}limits = {{ memory = \"lots\" }}\n"),
+            "warden.toml:4:21: limits.memory: \"lots\" is not a size; write it like \"128MiB\" or \"512KiB\"",
+        ),
+        (
+            "bad duration",
+            format!("{PLUGIN}limits = {{ call_timeout = \"soon\" }}\n"),
+            "warden.toml:4:27: limits.call_timeout: \"soon\" is not a duration; write it like \"60s\" or \"2m\"",
+        ),
+        (
+            "bad plugin name",
+            "[[plugin]]\nname = \"My Plugin\"\nsource = \"builtin:capture\"\n".to_string(),
+            "warden.toml:2:8: plugin name \"My Plugin\" must match [a-z0-9_-]{1,32}",
+        ),
+        (
+            "origin without a scheme",
+            format!("{PLUGIN}grants.browser = {{ origins = [\"example.com\"] }}\n"),
+            "warden.toml:4:31: grants.browser.origins: \"example.com\" must be an origin glob with a scheme, like \"https://*.example.com\"",
+        ),
+        (
+            "relative SFTP root",
+            format!(
+                "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\n\n{PLUGIN}grants.sftp = {{ hosts = [\"web1\"], roots = [\"srv\"] }}\n"
+            ),
+            "warden.toml:9:44: grants.sftp.roots: \"srv\" must be an absolute remote path",
+        ),
+        (
+            "wrong value type",
+            format!("[browser]\nheadless = \"yes\"\n{PLUGIN}"),
+            "warden.toml:2:12: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "TOML syntax error",
+            format!("{PLUGIN}limits = {{ memory = \"1MiB\"\n"),
+            "warden.toml:4:27: unclosed inline table, expected `}`",
+        ),
+        (
+            "no plugins",
+            "[server]\naudit_log = \"a.jsonl\"\n".to_string(),
+            "warden.toml:1:1: no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"",
+        ),
+        (
+            "SSH host without a way to authenticate",
+            format!("[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\n\n{PLUGIN}"),
+            "warden.toml:1:1: ssh.hosts.web1: set identity_file or agent = true so the host can authenticate",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, text, expected) in cases {
+        let got = error_of(text);
+        if got != *expected {
+            failures.push(format!(
+                "{what}:\n  expected: {expected}\n  got:      {got}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn several_problems_are_reported_together() {
+    let text = format!("{PLUGIN}limits = {{ memory = \"lots\", call_timeout = \"soon\" }}\n");
+    let err = error_of(&text);
+    assert_eq!(err.lines().count(), 2, "{err}");
+}
+
+#[test]
+fn default_manifest_is_valid_and_grants_no_host() {
+    let m = Manifest::load(None, BUILTINS).expect("the built-in default manifest is valid");
+    assert_eq!(m.plugins.len(), 1);
+    let grants = &m.plugins[0].grants;
+    let url = url::Url::parse("https://example.com/").expect("url");
+    assert!(
+        grants.check_http(&url).is_err(),
+        "the default grants no host"
+    );
+    assert!(grants.check_terminal_local().is_err());
+}
+
+#[test]
+fn a_full_manifest_loads_with_its_grants() {
+    let text = r#"
+[server]
+audit_log = "audit.jsonl"
+
+[ssh.hosts.web1]
+address = "127.0.0.1:2222"
+user = "deploy"
+identity_file = "keys/id"
+known_hosts = "keys/known_hosts"
+
+[[plugin]]
+name = "capture"
+source = "builtin:capture"
+tool_prefix = "web_"
+tools = { allow = ["http_*"], deny = ["http_post"] }
+limits = { memory = "64MiB", call_timeout = "2s", output = "256KiB" }
+grants.capture = { http_hosts = ["127.0.0.1:*", "*.example.com"], max_body = "1MiB" }
+grants.terminal = { ssh_hosts = ["web1"], read_only = true }
+grants.sftp = { hosts = ["web1"], roots = ["/srv/app"], write = false }
+"#;
+    let m =
+        Manifest::parse(text, "warden.toml", Path::new("/etc/warden"), BUILTINS).expect("valid");
+    assert_eq!(m.audit_log, Path::new("/etc/warden/audit.jsonl"));
+    let p = &m.plugins[0];
+    assert_eq!(p.tool_prefix, "web_");
+    assert!(
+        p.tools.allows("http_get")
+            && !p.tools.allows("http_post")
+            && !p.tools.allows("capture_page")
+    );
+    assert_eq!(p.limits.memory, 64 * 1024 * 1024);
+    assert_eq!(p.limits.call_timeout, Duration::from_secs(2));
+    assert_eq!(p.limits.output, 256 * 1024);
+    assert_eq!(p.grants.max_body(), 1024 * 1024);
+    assert!(p.grants.check_terminal_ssh("web1").is_ok());
+    assert!(p.grants.check_terminal_ssh("web2").is_err());
+    assert_eq!(
+        m.ssh_hosts["web1"].identity_file.as_deref(),
+        Some(Path::new("/etc/warden/keys/id"))
+    );
+}

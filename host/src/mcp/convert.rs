@@ -1,0 +1,110 @@
+//! Conversions between the plugin contract's types and MCP's (rmcp) types.
+
+use crate::runtime::bindings::{
+    ContentBlock, EmbeddedResource, ResourceBody, ResourceInfo, ResourceTemplate, ToolOutput,
+};
+use crate::runtime::registry::ToolEntry;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::model::{self, CallToolResult, JsonObject, ResourceContents, ToolAnnotations};
+use std::sync::Arc;
+
+fn schema(text: &str) -> Arc<JsonObject> {
+    // Validated as a JSON object when the plugin loaded.
+    Arc::new(serde_json::from_str(text).unwrap_or_default())
+}
+
+pub fn tool(entry: &ToolEntry) -> model::Tool {
+    let info = &entry.info;
+    let a = &info.annotations;
+    let mut annotations = ToolAnnotations::new()
+        .read_only(a.read_only)
+        .destructive(a.destructive)
+        .idempotent(a.idempotent)
+        .open_world(a.open_world);
+    annotations.title.clone_from(&info.title);
+    let mut tool = model::Tool::new(
+        entry.public_name.clone(),
+        info.description.clone(),
+        schema(&info.input_schema),
+    )
+    .with_annotations(annotations);
+    if let Some(title) = &info.title {
+        tool = tool.with_title(title.clone());
+    }
+    if let Some(out) = &info.output_schema {
+        tool = tool.with_raw_output_schema(schema(out));
+    }
+    tool
+}
+
+fn contents(r: EmbeddedResource) -> ResourceContents {
+    match r.body {
+        ResourceBody::Text(text) => ResourceContents::TextResourceContents {
+            uri: r.uri,
+            mime_type: r.mime_type,
+            text,
+            meta: None,
+        },
+        ResourceBody::Blob(bytes) => ResourceContents::BlobResourceContents {
+            uri: r.uri,
+            mime_type: r.mime_type,
+            blob: BASE64.encode(bytes),
+            meta: None,
+        },
+    }
+}
+
+pub fn resource_contents(list: Vec<EmbeddedResource>) -> Vec<ResourceContents> {
+    list.into_iter().map(contents).collect()
+}
+
+pub fn success(output: ToolOutput) -> CallToolResult {
+    let ToolOutput {
+        content,
+        structured,
+    } = output;
+    let content = content
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::Text(t) => model::ContentBlock::text(t),
+            ContentBlock::Image(m) => {
+                model::ContentBlock::image(BASE64.encode(m.data), m.mime_type)
+            }
+            ContentBlock::Audio(m) => {
+                model::ContentBlock::audio(BASE64.encode(m.data), m.mime_type)
+            }
+            ContentBlock::Resource(r) => model::ContentBlock::resource(contents(r)),
+        })
+        .collect();
+    let mut result = CallToolResult::success(content);
+    if let Some(structured) = structured {
+        match serde_json::from_str::<serde_json::Value>(&structured) {
+            Ok(value) => result.structured_content = Some(value),
+            Err(e) => {
+                return error(format!(
+                    "failed: the plugin returned structured content that is not JSON ({e})"
+                ));
+            }
+        }
+    }
+    result
+}
+
+pub fn error(message: String) -> CallToolResult {
+    CallToolResult::error(vec![model::ContentBlock::text(message)])
+}
+
+pub fn resource(info: &ResourceInfo) -> model::Resource {
+    let mut r = model::Resource::new(info.uri.clone(), info.name.clone());
+    r.description.clone_from(&info.description);
+    r.mime_type.clone_from(&info.mime_type);
+    r
+}
+
+pub fn template(info: &ResourceTemplate) -> model::ResourceTemplate {
+    let mut t = model::ResourceTemplate::new(info.uri_template.clone(), info.name.clone());
+    t.description.clone_from(&info.description);
+    t.mime_type.clone_from(&info.mime_type);
+    t
+}

@@ -1,0 +1,336 @@
+//! The MCP face of Warden: one rmcp [`ServerHandler`] over all loaded plugins. It serves the
+//! aggregated tool list, routes calls, forwards resources, progress, logs and cancellation,
+//! and declares only the capabilities it serves. Transports live beside it (`stdio`).
+
+// MCP logging is deprecated for 2026-07-28 (SEP-2577) but is part of 2025-11-25, which we
+// serve; plugin logs reach clients that negotiated it.
+#![allow(deprecated)]
+
+mod convert;
+pub mod stdio;
+
+use crate::runtime::LogLevel;
+use crate::runtime::registry::{Backend, Registry};
+use crate::runtime::state::{CallContext, CallEvents};
+use futures::future::BoxFuture;
+use rmcp::model::{
+    self, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// MCP request methods (any revision we serve).
+const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "server/discover",
+];
+
+/// The MCP server over a loaded [`Registry`].
+#[derive(Clone)]
+pub struct WardenServer {
+    registry: Arc<Registry>,
+    tools: Arc<Vec<model::Tool>>,
+    /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
+    min_level: Arc<AtomicU8>,
+}
+
+impl WardenServer {
+    pub fn new(registry: Arc<Registry>) -> Self {
+        let tools = registry.tools().iter().map(convert::tool).collect();
+        Self {
+            registry,
+            tools: Arc::new(tools),
+            min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
+        }
+    }
+
+    fn serves_resources(&self) -> bool {
+        self.registry.plugins().iter().any(|p| p.serves_resources())
+    }
+}
+
+/// Progress and log notifications of one call, sent to the client that made it.
+struct PeerEvents {
+    peer: Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
+    min_level: Arc<AtomicU8>,
+}
+
+impl CallEvents for PeerEvents {
+    fn progress(
+        &self,
+        done: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> BoxFuture<'static, ()> {
+        let Some(token) = self.progress_token.clone() else {
+            return Box::pin(async {});
+        };
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            let mut param = ProgressNotificationParam::new(token, done);
+            param.total = total;
+            param.message = message;
+            if let Err(e) = peer.notify_progress(param).await {
+                tracing::debug!("progress notification not sent: {e}");
+            }
+        })
+    }
+
+    fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()> {
+        if (level as u8) < self.min_level.load(Ordering::Relaxed) {
+            return Box::pin(async {});
+        }
+        let peer = self.peer.clone();
+        let level = match level {
+            LogLevel::Debug => LoggingLevel::Debug,
+            LogLevel::Info => LoggingLevel::Info,
+            LogLevel::Warning => LoggingLevel::Warning,
+            LogLevel::Error => LoggingLevel::Error,
+        };
+        let param = LoggingMessageNotificationParam::new(level, serde_json::Value::String(message))
+            .with_logger(plugin);
+        Box::pin(async move {
+            if let Err(e) = peer.notify_logging_message(param).await {
+                tracing::debug!("log notification not sent: {e}");
+            }
+        })
+    }
+}
+
+fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
+    let client = context
+        .peer
+        .peer_info()
+        .map(|info| format!("{} {}", info.client_info.name, info.client_info.version));
+    CallContext {
+        events: Some(Arc::new(PeerEvents {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            min_level: server.min_level.clone(),
+        })),
+        cancel: context.ct.clone(),
+        client: client.map(Arc::from),
+    }
+}
+
+impl ServerHandler for WardenServer {
+    fn get_info(&self) -> ServerConfig {
+        let builder = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools();
+        let capabilities = if self.serves_resources() {
+            builder.enable_resources().build()
+        } else {
+            builder.build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(model::Implementation::new("warden", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Warden serves sandboxed plugin tools. Tool errors say what to do next; an 'access denied' \
+                 error names the manifest grant an administrator would have to add.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<model::Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.as_ref();
+        if self.registry.tool(name).is_none() {
+            return Err(McpError::invalid_params(
+                format!("unknown tool \"{name}\"; tools/list shows the tools this server serves"),
+                None,
+            ));
+        }
+        let arguments = match &request.arguments {
+            Some(args) => serde_json::to_string(args).map_err(|e| {
+                McpError::invalid_params(format!("arguments are not serializable: {e}"), None)
+            })?,
+            None => "{}".to_string(),
+        };
+        let call = call_context(self, &context);
+        let Some(report) = self.registry.call(name, &arguments, call).await else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool \"{name}\""),
+                None,
+            ));
+        };
+        let result = match report.result {
+            Ok(output) => convert::success(output),
+            Err(failure) => convert::error(failure.message(&report.plugin)),
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        if !self.serves_resources() {
+            return Err(McpError::method_not_found::<
+                model::ListResourcesRequestMethod,
+            >());
+        }
+        let resources = self
+            .registry
+            .plugins()
+            .iter()
+            .filter_map(|p| match &p.backend {
+                Backend::Wasm(w) => Some(w.resources.iter().map(convert::resource)),
+                Backend::Native => None,
+            })
+            .flatten()
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        if !self.serves_resources() {
+            return Err(McpError::method_not_found::<
+                model::ListResourceTemplatesRequestMethod,
+            >());
+        }
+        let templates = self
+            .registry
+            .plugins()
+            .iter()
+            .filter_map(|p| match &p.backend {
+                Backend::Wasm(w) => Some(w.templates.iter().map(convert::template)),
+                Backend::Native => None,
+            })
+            .flatten()
+            .collect();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if !self.serves_resources() {
+            return Err(McpError::method_not_found::<model::ReadResourceRequestMethod>());
+        }
+        let uri = request.uri.as_str();
+        let not_found =
+            || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), None);
+        let plugin = self.registry.resource_owner(uri).ok_or_else(not_found)?;
+        let Backend::Wasm(wasm) = &plugin.backend else {
+            return Err(not_found());
+        };
+        match wasm.read_resource(uri, call_context(self, &context)).await {
+            Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
+            Err(crate::runtime::plugin::CallFailure::Tool(
+                crate::runtime::bindings::ToolError::NotFound(m),
+            )) => Err(McpError::resource_not_found(m, None)),
+            Err(failure) => Err(McpError::internal_error(
+                failure.message(plugin.name()),
+                None,
+            )),
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = match request.level {
+            LoggingLevel::Debug => LogLevel::Debug,
+            LoggingLevel::Info | LoggingLevel::Notice => LogLevel::Info,
+            LoggingLevel::Warning => LogLevel::Warning,
+            _ => LogLevel::Error,
+        };
+        self.min_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// rmcp hands over a request whose method it knows but whose params do not parse (say,
+    /// `tools/call` with `arguments: [1]`) as a custom request. We serve no custom methods,
+    /// so a known method here means bad params (-32602); anything else is -32601.
+    async fn on_custom_request(
+        &self,
+        request: model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<model::CustomResult, McpError> {
+        let method = request.method;
+        if KNOWN_METHODS.contains(&method.as_str()) {
+            Err(McpError::invalid_params(
+                format!(
+                    "the params of {method} do not match the MCP schema (tools/call needs a string `name` and an object `arguments`)"
+                ),
+                None,
+            ))
+        } else {
+            Err(McpError::new(
+                model::ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+                None,
+            ))
+        }
+    }
+
+    // Prompts and completions are not served: answer -32601 rather than rmcp's default empty
+    // lists, which would contradict the capabilities declared above.
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Err(McpError::method_not_found::<model::ListPromptsRequestMethod>())
+    }
+
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        Err(McpError::method_not_found::<model::GetPromptRequestMethod>())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        Err(McpError::method_not_found::<model::CompleteRequestMethod>())
+    }
+}

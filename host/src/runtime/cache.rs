@@ -1,0 +1,85 @@
+//! Compiled components cached on disk by content hash, so a warm start compiles nothing.
+//! The key covers the component's bytes and the engine's compatibility hash (wasmtime
+//! version and compiler settings); a stale or corrupt entry is recompiled and replaced.
+
+use sha2::{Digest, Sha256};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+pub struct ComponentCache {
+    dir: PathBuf,
+    compiled: AtomicUsize,
+    hits: AtomicUsize,
+}
+
+impl ComponentCache {
+    pub fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            compiled: AtomicUsize::new(0),
+            hits: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn compiled(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    fn path_for(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
+        let mut engine_hash = std::hash::DefaultHasher::new();
+        engine
+            .precompile_compatibility_hash()
+            .hash(&mut engine_hash);
+        let key = hex::encode(Sha256::digest(bytes));
+        self.dir
+            .join(format!("{key}-{:016x}.cwasm", engine_hash.finish()))
+    }
+
+    /// The compiled form of `bytes`, from the cache when possible.
+    pub fn load(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
+        let path = self.path_for(engine, bytes);
+        if path.is_file() {
+            match deserialize(engine, &path) {
+                Ok(component) => {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(component);
+                }
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), "ignoring unusable cache entry: {e}")
+                }
+            }
+        }
+        let component = Component::new(engine, bytes)?;
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = self.store(&path, &component) {
+            // A read-only cache costs start time, not correctness.
+            tracing::warn!(dir = %self.dir.display(), "cannot write the component cache: {e}");
+        }
+        Ok(component)
+    }
+
+    fn store(&self, path: &Path, component: &Component) -> Result<(), Box<dyn std::error::Error>> {
+        std::fs::create_dir_all(&self.dir)?;
+        let bytes = component.serialize()?;
+        // Write then rename, so a concurrent start never reads a half-written file.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    }
+}
+
+#[allow(unsafe_code)]
+fn deserialize(engine: &Engine, path: &Path) -> wasmtime::Result<Component> {
+    // SAFETY: the file was written by `ComponentCache::store` from `Component::serialize`
+    // into the cache directory that this user owns; wasmtime also checks that it was produced
+    // by a compatible engine before using it.
+    unsafe { Component::deserialize_file(engine, path) }
+}

@@ -1,0 +1,381 @@
+//! One loaded WebAssembly plugin: its compiled component, its tools, and the long-lived
+//! instance that serves its calls one at a time. A call that traps, times out or is
+//! cancelled discards the instance; the next call gets a fresh one.
+
+use super::Runtime;
+use super::bindings::{
+    ContentBlock, EmbeddedResource, Plugin as PluginWorld, PluginPre, ResourceBody, ResourceInfo,
+    ResourceTemplate, ToolError, ToolInfo, ToolOutput,
+};
+use super::state::{CallContext, PluginState};
+use crate::audit::Outcome;
+use crate::capabilities::HostServices;
+use crate::manifest::PluginConfig;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tokio::sync::Mutex;
+use wasmtime::Store;
+
+/// After a client cancels, a call gets this long to notice `context.cancelled()` and return
+/// by itself before the host interrupts it.
+pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
+
+/// Why a call did not produce a result.
+#[derive(Debug)]
+pub enum CallFailure {
+    /// The tool reported a failure.
+    Tool(ToolError),
+    Timeout(Duration),
+    MemoryLimit(u64),
+    Crashed(String),
+    Cancelled,
+    /// A result with structured or binary content over `limits.output` (size, limit).
+    OutputTooLarge(u64, u64),
+}
+
+impl CallFailure {
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Self::Tool(_) | Self::OutputTooLarge(..) => Outcome::ToolError,
+            Self::Timeout(_) => Outcome::Timeout,
+            Self::MemoryLimit(_) | Self::Crashed(_) => Outcome::Trap,
+            Self::Cancelled => Outcome::Cancelled,
+        }
+    }
+
+    /// The text an agent reads: what happened and what to do.
+    pub fn message(&self, plugin: &str) -> String {
+        match self {
+            Self::Tool(ToolError::InvalidArguments(m)) => format!("invalid arguments: {m}"),
+            Self::Tool(ToolError::AccessDenied(m)) => format!("access denied: {m}"),
+            Self::Tool(ToolError::NotFound(m)) => format!("not found: {m}"),
+            Self::Tool(ToolError::Timeout(m)) => format!("timeout: {m}"),
+            Self::Tool(ToolError::Failed(m)) => format!("failed: {m}"),
+            Self::Timeout(limit) => format!(
+                "timeout: plugin '{plugin}' exceeded its call_timeout of {} (limits.call_timeout in the manifest); the call was stopped and the plugin restarted",
+                humantime::format_duration(*limit)
+            ),
+            Self::MemoryLimit(limit) => format!(
+                "plugin crashed: plugin '{plugin}' exceeded its memory limit of {} (limits.memory in the manifest); the plugin was restarted",
+                bytesize::ByteSize::b(*limit).display().iec()
+            ),
+            Self::Crashed(detail) => format!(
+                "plugin crashed: plugin '{plugin}' trapped ({detail}); the plugin was restarted, so state it kept is gone"
+            ),
+            Self::Cancelled => "cancelled: the client cancelled the call".to_string(),
+            Self::OutputTooLarge(size, limit) => format!(
+                "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
+            ),
+        }
+    }
+}
+
+/// A tool as served: its public name (with the manifest's prefix) and its plugin-local one.
+#[derive(Debug, Clone)]
+pub struct PluginTool {
+    pub public_name: String,
+    pub info: ToolInfo,
+}
+
+struct Live {
+    store: Store<PluginState>,
+    bindings: PluginWorld,
+    /// Set while a call runs. Still set at the start of the next call means the previous
+    /// call was abandoned mid-flight (timeout, cancel): the instance is not reusable.
+    busy: bool,
+}
+
+pub struct WasmPlugin {
+    pub config: PluginConfig,
+    pub tools: Vec<PluginTool>,
+    pub resources: Vec<ResourceInfo>,
+    pub templates: Vec<ResourceTemplate>,
+    /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
+    pub imports: Vec<String>,
+    engine: wasmtime::Engine,
+    pre: PluginPre<PluginState>,
+    services: Arc<HostServices>,
+    live: Mutex<Option<Live>>,
+}
+
+impl WasmPlugin {
+    /// Compile (or load from cache), instantiate, and ask the plugin for its tools.
+    pub async fn load(
+        runtime: &Runtime,
+        config: PluginConfig,
+        bytes: &[u8],
+        services: Arc<HostServices>,
+    ) -> Result<Self, String> {
+        let component = runtime
+            .cache
+            .load(&runtime.engine, bytes)
+            .map_err(|e| format!("not a valid WebAssembly component: {e}"))?;
+        let imports = component
+            .component_type()
+            .imports(&runtime.engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        let instance_pre = runtime.linker.instantiate_pre(&component).map_err(|e| {
+            format!("imports something this host does not provide (build it against wit/ of this warden): {e}")
+        })?;
+        let pre = PluginPre::new(instance_pre)
+            .map_err(|e| format!("does not export the warden:plugin/plugin world: {e}"))?;
+
+        let mut plugin = Self {
+            config,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            imports,
+            engine: runtime.engine.clone(),
+            pre,
+            services,
+            live: Mutex::new(None),
+        };
+        let timeout = plugin.config.limits.call_timeout;
+        let listing = tokio::time::timeout(timeout, plugin.describe())
+            .await
+            .map_err(|_| {
+                format!(
+                    "did not list its tools within {}",
+                    humantime::format_duration(timeout)
+                )
+            })??;
+        (plugin.tools, plugin.resources, plugin.templates) = listing;
+        Ok(plugin)
+    }
+
+    async fn describe(
+        &self,
+    ) -> Result<(Vec<PluginTool>, Vec<ResourceInfo>, Vec<ResourceTemplate>), String> {
+        let mut slot = self.live.lock().await;
+        let live = self
+            .live_instance(&mut slot)
+            .await
+            .map_err(|e| format!("failed to start: {e}"))?;
+        let trap = |what: &str, e: wasmtime::Error| format!("trapped in {what}: {e}");
+        let infos = live
+            .bindings
+            .warden_plugin_tools()
+            .call_list_tools(&mut live.store)
+            .await
+            .map_err(|e| trap("list-tools", e))?;
+        let resources = live
+            .bindings
+            .warden_plugin_resources()
+            .call_list_resources(&mut live.store)
+            .await
+            .map_err(|e| trap("list-resources", e))?;
+        let templates = live
+            .bindings
+            .warden_plugin_resources()
+            .call_list_templates(&mut live.store)
+            .await
+            .map_err(|e| trap("list-templates", e))?;
+        let mut tools = Vec::new();
+        for info in infos {
+            validate_tool(&info)?;
+            if self.config.tools.allows(&info.name) {
+                tools.push(PluginTool {
+                    public_name: format!("{}{}", self.config.tool_prefix, info.name),
+                    info,
+                });
+            }
+        }
+        Ok((tools, resources, templates))
+    }
+
+    async fn instantiate(&self) -> wasmtime::Result<Live> {
+        let state = PluginState::new(
+            self.config.grants.clone(),
+            self.services.clone(),
+            self.config.limits.memory,
+        );
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        // Yield to the async runtime at every epoch tick: a spinning guest then shares the
+        // thread, and dropping its call future (timeout, cancel) stops it.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+        let bindings = self.pre.instantiate_async(&mut store).await?;
+        Ok(Live {
+            store,
+            bindings,
+            busy: false,
+        })
+    }
+
+    async fn live_instance<'a>(
+        &self,
+        slot: &'a mut Option<Live>,
+    ) -> wasmtime::Result<&'a mut Live> {
+        if slot.as_ref().is_some_and(|l| l.busy) {
+            tracing::info!(plugin = %self.config.name, "discarding the instance of an abandoned call");
+            *slot = None;
+        }
+        if slot.is_none() {
+            *slot = Some(self.instantiate().await?);
+        }
+        slot.as_mut()
+            .ok_or_else(|| wasmtime::Error::msg("instance vanished"))
+    }
+
+    /// Run one tool, under the plugin's time limit and the client's cancellation.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: &str,
+        call: CallContext,
+    ) -> Result<ToolOutput, CallFailure> {
+        let limit = self.config.limits.call_timeout;
+        let cancel = call.cancel.clone();
+        let work = self.run(tool, arguments, call);
+        tokio::pin!(work);
+        tokio::select! {
+            result = &mut work => result,
+            () = tokio::time::sleep(limit) => Err(CallFailure::Timeout(limit)),
+            () = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => Err(CallFailure::Cancelled),
+        }
+        // When a branch other than `work` wins, `work` is dropped here: the guest stops at its
+        // next epoch yield and the instance, still marked busy, is replaced on the next call.
+    }
+
+    async fn run(
+        &self,
+        tool: &str,
+        arguments: &str,
+        call: CallContext,
+    ) -> Result<ToolOutput, CallFailure> {
+        let mut slot = self.live.lock().await;
+        let live = self
+            .live_instance(&mut slot)
+            .await
+            .map_err(|e| CallFailure::Crashed(format!("could not start a fresh instance: {e}")))?;
+        live.store.data_mut().begin_call(tool, call);
+        live.store
+            .data()
+            .limiter
+            .hit
+            .store(false, Ordering::Relaxed);
+        live.busy = true;
+        let result = live
+            .bindings
+            .warden_plugin_tools()
+            .call_call_tool(&mut live.store, tool, arguments)
+            .await;
+        live.busy = false;
+        match result {
+            Ok(Ok(output)) => Ok(output),
+            Ok(Err(error)) => Err(CallFailure::Tool(error)),
+            Err(trap) => {
+                let memory = live.store.data().limiter.hit.load(Ordering::Relaxed);
+                let detail = live.store.data().scope.last_stderr();
+                *slot = None;
+                if memory {
+                    Err(CallFailure::MemoryLimit(self.config.limits.memory))
+                } else {
+                    Err(CallFailure::Crashed(describe_trap(&trap, &detail)))
+                }
+            }
+        }
+    }
+
+    /// Read a resource from this plugin.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        call: CallContext,
+    ) -> Result<Vec<EmbeddedResource>, CallFailure> {
+        let limit = self.config.limits.call_timeout;
+        let work = async {
+            let mut slot = self.live.lock().await;
+            let live = self.live_instance(&mut slot).await.map_err(|e| {
+                CallFailure::Crashed(format!("could not start a fresh instance: {e}"))
+            })?;
+            live.store
+                .data_mut()
+                .begin_call(&format!("resources/read {uri}"), call);
+            live.busy = true;
+            let result = live
+                .bindings
+                .warden_plugin_resources()
+                .call_read_resource(&mut live.store, uri)
+                .await;
+            live.busy = false;
+            match result {
+                Ok(r) => r.map_err(CallFailure::Tool),
+                Err(trap) => {
+                    *slot = None;
+                    Err(CallFailure::Crashed(describe_trap(&trap, "")))
+                }
+            }
+        };
+        tokio::time::timeout(limit, work)
+            .await
+            .unwrap_or(Err(CallFailure::Timeout(limit)))
+    }
+}
+
+fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {
+    let kind = trap
+        .downcast_ref::<wasmtime::Trap>()
+        .map_or_else(|| trap.to_string(), ToString::to_string);
+    let said = stderr.trim();
+    if said.is_empty() {
+        kind
+    } else {
+        format!("{kind}; its last words on stderr: {said}")
+    }
+}
+
+fn validate_tool(info: &ToolInfo) -> Result<(), String> {
+    let name = &info.name;
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+    {
+        return Err(format!(
+            "has a tool named \"{name}\"; tool names must match [a-zA-Z0-9_.-]{{1,64}}"
+        ));
+    }
+    let check = |what: &str, text: &str| -> Result<(), String> {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(o))
+                if o.get("type").and_then(|t| t.as_str()) == Some("object") =>
+            {
+                Ok(())
+            }
+            Ok(_) => Err(format!(
+                "tool \"{name}\": its {what} schema must be a JSON Schema object with \"type\": \"object\""
+            )),
+            Err(e) => Err(format!(
+                "tool \"{name}\": its {what} schema is not JSON: {e}"
+            )),
+        }
+    };
+    check("input", &info.input_schema)?;
+    if let Some(out) = &info.output_schema {
+        check("output", out)?;
+    }
+    Ok(())
+}
+
+/// Bytes an output will take on the wire (before base64), for the output cap.
+pub fn output_size(output: &ToolOutput) -> u64 {
+    let blocks: usize = output
+        .content
+        .iter()
+        .map(|b| match b {
+            ContentBlock::Text(t) => t.len(),
+            ContentBlock::Image(m) | ContentBlock::Audio(m) => m.data.len(),
+            ContentBlock::Resource(r) => match &r.body {
+                ResourceBody::Text(t) => t.len(),
+                ResourceBody::Blob(b) => b.len(),
+            },
+        })
+        .sum();
+    (blocks + output.structured.as_ref().map_or(0, String::len)) as u64
+}
