@@ -1,0 +1,236 @@
+//! `warden-bench`: start-up and per-call cost of Warden, measured over real stdio MCP.
+//!
+//! 1. Warm start: spawn `warden serve` with a warm component cache and time spawn ->
+//!    first `tools/list` response (and one cold start with an empty cache, for contrast).
+//! 2. Per-call latency: the same `echo` tool as a WASM plugin and as the host-native
+//!    baseline (`native:echo`), both over stdio in the same run, alternating call by call;
+//!    p50, p99 and the ratio.
+//!
+//! Run: `cargo run --release -p warden-tests --bin warden-bench` (after a release build).
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn spawn(bin: &Path, manifest: &Path, cache: &Path) -> Self {
+        let mut child = Command::new(bin)
+            .args(["serve", "--manifest"])
+            .arg(manifest)
+            .env("WARDEN_CACHE_DIR", cache)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Self {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.stdin
+            .write_all(line.as_bytes())
+            .expect("write to warden");
+        self.stdin.flush().expect("flush to warden");
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read from warden");
+            assert!(n > 0, "warden closed stdout while answering {method}");
+            let message: Value = serde_json::from_str(&line).expect("warden wrote JSON");
+            if message.get("id") == Some(&json!(id)) {
+                if let Some(error) = message.get("error") {
+                    panic!("{method} failed: {error}");
+                }
+                return message["result"].clone();
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "warden-bench", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1} µs", d.as_secs_f64() * 1e6)
+}
+
+fn start_to_tools_list(bin: &Path, manifest: &Path, cache: &Path) -> Duration {
+    let started = Instant::now();
+    let mut server = Server::spawn(bin, manifest, cache);
+    server.initialize();
+    let tools = server.request("tools/list", json!({}));
+    let elapsed = started.elapsed();
+    assert!(
+        tools["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "tools/list was empty"
+    );
+    elapsed
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let bin = std::env::var_os("WARDEN_BIN")
+        .map_or_else(|| root.join("target/release/warden"), PathBuf::from);
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build --release -p warden` first",
+        bin.display()
+    );
+    let calls: usize = std::env::var("BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5000);
+    let starts: usize = std::env::var("BENCH_STARTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+
+    let work = std::env::temp_dir().join(format!("warden-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).expect("temp dir");
+    let audit = work.join("audit.jsonl");
+    let wasm_manifest = work.join("wasm.toml");
+    let native_manifest = work.join("native.toml");
+    let both_manifest = work.join("start.toml");
+    let plugin = |name: &str, source: &str| {
+        format!("[[plugin]]\nname = \"{name}\"\nsource = \"{source}\"\n")
+    };
+    let server = format!("[server]\naudit_log = \"{}\"\n", audit.display());
+    std::fs::write(
+        &wasm_manifest,
+        format!("{server}{}", plugin("echo", warden_tests::ECHO_WASM)),
+    )
+    .expect("write");
+    std::fs::write(
+        &native_manifest,
+        format!("{server}{}", plugin("echo", "native:echo")),
+    )
+    .expect("write");
+    std::fs::write(
+        &both_manifest,
+        format!(
+            "{server}{}{}",
+            plugin("capture", "builtin:capture"),
+            plugin("echo", warden_tests::ECHO_WASM)
+        ),
+    )
+    .expect("write");
+
+    // 1. Start-up.
+    let cold_cache = work.join("cold-cache");
+    let cold = start_to_tools_list(&bin, &both_manifest, &cold_cache);
+    let warm_cache = work.join("warm-cache");
+    start_to_tools_list(&bin, &both_manifest, &warm_cache);
+    let mut warm: Vec<Duration> = (0..starts)
+        .map(|_| start_to_tools_list(&bin, &both_manifest, &warm_cache))
+        .collect();
+    warm.sort();
+    println!("## Start to first tools/list (2 plugins: builtin capture + echo component)\n");
+    println!("| start | runs | p50 | min | max |\n|---|---|---|---|---|");
+    println!(
+        "| cold (empty cache: compiles both components) | 1 | {} | | |",
+        ms(cold)
+    );
+    println!(
+        "| warm (cache hit: compiles nothing) | {starts} | {} | {} | {} |\n",
+        ms(percentile(&warm, 0.5)),
+        ms(warm[0]),
+        ms(warm[warm.len() - 1])
+    );
+
+    // 2. Per-call latency, WASM vs native.
+    let cache = work.join("call-cache");
+    let mut wasm = Server::spawn(&bin, &wasm_manifest, &cache);
+    let mut native = Server::spawn(&bin, &native_manifest, &cache);
+    wasm.initialize();
+    native.initialize();
+    let args = json!({"name": "echo", "arguments": {"text": "hello from the benchmark"}});
+    for _ in 0..200 {
+        wasm.request("tools/call", args.clone());
+        native.request("tools/call", args.clone());
+    }
+    let (mut w, mut n) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
+    for i in 0..calls * 2 {
+        // Alternate call by call (and which goes first) so drift and noise hit both alike.
+        let (server, samples) = if i % 2 == (i / 2) % 2 {
+            (&mut wasm, &mut w)
+        } else {
+            (&mut native, &mut n)
+        };
+        let t = Instant::now();
+        let result = server.request("tools/call", args.clone());
+        samples.push(t.elapsed());
+        assert_eq!(result["isError"], json!(false), "echo failed: {result}");
+    }
+    w.sort();
+    n.sort();
+    let ratio = |p| percentile(&w, p).as_secs_f64() / percentile(&n, p).as_secs_f64();
+    println!(
+        "## Per-call latency of `echo` over stdio ({} calls each)\n",
+        w.len()
+    );
+    println!("| implementation | p50 | p99 |\n|---|---|---|");
+    println!(
+        "| WASM component (tests/guests/echo) | {} | {} |",
+        us(percentile(&w, 0.5)),
+        us(percentile(&w, 0.99))
+    );
+    println!(
+        "| host-native (`native:echo`) | {} | {} |",
+        us(percentile(&n, 0.5)),
+        us(percentile(&n, 0.99))
+    );
+    println!(
+        "| ratio WASM / native | {:.2}x | {:.2}x |",
+        ratio(0.5),
+        ratio(0.99)
+    );
+    drop(wasm);
+    drop(native);
+    let _ = std::fs::remove_dir_all(&work);
+}
