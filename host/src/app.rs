@@ -13,7 +13,6 @@ use std::time::Instant;
 /// A loaded Warden: everything a transport or a CLI command needs.
 pub struct App {
     pub manifest: Manifest,
-    pub runtime: Runtime,
     pub registry: Arc<Registry>,
 }
 
@@ -43,8 +42,8 @@ impl App {
             .map(|p| p.limits.memory)
             .max()
             .unwrap_or(crate::manifest::DEFAULT_MEMORY);
-        let runtime = Runtime::new(manifest.cache_dir.clone(), max_memory)?;
-        let registry = Registry::load(&manifest, &runtime, services).await?;
+        let runtime = Arc::new(Runtime::new(manifest.cache_dir.clone(), max_memory)?);
+        let registry = Registry::load(&manifest, runtime.clone(), services).await?;
         tracing::info!(
             "plugins ready: {} (compiled: {}, from cache: {}) with {} tools in {} ms; audit log: {}",
             registry.plugins().len(),
@@ -56,7 +55,6 @@ impl App {
         );
         Ok(Self {
             manifest,
-            runtime,
             registry: Arc::new(registry),
         })
     }

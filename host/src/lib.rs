@@ -14,6 +14,7 @@
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`app`] | start-up shared by the CLI commands |
+//! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
 
 pub mod app;
 pub mod audit;
@@ -21,4 +22,5 @@ pub mod builtin;
 pub mod capabilities;
 pub mod manifest;
 pub mod mcp;
+pub mod reload;
 pub mod runtime;

@@ -19,11 +19,15 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve MCP over stdio (stdout carries only MCP; logs go to stderr).
+    /// Serve MCP over stdio (stdout carries only MCP; logs go to stderr), or over HTTP with --http.
     Serve {
         /// The manifest (warden.toml). Without it, a built-in default that grants no network or files.
         #[arg(long, short, env = "WARDEN_MANIFEST")]
         manifest: Option<PathBuf>,
+        /// Serve streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931.
+        /// Any address but loopback requires a bearer token ([server.http] or WARDEN_HTTP_TOKEN).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
     },
     /// List the tools the manifest serves: tool, plugin, annotations.
     Tools {
@@ -69,7 +73,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match args.command {
-            Command::Serve { manifest } => cli::serve::run(manifest.as_deref()).await,
+            Command::Serve { manifest, http } => cli::serve::run(manifest.as_deref(), http).await,
             Command::Tools { manifest } => cli::tools::run(manifest.as_deref()).await,
             Command::Call {
                 manifest,

@@ -136,6 +136,26 @@ pub struct BrowserConfig {
     pub headless: bool,
 }
 
+/// Where a client's bearer token comes from. Resolved when the HTTP transport starts, so a
+/// stdio-only deployment does not need the variables set.
+#[derive(Debug, Clone)]
+pub enum TokenSource {
+    Env(String),
+    Literal(String),
+}
+
+/// `[server.http]`, validated.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub allowed_hosts: Option<Vec<String>>,
+    pub allowed_origins: Vec<String>,
+    pub max_body: u64,
+    pub clients: Vec<(String, TokenSource)>,
+}
+
+/// Default `[server.http] max_body`.
+pub const DEFAULT_HTTP_MAX_BODY: u64 = 64 * 1024 * 1024;
+
 /// A loaded, validated manifest.
 #[derive(Debug, Clone)]
 pub struct Manifest {
@@ -143,6 +163,7 @@ pub struct Manifest {
     pub file_name: String,
     pub audit_log: PathBuf,
     pub cache_dir: PathBuf,
+    pub http: HttpConfig,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub browser: BrowserConfig,
     pub plugins: Vec<PluginConfig>,
@@ -315,6 +336,8 @@ impl Validator<'_> {
             _ => cache_dir(),
         };
 
+        let http = self.http(&file.server.http);
+
         let mut ssh_hosts = BTreeMap::new();
         for (alias, host) in file.ssh.hosts {
             let span = host.span();
@@ -387,9 +410,50 @@ impl Validator<'_> {
             file_name: self.file_name.to_string(),
             audit_log,
             cache_dir,
+            http,
             ssh_hosts,
             browser,
             plugins,
+        }
+    }
+
+    fn http(&mut self, spec: &schema::HttpSection) -> HttpConfig {
+        for origin in &spec.allowed_origins {
+            let o = origin.get_ref();
+            if o != "null" && (!o.contains("://") || o.ends_with('/')) {
+                self.error(
+                    origin.span(),
+                    format!("server.http.allowed_origins: \"{o}\" must be an origin like \"https://app.example.com\" (scheme, host, optional port; no path)"),
+                );
+            }
+        }
+        let mut clients = Vec::new();
+        for (name, client) in &spec.clients {
+            let span = client.span();
+            let client = client.get_ref();
+            if !valid_name(name) {
+                self.error(span.clone(), format!("server.http.clients: client name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"));
+            }
+            match (&client.token_env, &client.token) {
+                (Some(var), None) => clients.push((name.clone(), TokenSource::Env(var.clone()))),
+                (None, Some(token)) if token.len() >= 16 => clients.push((name.clone(), TokenSource::Literal(token.clone()))),
+                (None, Some(_)) => self.error(span, format!("server.http.clients.{name}.token is shorter than 16 characters; use a long random token")),
+                _ => self.error(span, format!("server.http.clients.{name}: set exactly one of token_env (preferred) or token")),
+            }
+        }
+        HttpConfig {
+            allowed_hosts: spec.allowed_hosts.clone(),
+            allowed_origins: spec
+                .allowed_origins
+                .iter()
+                .map(|o| o.get_ref().clone())
+                .collect(),
+            max_body: self.size(
+                "server.http.max_body",
+                spec.max_body.as_ref(),
+                DEFAULT_HTTP_MAX_BODY,
+            ),
+            clients,
         }
     }
 

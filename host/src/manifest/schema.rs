@@ -34,6 +34,38 @@ pub struct ServerSection {
     /// Where compiled components are cached. Example: `cache_dir = ".warden-cache"`.
     /// `$WARDEN_CACHE_DIR` overrides it; default `$XDG_CACHE_HOME/warden` (`~/.cache/warden`).
     pub cache_dir: Option<Spanned<String>>,
+    /// The streamable HTTP transport (`warden serve --http ADDR`).
+    #[serde(default)]
+    pub http: HttpSection,
+}
+
+/// `[server.http]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSection {
+    /// `Host` header values accepted, against DNS rebinding. Example: `allowed_hosts = ["warden.internal"]`.
+    /// Default: `localhost`, `127.0.0.1`, `::1` and the address Warden binds.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Browser origins that may call Warden. Example: `allowed_origins = ["https://app.example.com"]`.
+    /// Default: none, so a request that carries an `Origin` header is refused with 403.
+    #[serde(default)]
+    pub allowed_origins: Vec<Spanned<String>>,
+    /// Largest request body. Default `"64MiB"` (room for a base64 `sftp_write` of 48 MiB).
+    pub max_body: Option<Spanned<String>>,
+    /// Named clients and their bearer tokens; the name goes into the audit log.
+    /// Example: `[server.http.clients.alice]` with `token_env = "WARDEN_TOKEN_ALICE"`.
+    #[serde(default)]
+    pub clients: BTreeMap<String, Spanned<HttpClient>>,
+}
+
+/// `[server.http.clients.NAME]`: one client's bearer token.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpClient {
+    /// Environment variable holding the token (preferred). Example: `token_env = "WARDEN_TOKEN_ALICE"`.
+    pub token_env: Option<String>,
+    /// The token itself. Example: `token = "4f1c..."` (keep the manifest private).
+    pub token: Option<String>,
 }
 
 /// `[ssh]`

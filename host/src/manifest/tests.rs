@@ -121,6 +121,16 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:1:1: no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"",
         ),
         (
+            "HTTP origin with a path",
+            format!("[server.http]\nallowed_origins = [\"https://app.example.com/\"]\n\n{PLUGIN}"),
+            "warden.toml:2:20: server.http.allowed_origins: \"https://app.example.com/\" must be an origin like \"https://app.example.com\" (scheme, host, optional port; no path)",
+        ),
+        (
+            "HTTP client token too short",
+            format!("[server.http.clients.bob]\ntoken = \"short\"\n\n{PLUGIN}"),
+            "warden.toml:1:1: server.http.clients.bob.token is shorter than 16 characters; use a long random token",
+        ),
+        (
             "SSH host without a way to authenticate",
             format!("[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\n\n{PLUGIN}"),
             "warden.toml:1:1: ssh.hosts.web1: set identity_file or agent = true so the host can authenticate",

@@ -7,6 +7,7 @@
 #![allow(deprecated)]
 
 mod convert;
+pub mod http;
 pub mod stdio;
 
 use crate::runtime::LogLevel;
@@ -23,8 +24,8 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// MCP request methods (any revision we serve).
 const KNOWN_METHODS: &[&str] = &[
@@ -44,27 +45,62 @@ const KNOWN_METHODS: &[&str] = &[
     "server/discover",
 ];
 
-/// The MCP server over a loaded [`Registry`].
+/// The MCP server over a loaded [`Registry`]. Clones share state: a manifest reload swaps the
+/// registry for every transport and session at once.
 #[derive(Clone)]
 pub struct WardenServer {
-    registry: Arc<Registry>,
-    tools: Arc<Vec<model::Tool>>,
+    current: Arc<RwLock<Arc<Served>>>,
+    /// Connected clients, told when the tool list changes.
+    peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
 }
 
-impl WardenServer {
-    pub fn new(registry: Arc<Registry>) -> Self {
+/// One registry and its MCP tool list. Calls in flight keep the one they started on.
+struct Served {
+    registry: Arc<Registry>,
+    tools: Vec<model::Tool>,
+}
+
+impl Served {
+    fn new(registry: Arc<Registry>) -> Arc<Self> {
         let tools = registry.tools().iter().map(convert::tool).collect();
-        Self {
-            registry,
-            tools: Arc::new(tools),
-            min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
-        }
+        Arc::new(Self { registry, tools })
     }
 
     fn serves_resources(&self) -> bool {
         self.registry.plugins().iter().any(|p| p.serves_resources())
+    }
+}
+
+impl WardenServer {
+    pub fn new(registry: Arc<Registry>) -> Self {
+        Self {
+            current: Arc::new(RwLock::new(Served::new(registry))),
+            peers: Arc::default(),
+            min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
+        }
+    }
+
+    fn served(&self) -> Arc<Served> {
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Serve `registry` from now on and tell every connected client that the tools changed.
+    pub async fn replace(&self, registry: Arc<Registry>) {
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = Served::new(registry);
+        let peers: Vec<_> = self.peers.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut alive = Vec::new();
+        for peer in peers {
+            match peer.notify_tool_list_changed().await {
+                Ok(()) => alive.push(peer),
+                Err(e) => tracing::debug!("dropping a client that left: {e}"),
+            }
+        }
+        *self.peers.lock().unwrap_or_else(|p| p.into_inner()) = alive;
     }
 }
 
@@ -117,11 +153,25 @@ impl CallEvents for PeerEvents {
     }
 }
 
+/// Who is calling, for the audit log: the HTTP client's name (from its bearer token) and the
+/// implementation the client reported in `initialize` (or in the request's own `_meta`).
+fn client_identity(context: &RequestContext<RoleServer>) -> Option<String> {
+    let reported = context
+        .client_info()
+        .map(|info| format!("{} {}", info.name, info.version));
+    let named = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<http::ClientIdentity>())
+        .map(|id| id.0.to_string());
+    match (named, reported) {
+        (Some(n), Some(r)) => Some(format!("{n} ({r})")),
+        (n, r) => n.or(r),
+    }
+}
+
 fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
-    let client = context
-        .peer
-        .peer_info()
-        .map(|info| format!("{} {}", info.client_info.name, info.client_info.version));
+    let client = client_identity(context);
     CallContext {
         events: Some(Arc::new(PeerEvents {
             peer: context.peer.clone(),
@@ -137,8 +187,9 @@ impl ServerHandler for WardenServer {
     fn get_info(&self) -> ServerConfig {
         let builder = ServerCapabilities::builder()
             .enable_logging()
-            .enable_tools();
-        let capabilities = if self.serves_resources() {
+            .enable_tools()
+            .enable_tool_list_changed();
+        let capabilities = if self.served().serves_resources() {
             builder.enable_resources().build()
         } else {
             builder.build()
@@ -156,11 +207,11 @@ impl ServerHandler for WardenServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(self.served().tools.clone()))
     }
 
     fn get_tool(&self, name: &str) -> Option<model::Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.served().tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -169,7 +220,8 @@ impl ServerHandler for WardenServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
-        if self.registry.tool(name).is_none() {
+        let served = self.served();
+        if served.registry.tool(name).is_none() {
             return Err(McpError::invalid_params(
                 format!("unknown tool \"{name}\"; tools/list shows the tools this server serves"),
                 None,
@@ -182,7 +234,7 @@ impl ServerHandler for WardenServer {
             None => "{}".to_string(),
         };
         let call = call_context(self, &context);
-        let Some(report) = self.registry.call(name, &arguments, call).await else {
+        let Some(report) = served.registry.call(name, &arguments, call).await else {
             return Err(McpError::invalid_params(
                 format!("unknown tool \"{name}\""),
                 None,
@@ -200,12 +252,13 @@ impl ServerHandler for WardenServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        if !self.serves_resources() {
+        let served = self.served();
+        if !served.serves_resources() {
             return Err(McpError::method_not_found::<
                 model::ListResourcesRequestMethod,
             >());
         }
-        let resources = self
+        let resources = served
             .registry
             .plugins()
             .iter()
@@ -223,12 +276,13 @@ impl ServerHandler for WardenServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        if !self.serves_resources() {
+        let served = self.served();
+        if !served.serves_resources() {
             return Err(McpError::method_not_found::<
                 model::ListResourceTemplatesRequestMethod,
             >());
         }
-        let templates = self
+        let templates = served
             .registry
             .plugins()
             .iter()
@@ -246,13 +300,14 @@ impl ServerHandler for WardenServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if !self.serves_resources() {
+        let served = self.served();
+        if !served.serves_resources() {
             return Err(McpError::method_not_found::<model::ReadResourceRequestMethod>());
         }
         let uri = request.uri.as_str();
         let not_found =
             || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), None);
-        let plugin = self.registry.resource_owner(uri).ok_or_else(not_found)?;
+        let plugin = served.registry.resource_owner(uri).ok_or_else(not_found)?;
         let Backend::Wasm(wasm) = &plugin.backend else {
             return Err(not_found());
         };
@@ -281,6 +336,13 @@ impl ServerHandler for WardenServer {
         };
         self.min_level.store(level as u8, Ordering::Relaxed);
         Ok(())
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        self.peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(context.peer);
     }
 
     /// rmcp hands over a request whose method it knows but whose params do not parse (say,

@@ -67,6 +67,8 @@ pub struct CallReport {
 }
 
 pub struct Registry {
+    /// The engine, linker and epoch ticker these plugins run on; kept alive with them.
+    _runtime: Arc<Runtime>,
     plugins: Vec<Arc<LoadedPlugin>>,
     tools: Vec<ToolEntry>,
     routes: HashMap<String, (usize, String)>,
@@ -78,7 +80,7 @@ impl Registry {
     /// tool-name collisions, naming the manifest line.
     pub async fn load(
         manifest: &Manifest,
-        runtime: &Runtime,
+        runtime: Arc<Runtime>,
         services: Arc<HostServices>,
     ) -> Result<Self, LoadError> {
         let mut plugins: Vec<Arc<LoadedPlugin>> = Vec::new();
@@ -107,7 +109,7 @@ impl Registry {
                         PluginSource::Native(_) => unreachable!("handled above"),
                     };
                     let started = Instant::now();
-                    let wasm = WasmPlugin::load(runtime, config.clone(), &bytes, services.clone())
+                    let wasm = WasmPlugin::load(&runtime, config.clone(), &bytes, services.clone())
                         .await
                         .map_err(fail)?;
                     tracing::debug!(plugin = %config.name, ms = started.elapsed().as_millis(), "plugin loaded");
@@ -148,6 +150,7 @@ impl Registry {
             }));
         }
         Ok(Self {
+            _runtime: runtime,
             plugins,
             tools,
             routes,
