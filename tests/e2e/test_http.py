@@ -113,6 +113,10 @@ async def test_origin_and_host_checks(warden_bin, warden_env, write_manifest, he
             assert good_origin.status_code == 200, good_origin.text
             no_origin = await client.post(url, json=INIT, headers=ACCEPT)
             assert no_origin.status_code == 200, no_origin.text
+            own_origin = await client.post(url, json=INIT, headers={**ACCEPT, "Origin": f"http://127.0.0.1:{port}"})
+            assert own_origin.status_code == 200, own_origin.text
+            other_local_port = await client.post(url, json=INIT, headers={**ACCEPT, "Origin": "http://127.0.0.1:1"})
+            assert other_local_port.status_code == 403, other_local_port.text
 
 
 async def test_bearer_tokens_name_the_client_in_the_audit_log(warden_bin, warden_env, write_manifest, helpers, echo_wasm):

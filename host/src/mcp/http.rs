@@ -1,7 +1,7 @@
 //! MCP over streamable HTTP (`warden serve --http ADDR`): rmcp's streamable HTTP service
 //! mounted at `/mcp` in axum, behind
-//! - `Host` checks (DNS rebinding) and `Origin` checks (403 for an origin not allowed),
-//!   both done by rmcp from `[server.http]`;
+//! - `Host` checks (DNS rebinding) and `Origin` checks (403 for an origin not allowed; the
+//!   server's own loopback origin is allowed), both done by rmcp from `[server.http]`;
 //! - bearer tokens of named clients, required whenever Warden binds a non-loopback address;
 //!   the client's name is attached to each request and written to the audit log;
 //! - a request body limit (`[server.http] max_body`).
@@ -135,9 +135,19 @@ pub async fn serve(
     if !addr.ip().is_unspecified() {
         hosts.push(addr.ip().to_string());
     }
+    // A page served by this very server's loopback address is local, not a rebinding attack.
+    let mut origins = config.allowed_origins.clone();
+    if addr.ip().is_loopback() {
+        let port = addr.port();
+        origins.extend([
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+            format!("http://[::1]:{port}"),
+        ]);
+    }
     let rmcp_config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(config.allowed_origins.clone())
+        .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(usize::try_from(config.max_body).unwrap_or(usize::MAX));
     let service = StreamableHttpService::new(
