@@ -8,7 +8,7 @@
 
 use super::WardenServer;
 use rmcp::ServiceExt;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 /// Longest accepted line (a base64 file upload fits comfortably).
@@ -50,24 +50,21 @@ async fn read_input<R: AsyncRead + Unpin>(
     let mut line = Vec::new();
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) => break,
-            Ok(_) => {}
+        let oversized = match read_bounded_line(&mut reader, &mut line, MAX_LINE).await {
+            Ok(None) => break,
+            Ok(Some(oversized)) => oversized,
             Err(e) => {
                 tracing::error!("cannot read stdin: {e}");
                 break;
             }
+        };
+        if oversized {
+            let reply = parse_error(&format!("message longer than {MAX_LINE} bytes"));
+            let _ = replies.send(reply).await;
+            continue;
         }
         let text = trim(&line);
         if text.is_empty() {
-            continue;
-        }
-        if line.len() > MAX_LINE {
-            let _ = replies
-                .send(parse_error(&format!(
-                    "message longer than {MAX_LINE} bytes"
-                )))
-                .await;
             continue;
         }
         match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
@@ -87,6 +84,42 @@ async fn read_input<R: AsyncRead + Unpin>(
     }
     // EOF on stdin closes rmcp's input, which ends the session.
     let _ = to_rmcp.shutdown().await;
+}
+
+/// Read one line into `line`, keeping at most `max` bytes of it: a client that never
+/// sends a newline cannot make the server buffer without bound. `None` at end of input;
+/// `Some(true)` when the line was too long (its bytes are discarded up to the newline).
+async fn read_bounded_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<bool>> {
+    let mut oversized = false;
+    let mut read_any = false;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(read_any.then_some(oversized));
+        }
+        read_any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..=i], true),
+            None => (chunk, false),
+        };
+        let used = part.len();
+        if !oversized {
+            if line.len() + used > max {
+                oversized = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(part);
+            }
+        }
+        reader.consume(used);
+        if done {
+            return Ok(Some(oversized));
+        }
+    }
 }
 
 async fn forward_output(from_rmcp: tokio::io::DuplexStream, lines: mpsc::Sender<Vec<u8>>) {
@@ -136,4 +169,44 @@ fn parse_error(detail: &str) -> Vec<u8> {
     let mut bytes = reply.to_string().into_bytes();
     bytes.push(b'\n');
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<(bool, Vec<u8>)> {
+        // A 4-byte buffer makes lines span several reads.
+        let mut reader = BufReader::with_capacity(4, input);
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        while let Some(oversized) = read_bounded_line(&mut reader, &mut line, max)
+            .await
+            .expect("read")
+        {
+            out.push((oversized, std::mem::take(&mut line)));
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn long_lines_are_flagged_and_dropped_without_losing_the_next() {
+        let got = lines(b"short\nthis line is too long\nok\nlast", 8).await;
+        assert_eq!(
+            got,
+            vec![
+                (false, b"short\n".to_vec()),
+                (true, Vec::new()),
+                (false, b"ok\n".to_vec()),
+                (false, b"last".to_vec()),
+            ]
+        );
+    }
+
+    #[test]
+    fn parse_errors_are_json_rpc_with_a_null_id() {
+        let reply: serde_json::Value = serde_json::from_slice(&parse_error("x")).expect("json");
+        assert_eq!(reply["id"], serde_json::Value::Null);
+        assert_eq!(reply["error"]["code"], -32700);
+    }
 }

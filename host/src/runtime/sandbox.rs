@@ -95,10 +95,11 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
         .allow_udp(true)
         .allow_ip_name_lookup(false)
         .socket_addr_check(move |addr: SocketAddr, usage: SocketAddrUse| {
-            // wasmtime checks an implicit bind to the unspecified address before a connect or
-            // send. Binding that (an ephemeral local port) reaches nobody; allowing it lets the
+            // wasmtime checks an implicit bind to the unspecified address before a connect. Binding that (an ephemeral local port) reaches nobody; allowing it lets the
             // check that matters, on the real remote address, run and be audited.
-            let implicit_bind = matches!(usage, SocketAddrUse::TcpBind | SocketAddrUse::UdpBind)
+            // TCP only: a bound TCP socket still needs `listen` (checked) to accept anything, while
+            // a bound UDP socket would receive datagrams, each one a denial anyone could trigger.
+            let implicit_bind = matches!(usage, SocketAddrUse::TcpBind)
                 && addr.ip().is_unspecified()
                 && addr.port() == 0;
             if implicit_bind {
