@@ -96,18 +96,22 @@ impl Registry {
                 source_desc: config.source.to_string(),
                 message,
             };
-            let (backend, infos) = match &config.source {
-                PluginSource::Native(_) => (Backend::Native, vec![native::echo_tool()]),
-                source => {
-                    let bytes: std::borrow::Cow<'_, [u8]> = match source {
-                        PluginSource::Builtin(name) => builtin::bytes(name)
-                            .ok_or_else(|| fail("is not embedded in this build".into()))?
-                            .into(),
-                        PluginSource::Path(path) => std::fs::read(path)
-                            .map_err(|e| fail(format!("cannot be read: {e}")))?
-                            .into(),
-                        PluginSource::Native(_) => unreachable!("handled above"),
-                    };
+            let bytes: Option<std::borrow::Cow<'_, [u8]>> = match &config.source {
+                PluginSource::Native(_) => None,
+                PluginSource::Builtin(name) => Some(
+                    builtin::bytes(name)
+                        .ok_or_else(|| fail("is not embedded in this build".into()))?
+                        .into(),
+                ),
+                PluginSource::Path(path) => Some(
+                    std::fs::read(path)
+                        .map_err(|e| fail(format!("cannot be read: {e}")))?
+                        .into(),
+                ),
+            };
+            let (backend, infos) = match bytes {
+                None => (Backend::Native, vec![native::echo_tool()]),
+                Some(bytes) => {
                     let started = Instant::now();
                     let wasm = WasmPlugin::load(&runtime, config.clone(), &bytes, services.clone())
                         .await
