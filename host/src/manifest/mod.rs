@@ -138,10 +138,20 @@ pub struct BrowserConfig {
 
 /// Where a client's bearer token comes from. Resolved when the HTTP transport starts, so a
 /// stdio-only deployment does not need the variables set.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum TokenSource {
     Env(String),
     Literal(String),
+}
+
+/// Never prints a literal token, so a logged manifest cannot leak one.
+impl fmt::Debug for TokenSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Env(var) => f.debug_tuple("Env").field(var).finish(),
+            Self::Literal(_) => f.write_str("Literal(<redacted>)"),
+        }
+    }
 }
 
 /// `[server.http]`, validated.
@@ -244,7 +254,7 @@ struct Validator<'a> {
 
 impl Validator<'_> {
     fn line_col(&self, offset: usize) -> (usize, usize) {
-        let before = &self.text[..offset.min(self.text.len())];
+        let before = self.text.get(..offset).unwrap_or(self.text);
         let line = before.matches('\n').count() + 1;
         let column = before
             .rfind('\n')

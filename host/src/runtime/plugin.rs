@@ -71,13 +71,6 @@ impl CallFailure {
     }
 }
 
-/// A tool as served: its public name (with the manifest's prefix) and its plugin-local one.
-#[derive(Debug, Clone)]
-pub struct PluginTool {
-    pub public_name: String,
-    pub info: ToolInfo,
-}
-
 struct Live {
     store: Store<PluginState>,
     bindings: PluginWorld,
@@ -88,7 +81,8 @@ struct Live {
 
 pub struct WasmPlugin {
     pub config: PluginConfig,
-    pub tools: Vec<PluginTool>,
+    /// Every tool the plugin lists (validated); the registry applies the manifest's filter and prefix.
+    pub tools: Vec<ToolInfo>,
     pub resources: Vec<ResourceInfo>,
     pub templates: Vec<ResourceTemplate>,
     /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
@@ -148,7 +142,7 @@ impl WasmPlugin {
 
     async fn describe(
         &self,
-    ) -> Result<(Vec<PluginTool>, Vec<ResourceInfo>, Vec<ResourceTemplate>), String> {
+    ) -> Result<(Vec<ToolInfo>, Vec<ResourceInfo>, Vec<ResourceTemplate>), String> {
         let mut slot = self.live.lock().await;
         let live = self
             .live_instance(&mut slot)
@@ -173,17 +167,10 @@ impl WasmPlugin {
             .call_list_templates(&mut live.store)
             .await
             .map_err(|e| trap("list-templates", e))?;
-        let mut tools = Vec::new();
-        for info in infos {
-            validate_tool(&info)?;
-            if self.config.tools.allows(&info.name) {
-                tools.push(PluginTool {
-                    public_name: format!("{}{}", self.config.tool_prefix, info.name),
-                    info,
-                });
-            }
+        for info in &infos {
+            validate_tool(info)?;
         }
-        Ok((tools, resources, templates))
+        Ok((infos, resources, templates))
     }
 
     async fn instantiate(&self) -> wasmtime::Result<Live> {

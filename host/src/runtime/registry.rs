@@ -117,7 +117,7 @@ impl Registry {
                         .await
                         .map_err(fail)?;
                     tracing::debug!(plugin = %config.name, ms = started.elapsed().as_millis(), "plugin loaded");
-                    let infos = wasm.tools.iter().map(|t| t.info.clone()).collect();
+                    let infos = wasm.tools.clone();
                     (Backend::Wasm(Box::new(wasm)), infos)
                 }
             };

@@ -9,22 +9,23 @@ use crate::runtime::state::PluginState;
 impl types::Host for PluginState {}
 
 impl PluginState {
-    fn sftp_allowed(&self, host: &str) -> Result<(), Error> {
-        self.grants
-            .check_sftp_host(host)
-            .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
-        Err(Error::Io(not_provided("sftp")))
+    /// The answer to every SFTP call until the provider exists: access-denied without the
+    /// grant (audited), otherwise an `io` error saying the provider is not built.
+    fn sftp_unavailable(&self, host: &str) -> Error {
+        match self.grants.check_sftp_host(host) {
+            Err(d) => Error::AccessDenied(self.refuse("sftp", &d)),
+            Ok(()) => Error::Io(not_provided("sftp")),
+        }
     }
 }
 
 impl Host for PluginState {
     async fn list(&mut self, host: String, _path: String) -> Result<Vec<DirEntry>, Error> {
-        self.sftp_allowed(&host).map(|()| Vec::new())
+        Err(self.sftp_unavailable(&host))
     }
 
     async fn stat(&mut self, host: String, _path: String) -> Result<FileStat, Error> {
-        self.sftp_allowed(&host)?;
-        Err(Error::Io(not_provided("sftp")))
+        Err(self.sftp_unavailable(&host))
     }
 
     async fn read(
@@ -34,6 +35,6 @@ impl Host for PluginState {
         _offset: u64,
         _length: u64,
     ) -> Result<Vec<u8>, Error> {
-        self.sftp_allowed(&host).map(|()| Vec::new())
+        Err(self.sftp_unavailable(&host))
     }
 }
