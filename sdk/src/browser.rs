@@ -1,10 +1,18 @@
 //! A real Chromium driven by the host (`warden:browser/browser`). Every navigation is
-//! checked against the plugin's `browser.origins` grant.
+//! checked against the plugin's `browser.origins` grant, in the browser itself.
+//!
+//! The snapshot types ([`Snapshot`], [`Element`], ...) are plain data; element handles are
+//! stable for the same DOM node, so a plugin can map them to short references of its own.
 
 use std::time::Duration;
 
 use crate::CapabilityError;
 use crate::bindings::warden::browser::browser as wit;
+
+pub use wit::{
+    ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Modifiers, MouseButton,
+    Overlay, PageMeta, Rect, Snapshot, TabInfo,
+};
 
 /// When a navigation counts as done.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -28,8 +36,44 @@ impl From<WaitUntil> for wit::WaitUntil {
     }
 }
 
-/// One tab in a named, isolated browser session. Dropping it releases the handle; call
-/// [`Page::close`] to close the tab.
+/// What [`Page::wait_for`] waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitCondition {
+    /// The text appears in the page.
+    Text(String),
+    /// The text is gone from the page.
+    TextGone(String),
+    /// A CSS selector matches.
+    Selector(String),
+    /// The URL matches a glob (`*` matches any run of characters).
+    Url(String),
+}
+
+/// What a screenshot covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    Viewport,
+    FullPage,
+    /// One element, by handle.
+    Element(u64),
+}
+
+impl Default for ClickOptions {
+    fn default() -> Self {
+        Self {
+            button: MouseButton::Left,
+            count: 1,
+            modifiers: Modifiers::empty(),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u32 {
+    u32::try_from(d.as_millis()).unwrap_or(u32::MAX)
+}
+
+/// One tab in a named, isolated browser session. Dropping it releases the handle but keeps
+/// the tab; call [`Page::close`] to close it.
 #[derive(Debug)]
 pub struct Page(wit::Page);
 
@@ -38,23 +82,178 @@ pub fn open_page(session: Option<&str>) -> Result<Page, CapabilityError> {
     Ok(Page(wit::open_page(session)?))
 }
 
+/// The tabs of `session`, including tabs its pages opened.
+pub fn list_tabs(session: Option<&str>) -> Result<Vec<TabInfo>, CapabilityError> {
+    Ok(wit::list_tabs(session)?)
+}
+
+/// Takes hold of a tab of `session` by id (such as a popup found with [`list_tabs`]).
+pub fn attach_tab(session: Option<&str>, id: &str) -> Result<Page, CapabilityError> {
+    Ok(Page(wit::attach_tab(session, id)?))
+}
+
+/// Closes a session with all its tabs and cookies.
+pub fn close_session(session: &str) -> Result<(), CapabilityError> {
+    Ok(wit::close_session(session)?)
+}
+
+/// The sessions this plugin has open.
+pub fn list_sessions() -> Result<Vec<String>, CapabilityError> {
+    Ok(wit::list_sessions()?)
+}
+
 impl Page {
+    /// The tab's id, stable for its life.
+    pub fn id(&self) -> String {
+        self.0.id()
+    }
+
     /// The page's current URL.
     pub fn url(&self) -> Result<String, CapabilityError> {
         Ok(self.0.url()?)
     }
 
-    /// Navigates to `url`, waiting until `wait_until` or `timeout` (millisecond precision);
-    /// returns the URL the host reports after navigation. Fails with access-denied when the
-    /// URL's origin is not granted.
+    /// Navigates to `url`, waiting until `wait_until` or `timeout`; returns the final URL.
+    /// Fails with access-denied when the URL's (or a redirect's) origin is not granted.
     pub fn navigate(
         &self,
         url: &str,
         wait_until: WaitUntil,
         timeout: Duration,
     ) -> Result<String, CapabilityError> {
-        let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
-        Ok(self.0.navigate(url, wait_until.into(), timeout_ms)?)
+        Ok(self.0.navigate(url, wait_until.into(), millis(timeout))?)
+    }
+
+    /// Moves through the tab's history: -1 is back, 1 is forward.
+    pub fn history(
+        &self,
+        delta: i32,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<String, CapabilityError> {
+        Ok(self.0.history(delta, wait_until.into(), millis(timeout))?)
+    }
+
+    pub fn reload(
+        &self,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<String, CapabilityError> {
+        Ok(self.0.reload(wait_until.into(), millis(timeout))?)
+    }
+
+    /// The page's elements (and its text blocks when `include_text`).
+    pub fn snapshot(&self, include_text: bool) -> Result<Snapshot, CapabilityError> {
+        Ok(self.0.snapshot(include_text)?)
+    }
+
+    pub fn click(&self, handle: u64, options: ClickOptions) -> Result<(), CapabilityError> {
+        Ok(self.0.click(handle, options)?)
+    }
+
+    pub fn click_at(&self, x: f64, y: f64, options: ClickOptions) -> Result<(), CapabilityError> {
+        Ok(self.0.click_at(x, y, options)?)
+    }
+
+    pub fn hover(&self, handle: u64) -> Result<(), CapabilityError> {
+        Ok(self.0.hover(handle)?)
+    }
+
+    pub fn focus(&self, handle: u64) -> Result<(), CapabilityError> {
+        Ok(self.0.focus(handle)?)
+    }
+
+    /// Replaces a text field's value.
+    pub fn fill(&self, handle: u64, text: &str) -> Result<(), CapabilityError> {
+        Ok(self.0.fill(handle, text)?)
+    }
+
+    /// Fills a field with the manifest's secret `name`; the value never reaches the plugin.
+    pub fn fill_secret(&self, handle: u64, name: &str) -> Result<(), CapabilityError> {
+        Ok(self.0.fill_secret(handle, name)?)
+    }
+
+    /// Types into the focused element key by key.
+    pub fn type_text(&self, text: &str, delay: Duration) -> Result<(), CapabilityError> {
+        Ok(self.0.type_text(text, millis(delay))?)
+    }
+
+    /// Presses a key or combination such as `Enter` or `Control+A`.
+    pub fn press(&self, keys: &str) -> Result<(), CapabilityError> {
+        Ok(self.0.press(keys)?)
+    }
+
+    /// Selects options of a `<select>` by value or label; returns the selected values.
+    pub fn select(&self, handle: u64, values: &[String]) -> Result<Vec<String>, CapabilityError> {
+        Ok(self.0.select(handle, values)?)
+    }
+
+    pub fn set_checked(&self, handle: u64, checked: bool) -> Result<(), CapabilityError> {
+        Ok(self.0.set_checked(handle, checked)?)
+    }
+
+    pub fn scroll_into_view(&self, handle: u64) -> Result<(), CapabilityError> {
+        Ok(self.0.scroll_into_view(handle)?)
+    }
+
+    /// Scrolls the page (or the element under `handle`) by a delta in CSS pixels.
+    pub fn scroll(&self, handle: Option<u64>, dx: f64, dy: f64) -> Result<(), CapabilityError> {
+        Ok(self.0.scroll(handle, dx, dy)?)
+    }
+
+    pub fn wait_for(
+        &self,
+        condition: WaitCondition,
+        timeout: Duration,
+    ) -> Result<(), CapabilityError> {
+        let condition = match condition {
+            WaitCondition::Text(t) => wit::WaitCondition::Text(t),
+            WaitCondition::TextGone(t) => wit::WaitCondition::TextGone(t),
+            WaitCondition::Selector(s) => wit::WaitCondition::Selector(s),
+            WaitCondition::Url(u) => wit::WaitCondition::Url(u),
+        };
+        Ok(self.0.wait_for(&condition, millis(timeout))?)
+    }
+
+    /// PNG (or JPEG) bytes.
+    pub fn screenshot(&self, area: Area, jpeg: bool) -> Result<Vec<u8>, CapabilityError> {
+        let area = match area {
+            Area::Viewport => wit::ScreenshotArea::Viewport,
+            Area::FullPage => wit::ScreenshotArea::FullPage,
+            Area::Element(h) => wit::ScreenshotArea::Element(h),
+        };
+        Ok(self.0.screenshot(area, jpeg)?)
+    }
+
+    /// Evaluates JavaScript in the page (grant `browser.eval_js`); the result as JSON text.
+    pub fn evaluate(&self, expression: &str) -> Result<String, CapabilityError> {
+        Ok(self.0.evaluate(expression)?)
+    }
+
+    /// Cookies for the page's URL (grant `browser.cookies`).
+    pub fn cookies(&self) -> Result<Vec<Cookie>, CapabilityError> {
+        Ok(self.0.cookies()?)
+    }
+
+    pub fn set_cookie(&self, cookie: &Cookie) -> Result<(), CapabilityError> {
+        Ok(self.0.set_cookie(cookie)?)
+    }
+
+    pub fn clear_cookies(&self) -> Result<(), CapabilityError> {
+        Ok(self.0.clear_cookies()?)
+    }
+
+    /// The JavaScript dialog waiting for an answer, if any.
+    pub fn dialog(&self) -> Result<Option<DialogInfo>, CapabilityError> {
+        Ok(self.0.dialog()?)
+    }
+
+    pub fn answer_dialog(
+        &self,
+        accept: bool,
+        prompt_text: Option<&str>,
+    ) -> Result<(), CapabilityError> {
+        Ok(self.0.answer_dialog(accept, prompt_text)?)
     }
 
     /// Closes the tab.

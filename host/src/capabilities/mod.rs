@@ -8,6 +8,7 @@ pub mod sftp;
 pub mod terminal;
 
 use crate::audit::AuditLog;
+use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Denied;
 use crate::runtime::state::PluginState;
 use std::sync::Arc;
@@ -18,15 +19,21 @@ pub struct HostServices {
     pub audit: Arc<AuditLog>,
     /// One HTTP client for all plugins; redirects are followed by hand so each hop is checked.
     pub http: reqwest::Client,
+    /// The browser, started on first use and shared by the plugins (each in its own contexts).
+    pub browser: browser::BrowserProvider,
 }
 
 impl HostServices {
-    pub fn new(audit: Arc<AuditLog>) -> Result<Self, reqwest::Error> {
+    pub fn new(audit: Arc<AuditLog>, browser: BrowserConfig) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self { audit, http })
+        Ok(Self {
+            audit,
+            http,
+            browser: browser::BrowserProvider::new(browser),
+        })
     }
 }
 

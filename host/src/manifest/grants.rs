@@ -221,6 +221,76 @@ impl Grants {
         }
     }
 
+    /// May this plugin's pages load `url` (a top-level or frame navigation)?
+    pub fn check_browser_origin(&self, url: &Url) -> Result<(), Denied> {
+        const KEY: &str = "grants.browser.origins";
+        // Pages that carry no origin of their own stay inside the browser.
+        if matches!(url.scheme(), "about" | "data" | "blob" | "javascript") {
+            return Ok(());
+        }
+        let origin = url.origin().ascii_serialization();
+        let with_port = match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+            _ => origin.clone(),
+        };
+        let allowed = self
+            .browser
+            .as_ref()
+            .is_some_and(|b| b.origins.is_match(&origin) || b.origins.is_match(&with_port));
+        if allowed {
+            Ok(())
+        } else {
+            Err(self.denied(
+                KEY,
+                format!("origin {origin}"),
+                format!("add \"{origin}\" to {KEY}"),
+            ))
+        }
+    }
+
+    /// May this plugin run JavaScript in its pages?
+    pub fn check_eval_js(&self) -> Result<(), Denied> {
+        if self.browser.as_ref().is_some_and(|b| b.eval_js) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.browser.eval_js",
+                "JavaScript evaluation".into(),
+                "set grants.browser.eval_js = true".into(),
+            ))
+        }
+    }
+
+    /// May this plugin read and change its pages' cookies?
+    pub fn check_browser_cookies(&self) -> Result<(), Denied> {
+        if self.browser.as_ref().is_some_and(|b| b.cookies) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.browser.cookies",
+                "cookies".into(),
+                "set grants.browser.cookies = true".into(),
+            ))
+        }
+    }
+
+    /// May this plugin have the host type secret `name`?
+    pub fn check_secret(&self, name: &str) -> Result<(), Denied> {
+        if self
+            .browser
+            .as_ref()
+            .is_some_and(|b| b.secrets.iter().any(|s| s == name))
+        {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.browser.secrets",
+                format!("secret '{name}'"),
+                format!("add \"{name}\" to grants.browser.secrets"),
+            ))
+        }
+    }
+
     /// May this plugin open a local PTY?
     pub fn check_terminal_local(&self) -> Result<(), Denied> {
         if self.terminal.as_ref().is_some_and(|t| t.local) {

@@ -134,18 +134,36 @@ pub struct BrowserConfig {
     pub executable: Option<PathBuf>,
     pub endpoint: Option<String>,
     pub headless: bool,
+    pub args: Vec<String>,
+    /// `[browser.secrets]`: only the host reads them, when it types one into a page.
+    pub secrets: BTreeMap<String, SecretSource>,
 }
 
-/// Where a client's bearer token comes from. Resolved when the HTTP transport starts, so a
-/// stdio-only deployment does not need the variables set.
+/// Where a secret (a client's bearer token, a password for a page) comes from. Resolved when
+/// it is used, so a deployment that never uses it does not need the variable set.
 #[derive(Clone)]
-pub enum TokenSource {
+pub enum SecretSource {
     Env(String),
     Literal(String),
 }
 
+impl SecretSource {
+    /// The value, or a message that names what to set. Never part of a message itself.
+    pub fn resolve(&self) -> Result<String, String> {
+        match self {
+            Self::Literal(v) => Ok(v.clone()),
+            Self::Env(var) => match std::env::var(var) {
+                Ok(v) if !v.is_empty() => Ok(v),
+                _ => Err(format!(
+                    "environment variable {var} is not set for the warden process"
+                )),
+            },
+        }
+    }
+}
+
 /// Never prints a literal token, so a logged manifest cannot leak one.
-impl fmt::Debug for TokenSource {
+impl fmt::Debug for SecretSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Env(var) => f.debug_tuple("Env").field(var).finish(),
@@ -160,7 +178,7 @@ pub struct HttpConfig {
     pub allowed_hosts: Option<Vec<String>>,
     pub allowed_origins: Vec<String>,
     pub max_body: u64,
-    pub clients: Vec<(String, TokenSource)>,
+    pub clients: Vec<(String, SecretSource)>,
 }
 
 /// Default `[server.http] max_body`.
@@ -217,6 +235,7 @@ impl Manifest {
             file_name,
             base,
             diagnostics: Vec::new(),
+            secret_names: Vec::new(),
         };
         let file: ManifestFile = match toml::from_str(text) {
             Ok(f) => f,
@@ -250,6 +269,8 @@ struct Validator<'a> {
     file_name: &'a str,
     base: &'a Path,
     diagnostics: Vec<Diagnostic>,
+    /// Names under `[browser.secrets]`, which `grants.browser.secrets` may name.
+    secret_names: Vec<String>,
 }
 
 impl Validator<'_> {
@@ -387,10 +408,36 @@ impl Validator<'_> {
             );
         }
 
+        let mut secrets = BTreeMap::new();
+        for (name, spec) in file.browser.secrets {
+            let span = spec.span();
+            let spec = spec.into_inner();
+            if !valid_name(&name) {
+                self.error(
+                    span.clone(),
+                    format!("browser.secrets: name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+                );
+            }
+            match (spec.env, spec.value) {
+                (Some(var), None) => {
+                    secrets.insert(name.clone(), SecretSource::Env(var));
+                }
+                (None, Some(value)) => {
+                    secrets.insert(name.clone(), SecretSource::Literal(value));
+                }
+                _ => self.error(
+                    span,
+                    format!("browser.secrets.{name}: set exactly one of env (preferred) or value"),
+                ),
+            }
+            self.secret_names.push(name);
+        }
         let browser = BrowserConfig {
             executable: file.browser.executable.map(|p| self.resolve(&p)),
             endpoint: file.browser.endpoint,
             headless: file.browser.headless.unwrap_or(true),
+            args: file.browser.args,
+            secrets,
         };
 
         let mut plugins: Vec<PluginConfig> = Vec::new();
@@ -445,8 +492,8 @@ impl Validator<'_> {
                 self.error(span.clone(), format!("server.http.clients: client name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"));
             }
             match (&client.token_env, &client.token) {
-                (Some(var), None) => clients.push((name.clone(), TokenSource::Env(var.clone()))),
-                (None, Some(token)) if token.len() >= 16 => clients.push((name.clone(), TokenSource::Literal(token.clone()))),
+                (Some(var), None) => clients.push((name.clone(), SecretSource::Env(var.clone()))),
+                (None, Some(token)) if token.len() >= 16 => clients.push((name.clone(), SecretSource::Literal(token.clone()))),
                 (None, Some(_)) => self.error(span, format!("server.http.clients.{name}.token is shorter than 16 characters; use a long random token")),
                 _ => self.error(span, format!("server.http.clients.{name}: set exactly one of token_env (preferred) or token")),
             }
@@ -612,7 +659,7 @@ impl Validator<'_> {
                 .iter()
                 .map(|d| self.resolve(d.get_ref()))
                 .collect(),
-            secrets: b.secrets.iter().map(|s| s.get_ref().clone()).collect(),
+            secrets: self.secret_grants(&b.secrets),
         });
         let terminal = spec.terminal.map(|t| TerminalGrant {
             local: t.local,
@@ -656,6 +703,18 @@ impl Validator<'_> {
             }
         }
         self.globs(key, origins)
+    }
+
+    fn secret_grants(&mut self, names: &[Spanned<String>]) -> Vec<String> {
+        for n in names {
+            if !self.secret_names.contains(n.get_ref()) {
+                self.error(
+                    n.span(),
+                    format!("grants.browser.secrets: unknown secret \"{}\"; define it under [browser.secrets] (e.g. {} = {{ env = \"{}\" }})", n.get_ref(), n.get_ref(), n.get_ref()),
+                );
+            }
+        }
+        names.iter().map(|n| n.get_ref().clone()).collect()
     }
 
     fn aliases(

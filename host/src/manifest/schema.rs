@@ -104,6 +104,23 @@ pub struct BrowserSection {
     pub endpoint: Option<String>,
     /// Run without a window. Example: `headless = true` (the default).
     pub headless: Option<bool>,
+    /// Extra Chromium flags. Example: `args = ["--lang=de-DE"]`.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Secrets the host can type into pages for plugins granted them by name
+    /// (`grants.browser.secrets`). Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD" }`.
+    #[serde(default)]
+    pub secrets: BTreeMap<String, Spanned<SecretSpec>>,
+}
+
+/// Where a `[browser.secrets]` value comes from: the environment (preferred) or the file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretSpec {
+    /// Read from this environment variable each time it is used.
+    pub env: Option<String>,
+    /// The value itself (keep the manifest private when you use this).
+    pub value: Option<String>,
 }
 
 /// One `[[plugin]]`.

@@ -32,6 +32,16 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `tool_prefix`, `tools`, `limits`, `grants`",
         ),
         (
+            "secret granted but not defined",
+            format!("{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], secrets = [\"PW\"] }}\n"),
+            "warden.toml:4:64: grants.browser.secrets: unknown secret \"PW\"; define it under [browser.secrets] (e.g. PW = { env = \"PW\" })",
+        ),
+        (
+            "secret with both sources",
+            format!("[browser.secrets]\nPW = {{ env = \"PW\", value = \"x\" }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.secrets.PW: set exactly one of env (preferred) or value",
+        ),
+        (
             "unknown grant key",
             format!("{PLUGIN}grants.network = {{ any = true }}\n"),
             "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`",

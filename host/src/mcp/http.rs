@@ -7,7 +7,7 @@
 //! - a request body limit (`[server.http] max_body`).
 
 use super::WardenServer;
-use crate::manifest::{HttpConfig, TokenSource};
+use crate::manifest::{HttpConfig, SecretSource};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -52,8 +52,8 @@ impl Tokens {
         let mut tokens = Vec::new();
         for (name, source) in &config.clients {
             let token = match source {
-                TokenSource::Literal(t) => t.clone(),
-                TokenSource::Env(var) => {
+                SecretSource::Literal(t) => t.clone(),
+                SecretSource::Env(var) => {
                     std::env::var(var).map_err(|_| HttpError::MissingTokenVar {
                         client: name.clone(),
                         var: var.clone(),

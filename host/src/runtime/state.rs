@@ -125,6 +125,11 @@ impl PluginState {
     pub fn plugin(&self) -> &str {
         &self.grants.plugin
     }
+
+    /// The instance's resource table (tabs, sessions handed to the guest).
+    pub fn table(&mut self) -> &mut ResourceTable {
+        &mut self.table
+    }
 }
 
 impl WasiView for PluginState {

@@ -1,47 +1,657 @@
-//! `warden:browser`: the grant check is in place; the Chromium provider is not built yet, so a
-//! granted call answers with an `io` error that says so.
+//! `warden:browser`: a real Chromium for plugins. Every call checks the plugin's browser
+//! grant; navigations are guarded in the browser itself (see `provider.rs`); `eval_js`,
+//! cookies and secrets have grants of their own. Secret values never reach the plugin.
 
-use super::not_provided;
-use crate::runtime::bindings::warden::browser::browser::{Host, HostPage, WaitUntil};
+mod cdp;
+mod keys;
+mod launch;
+mod provider;
+mod tab;
+
+pub use provider::BrowserProvider;
+
+use crate::runtime::bindings::warden::browser::browser::{
+    ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Host, HostPage, Modifiers,
+    MouseButton, Overlay, PageMeta, Rect, ScreenshotArea, Snapshot, TabInfo, WaitCondition,
+    WaitUntil,
+};
 use crate::runtime::bindings::warden::browser::types::{self, Error};
 use crate::runtime::state::PluginState;
+use provider::BrowserError;
+use serde_json::{Value, json};
+use std::time::Duration;
+use tab::{Area, Click, Tab};
 use wasmtime::component::Resource;
 
 /// A tab handed to a plugin.
 #[derive(Debug)]
-pub struct PageHandle;
+pub struct PageHandle {
+    /// Which browser process the tab lives in; a restarted browser makes old handles stale.
+    generation: u64,
+    target: String,
+    session: String,
+}
+
+const DEFAULT_SESSION: &str = "default";
+
+impl From<BrowserError> for Error {
+    fn from(e: BrowserError) -> Self {
+        match e {
+            BrowserError::Denied(m) => Self::AccessDenied(m),
+            BrowserError::NotFound(m) => Self::NotFound(m),
+            BrowserError::Timeout(m) => Self::Timeout(m),
+            BrowserError::Invalid(m) => Self::InvalidArgument(m),
+            BrowserError::Io(m) => Self::Io(m),
+        }
+    }
+}
+
+fn wait_until(w: WaitUntil) -> tab::WaitUntil {
+    match w {
+        WaitUntil::Load => tab::WaitUntil::Load,
+        WaitUntil::DomContentLoaded => tab::WaitUntil::DomContentLoaded,
+        WaitUntil::NetworkIdle => tab::WaitUntil::NetworkIdle,
+    }
+}
+
+fn timeout(ms: u32) -> Duration {
+    Duration::from_millis(u64::from(if ms == 0 { 30_000 } else { ms }))
+}
+
+fn click(o: ClickOptions) -> Click {
+    let mut modifiers = 0;
+    for (flag, bit) in [
+        (Modifiers::ALT, keys::ALT),
+        (Modifiers::CTRL, keys::CTRL),
+        (Modifiers::META, keys::META),
+        (Modifiers::SHIFT, keys::SHIFT),
+    ] {
+        if o.modifiers.contains(flag) {
+            modifiers |= bit;
+        }
+    }
+    Click {
+        button: match o.button {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+        },
+        count: o.count.clamp(1, 3),
+        modifiers,
+    }
+}
+
+fn session_name(session: Option<String>) -> Result<String, Error> {
+    let name = session.unwrap_or_else(|| DEFAULT_SESSION.to_string());
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(Error::InvalidArgument(format!(
+            "session name \"{name}\" must be 1-64 letters, digits, '-' or '_'"
+        )));
+    }
+    Ok(name)
+}
+
+impl PluginState {
+    fn browser_allowed(&self) -> Result<(), Error> {
+        self.grants
+            .check_browser()
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
+    }
+
+    /// The tab behind a handle, in the running browser; refreshes the session's grants.
+    async fn tab(&mut self, page: &Resource<PageHandle>) -> Result<Tab, Error> {
+        self.browser_allowed()?;
+        let handle = self
+            .table()
+            .get(page)
+            .map_err(|_| Error::NotFound("no such page".into()))?;
+        let (generation, target, session) = (
+            handle.generation,
+            handle.target.clone(),
+            handle.session.clone(),
+        );
+        let live = self
+            .services
+            .browser
+            .current()
+            .await
+            .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled())
+            .ok_or_else(|| {
+                Error::NotFound(
+                    "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
+                        .into(),
+                )
+            })?;
+        live.context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok(Tab { live, target })
+    }
+
+    async fn handle_for(
+        &mut self,
+        session: String,
+        target: String,
+        generation: u64,
+    ) -> Result<Resource<PageHandle>, Error> {
+        self.table()
+            .push(PageHandle {
+                generation,
+                target,
+                session,
+            })
+            .map_err(|e| Error::Io(format!("cannot hand out the tab: {e}")))
+    }
+}
+
+fn to_wit_snapshot(tab: &Tab, frames: Vec<tab::FrameSnapshot>, include_text: bool) -> Snapshot {
+    let scrub = |s: &str| tab.scrub(s);
+    let mut elements = Vec::new();
+    let mut overlays = Vec::new();
+    let mut frame_infos = Vec::new();
+    let mut meta = PageMeta {
+        url: String::new(),
+        title: String::new(),
+        page_type: None,
+        has_login_form: false,
+        has_captcha: false,
+        form_count: 0,
+        description: None,
+    };
+    for (index, f) in frames.iter().enumerate() {
+        let Ok(frame_index) = u32::try_from(index) else {
+            break;
+        };
+        frame_infos.push(FrameInfo {
+            url: f.frame.url.clone(),
+            name: f.frame.name.clone(),
+            parent: f.frame.parent.and_then(|p| u32::try_from(p).ok()),
+            opaque: f.data.is_none(),
+        });
+        let Some(data) = &f.data else { continue };
+        let m = &data["meta"];
+        if index == 0 {
+            meta.url = scrub(m["url"].as_str().unwrap_or_default());
+            meta.title = scrub(m["title"].as_str().unwrap_or_default());
+            meta.page_type = m["pageType"].as_str().map(str::to_string);
+            meta.description = m["description"].as_str().map(scrub);
+        }
+        meta.has_login_form |= m["hasLoginForm"].as_bool().unwrap_or(false);
+        meta.has_captcha |= m["hasCaptcha"].as_bool().unwrap_or(false);
+        meta.form_count += u32::try_from(m["formCount"].as_u64().unwrap_or(0)).unwrap_or(0);
+        if meta.page_type.is_none() && meta.has_login_form {
+            meta.page_type = Some("login".into());
+        }
+        let overlay_base = u32::try_from(overlays.len()).unwrap_or(0);
+        for o in data["overlays"].as_array().into_iter().flatten() {
+            overlays.push(Overlay {
+                kind: o["kind"].as_str().unwrap_or("overlay").to_string(),
+                label: scrub(o["label"].as_str().unwrap_or_default()),
+            });
+        }
+        for e in data["elements"].as_array().into_iter().flatten() {
+            let Some(node) = e["handle"].as_u64() else {
+                continue;
+            };
+            let mut states = ElementStates::empty();
+            for st in e["states"].as_array().into_iter().flatten() {
+                states |= match st.as_str().unwrap_or_default() {
+                    "disabled" => ElementStates::DISABLED,
+                    "checked" => ElementStates::CHECKED,
+                    "mixed" => ElementStates::MIXED,
+                    "selected" => ElementStates::SELECTED,
+                    "expanded" => ElementStates::EXPANDED,
+                    "focused" => ElementStates::FOCUSED,
+                    "required" => ElementStates::REQUIRED,
+                    "readonly" => ElementStates::READONLY,
+                    "offscreen" => ElementStates::OFFSCREEN,
+                    _ => ElementStates::empty(),
+                };
+            }
+            let b = &e["bounds"];
+            let num = |i: usize| b[i].as_f64().unwrap_or(0.0);
+            elements.push(Element {
+                handle: (u64::from(f.frame.seq) << 32) | (node & 0xffff_ffff),
+                frame: frame_index,
+                role: e["role"].as_str().unwrap_or("generic").to_string(),
+                name: scrub(e["name"].as_str().unwrap_or_default()),
+                value: e["value"].as_str().map(scrub),
+                attributes: e["attributes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|kv| Some((kv[0].as_str()?.to_string(), scrub(kv[1].as_str()?))))
+                    .collect(),
+                states,
+                bounds: b.is_array().then(|| Rect {
+                    x: num(0) + f.offset.0,
+                    y: num(1) + f.offset.1,
+                    width: num(2),
+                    height: num(3),
+                }),
+                interactive: e["interactive"].as_bool().unwrap_or(false),
+                level: u8::try_from(e["level"].as_u64().unwrap_or(0)).unwrap_or(0),
+                overlay: e["overlay"]
+                    .as_u64()
+                    .and_then(|o| u32::try_from(o).ok())
+                    .map(|o| o + overlay_base),
+            });
+        }
+    }
+    Snapshot {
+        meta,
+        elements,
+        overlays,
+        frames: frame_infos,
+        text_included: include_text,
+    }
+}
+
+fn cookie_from_json(c: &Value) -> Cookie {
+    Cookie {
+        name: c["name"].as_str().unwrap_or_default().to_string(),
+        value: c["value"].as_str().unwrap_or_default().to_string(),
+        domain: c["domain"].as_str().unwrap_or_default().to_string(),
+        path: c["path"].as_str().unwrap_or("/").to_string(),
+        expires: c["expires"].as_f64().filter(|e| *e > 0.0),
+        http_only: c["httpOnly"].as_bool().unwrap_or(false),
+        secure: c["secure"].as_bool().unwrap_or(false),
+        same_site: c["sameSite"].as_str().map(str::to_string),
+    }
+}
 
 impl types::Host for PluginState {}
 
 impl Host for PluginState {
-    async fn open_page(&mut self, _session: Option<String>) -> Result<Resource<PageHandle>, Error> {
-        self.grants
-            .check_browser()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
-        Err(Error::Io(not_provided("browser")))
+    async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let live = self.services.browser.live().await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        let target = live.open_tab(&context).await?;
+        self.handle_for(session, target, live.generation).await
+    }
+
+    async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let Some(live) = self.services.browser.current().await else {
+            return Ok(Vec::new());
+        };
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok(live
+            .tabs_of(&context)
+            .into_iter()
+            .map(|(id, url, title, opener)| TabInfo {
+                id,
+                url,
+                title,
+                opener,
+            })
+            .collect())
+    }
+
+    async fn attach_tab(
+        &mut self,
+        session: Option<String>,
+        id: String,
+    ) -> Result<Resource<PageHandle>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let live = self.services.browser.live().await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        if live.tab_context(&id).as_deref() != Some(context.as_str()) {
+            return Err(Error::NotFound(format!(
+                "no tab \"{id}\" in session \"{session}\"; list the tabs first"
+            )));
+        }
+        self.handle_for(session, id, live.generation).await
+    }
+
+    async fn close_session(&mut self, session: String) -> Result<(), Error> {
+        self.browser_allowed()?;
+        let session = session_name(Some(session))?;
+        let live = self
+            .services
+            .browser
+            .current()
+            .await
+            .ok_or_else(|| Error::NotFound(format!("no session named \"{session}\"")))?;
+        Ok(live.close_session(self.plugin(), &session).await?)
+    }
+
+    async fn list_sessions(&mut self) -> Result<Vec<String>, Error> {
+        self.browser_allowed()?;
+        Ok(match self.services.browser.current().await {
+            Some(live) => live.sessions_of(self.plugin()),
+            None => Vec::new(),
+        })
     }
 }
 
 impl HostPage for PluginState {
-    async fn url(&mut self, _page: Resource<PageHandle>) -> Result<String, Error> {
-        Err(Error::NotFound("no such page".into()))
+    async fn id(&mut self, page: Resource<PageHandle>) -> String {
+        self.table()
+            .get(&page)
+            .map(|h| h.target.clone())
+            .unwrap_or_default()
+    }
+
+    async fn url(&mut self, page: Resource<PageHandle>) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scrub(&tab.url()?))
     }
 
     async fn navigate(
         &mut self,
-        _page: Resource<PageHandle>,
-        _url: String,
-        _wait: WaitUntil,
-        _timeout_ms: u32,
+        page: Resource<PageHandle>,
+        url: String,
+        wait: WaitUntil,
+        timeout_ms: u32,
     ) -> Result<String, Error> {
-        Err(Error::NotFound("no such page".into()))
+        let parsed = url::Url::parse(&url).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "\"{url}\" is not an absolute URL ({e}); include the scheme, like https://example.com/"
+            ))
+        })?;
+        self.grants
+            .check_browser_origin(&parsed)
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .navigate(parsed.as_str(), wait_until(wait), timeout(timeout_ms))
+            .await?)
     }
 
-    async fn close(&mut self, _page: Resource<PageHandle>) -> Result<(), Error> {
-        Err(Error::NotFound("no such page".into()))
+    async fn history(
+        &mut self,
+        page: Resource<PageHandle>,
+        delta: i32,
+        wait: WaitUntil,
+        timeout_ms: u32,
+    ) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .history(delta, wait_until(wait), timeout(timeout_ms))
+            .await?)
     }
 
-    async fn drop(&mut self, _page: Resource<PageHandle>) -> wasmtime::Result<()> {
+    async fn reload(
+        &mut self,
+        page: Resource<PageHandle>,
+        wait: WaitUntil,
+        timeout_ms: u32,
+    ) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.reload(wait_until(wait), timeout(timeout_ms)).await?)
+    }
+
+    async fn snapshot(
+        &mut self,
+        page: Resource<PageHandle>,
+        include_text: bool,
+    ) -> Result<Snapshot, Error> {
+        let tab = self.tab(&page).await?;
+        let frames = tab.snapshot(include_text).await?;
+        Ok(to_wit_snapshot(&tab, frames, include_text))
+    }
+
+    async fn click(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        options: ClickOptions,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.click(handle, click(options)).await?)
+    }
+
+    async fn click_at(
+        &mut self,
+        page: Resource<PageHandle>,
+        x: f64,
+        y: f64,
+        options: ClickOptions,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.click_at(x, y, click(options)).await?)
+    }
+
+    async fn hover(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.hover(handle).await?)
+    }
+
+    async fn focus(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.focus(handle).await?)
+    }
+
+    async fn fill(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        text: String,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.fill(handle, &text, false).await?)
+    }
+
+    async fn fill_secret(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        name: String,
+    ) -> Result<(), Error> {
+        self.grants
+            .check_secret(&name)
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        let source = self
+            .services
+            .browser
+            .config()
+            .secrets
+            .get(&name)
+            .ok_or_else(|| {
+                Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
+            })?;
+        let value = source
+            .resolve()
+            .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
+        Ok(tab.fill(handle, &value, true).await?)
+    }
+
+    async fn type_text(
+        &mut self,
+        page: Resource<PageHandle>,
+        text: String,
+        delay_ms: u32,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .type_text(&text, Duration::from_millis(u64::from(delay_ms.min(1000))))
+            .await?)
+    }
+
+    async fn press(&mut self, page: Resource<PageHandle>, keys: String) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.press(&keys).await?)
+    }
+
+    async fn select(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        values: Vec<String>,
+    ) -> Result<Vec<String>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.select(handle, &values).await?)
+    }
+
+    async fn set_checked(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        checked: bool,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.set_checked(handle, checked).await?)
+    }
+
+    async fn scroll_into_view(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scroll_into_view(handle).await?)
+    }
+
+    async fn scroll(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: Option<u64>,
+        dx: f64,
+        dy: f64,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scroll(handle, dx, dy).await?)
+    }
+
+    async fn wait_for(
+        &mut self,
+        page: Resource<PageHandle>,
+        condition: WaitCondition,
+        timeout_ms: u32,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        let t = timeout(timeout_ms);
+        match condition {
+            WaitCondition::Text(text) => tab.wait_text(&text, false, t).await?,
+            WaitCondition::TextGone(text) => tab.wait_text(&text, true, t).await?,
+            WaitCondition::Selector(sel) => tab.wait_selector(&sel, t).await?,
+            WaitCondition::Url(glob) => tab.wait_url(&glob, t).await?,
+        }
+        Ok(())
+    }
+
+    async fn screenshot(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: ScreenshotArea,
+        jpeg: bool,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let area = match area {
+            ScreenshotArea::Viewport => Area::Viewport,
+            ScreenshotArea::FullPage => Area::FullPage,
+            ScreenshotArea::Element(h) => Area::Element(h),
+        };
+        Ok(tab.screenshot(area, jpeg).await?)
+    }
+
+    async fn evaluate(
+        &mut self,
+        page: Resource<PageHandle>,
+        expression: String,
+    ) -> Result<String, Error> {
+        self.grants
+            .check_eval_js()
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        Ok(tab.evaluate(&expression).await?)
+    }
+
+    async fn cookies(&mut self, page: Resource<PageHandle>) -> Result<Vec<Cookie>, Error> {
+        self.grants
+            .check_browser_cookies()
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .cookies()
+            .await?
+            .iter()
+            .map(cookie_from_json)
+            .map(|mut c| {
+                c.value = tab.scrub(&c.value);
+                c
+            })
+            .collect())
+    }
+
+    async fn set_cookie(
+        &mut self,
+        page: Resource<PageHandle>,
+        cookie: Cookie,
+    ) -> Result<(), Error> {
+        self.grants
+            .check_browser_cookies()
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        let mut params = json!({
+            "name": cookie.name, "value": cookie.value, "path": cookie.path,
+            "httpOnly": cookie.http_only, "secure": cookie.secure,
+        });
+        if cookie.domain.is_empty() {
+            params["url"] = json!(tab.url()?);
+        } else {
+            params["domain"] = json!(cookie.domain);
+        }
+        if let Some(expires) = cookie.expires {
+            params["expires"] = json!(expires);
+        }
+        if let Some(same_site) = cookie.same_site {
+            params["sameSite"] = json!(same_site);
+        }
+        Ok(tab.set_cookie(params).await?)
+    }
+
+    async fn clear_cookies(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
+        self.grants
+            .check_browser_cookies()
+            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        let tab = self.tab(&page).await?;
+        Ok(tab.clear_cookies().await?)
+    }
+
+    async fn dialog(&mut self, page: Resource<PageHandle>) -> Result<Option<DialogInfo>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.dialog()?.map(|d| DialogInfo {
+            kind: d.kind,
+            message: tab.scrub(&d.message),
+            default_prompt: d.default_prompt,
+        }))
+    }
+
+    async fn answer_dialog(
+        &mut self,
+        page: Resource<PageHandle>,
+        accept: bool,
+        prompt_text: Option<String>,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.answer_dialog(accept, prompt_text.as_deref()).await?)
+    }
+
+    async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.close().await?)
+    }
+
+    async fn drop(&mut self, page: Resource<PageHandle>) -> wasmtime::Result<()> {
+        // Dropping the handle keeps the tab: the plugin may attach to it again by id.
+        let _ = self.table().delete(page);
         Ok(())
     }
 }

@@ -1,0 +1,214 @@
+//! One DevTools-protocol connection to a browser, in flatten mode (one socket, a session id
+//! per attached target). chromiumoxide supplies the socket framing (`Connection`) and the
+//! typed commands; its `Handler` is not used because it resumes new targets on its own, and
+//! the origin guard must be installed in a new tab before the tab sends its first request.
+
+use chromiumoxide::Connection;
+use chromiumoxide::types::{CallId, Command, EventMessage, Message, Method, MethodId};
+use futures::StreamExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+/// Why a command failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CdpError {
+    #[error("the browser connection is closed (the browser exited or was killed)")]
+    Closed,
+    #[error("the browser refused {method}: {message}")]
+    Protocol { method: String, message: String },
+    #[error("unexpected answer to {method}: {message}")]
+    Decode { method: String, message: String },
+}
+
+/// An event from the browser: its method, the session it belongs to, and its parameters.
+#[derive(Debug)]
+pub struct Event {
+    pub method: String,
+    pub session: Option<String>,
+    pub params: Value,
+}
+
+/// An event as it arrives. (chromiumoxide's `CdpJsonEventMessage` does not read the
+/// top-level `sessionId`, which flatten mode depends on.)
+#[derive(Debug, serde::Deserialize)]
+pub struct RawEvent {
+    method: MethodId,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+    #[serde(default)]
+    params: Value,
+}
+
+impl Method for RawEvent {
+    fn identifier(&self) -> MethodId {
+        self.method.clone()
+    }
+}
+
+impl EventMessage for RawEvent {
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+}
+
+struct Outgoing {
+    method: String,
+    session: Option<String>,
+    params: Value,
+    reply: Option<oneshot::Sender<Result<Value, CdpError>>>,
+}
+
+/// A cheap handle for sending commands; the connection lives in a driver task.
+#[derive(Clone)]
+pub struct Cdp {
+    tx: mpsc::UnboundedSender<Outgoing>,
+    closed: CancellationToken,
+}
+
+impl Cdp {
+    /// Connect to a browser's DevTools WebSocket. Events go to the returned receiver, in
+    /// the order the browser sent them; none is dropped.
+    pub async fn connect(
+        ws_url: &str,
+    ) -> Result<(Self, mpsc::UnboundedReceiver<Event>), chromiumoxide::error::CdpError> {
+        let conn = Connection::<RawEvent>::connect(ws_url).await?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let closed = CancellationToken::new();
+        tokio::spawn(drive(conn, rx, events_tx, closed.clone()));
+        Ok((Self { tx, closed }, events_rx))
+    }
+
+    /// Cancelled once the connection is gone.
+    pub fn closed(&self) -> &CancellationToken {
+        &self.closed
+    }
+
+    /// Send a command and wait for its answer.
+    pub async fn call<C: Command>(
+        &self,
+        session: Option<&str>,
+        cmd: C,
+    ) -> Result<C::Response, CdpError> {
+        let method = cmd.identifier().to_string();
+        let value = self
+            .call_raw(session, &method, to_value(&method, &cmd)?)
+            .await?;
+        C::response_from_value(value).map_err(|e| CdpError::Decode {
+            method,
+            message: e.to_string(),
+        })
+    }
+
+    /// Send a command by name with JSON parameters and wait for its answer.
+    pub async fn call_raw(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Outgoing {
+                method: method.to_string(),
+                session: session.map(str::to_string),
+                params,
+                reply: Some(reply),
+            })
+            .map_err(|_| CdpError::Closed)?;
+        answer.await.map_err(|_| CdpError::Closed)?
+    }
+
+    /// Send a command without waiting for its answer. Commands on one session run in the
+    /// order they were sent, which is what target set-up relies on.
+    pub fn send<C: Command>(&self, session: Option<&str>, cmd: C) {
+        let method = cmd.identifier().to_string();
+        if let Ok(params) = to_value(&method, &cmd) {
+            let _ = self.tx.send(Outgoing {
+                method,
+                session: session.map(str::to_string),
+                params,
+                reply: None,
+            });
+        }
+    }
+}
+
+impl Cdp {
+    /// [`Cdp::send`] by name with JSON parameters.
+    pub fn send_raw(&self, session: Option<&str>, method: &str, params: Value) {
+        let _ = self.tx.send(Outgoing {
+            method: method.to_string(),
+            session: session.map(str::to_string),
+            params,
+            reply: None,
+        });
+    }
+}
+
+fn to_value<C: Command>(method: &str, cmd: &C) -> Result<Value, CdpError> {
+    serde_json::to_value(cmd).map_err(|e| CdpError::Decode {
+        method: method.to_string(),
+        message: e.to_string(),
+    })
+}
+
+type Pending = HashMap<CallId, (String, Option<oneshot::Sender<Result<Value, CdpError>>>)>;
+
+async fn drive(
+    mut conn: Connection<RawEvent>,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    events: mpsc::UnboundedSender<Event>,
+    closed: CancellationToken,
+) {
+    let mut pending: Pending = HashMap::new();
+    loop {
+        tokio::select! {
+            out = rx.recv() => {
+                let Some(out) = out else { break };
+                match conn.submit_command(out.method.clone().into(), out.session.map(Into::into), out.params) {
+                    Ok(id) => { pending.insert(id, (out.method, out.reply)); }
+                    Err(e) => {
+                        if let Some(reply) = out.reply {
+                            let _ = reply.send(Err(CdpError::Decode { method: out.method, message: e.to_string() }));
+                        }
+                    }
+                }
+            }
+            msg = conn.next() => match msg {
+                Some(Ok(Message::Response(resp))) => {
+                    if let Some((method, Some(reply))) = pending.remove(&resp.id) {
+                        let answer = match (resp.result, resp.error) {
+                            (_, Some(err)) => Err(CdpError::Protocol { method, message: err.message }),
+                            (Some(result), None) => Ok(result),
+                            (None, None) => Ok(Value::Null),
+                        };
+                        let _ = reply.send(answer);
+                    }
+                }
+                Some(Ok(Message::Event(ev))) => {
+                    let _ = events.send(Event {
+                        method: ev.method.to_string(),
+                        session: ev.session_id,
+                        params: ev.params,
+                    });
+                }
+                // A message this version of the protocol types cannot read: skip it.
+                Some(Err(chromiumoxide::error::CdpError::InvalidMessage(..))) => {}
+                Some(Err(e)) => {
+                    tracing::debug!("browser connection ended: {e}");
+                    break;
+                }
+                None => break,
+            }
+        }
+    }
+    closed.cancel();
+    for (_, (_, reply)) in pending.drain() {
+        if let Some(reply) = reply {
+            let _ = reply.send(Err(CdpError::Closed));
+        }
+    }
+}

@@ -1,0 +1,625 @@
+//! The browser provider: starts Chromium on first use (or attaches to `[browser] endpoint`),
+//! keeps one isolated browser context per (plugin, session), tracks every tab, and guards
+//! every document request with the owning plugin's origin grant.
+//!
+//! New tabs (including popups a page opens) are attached paused; the guard (`Fetch.enable`
+//! for document requests) is installed before the tab runs, so a navigation to an origin the
+//! plugin was not granted is failed before it leaves the browser and the page never receives
+//! the response.
+
+use super::cdp::{Cdp, CdpError, Event};
+use super::launch::{self, Launched};
+use crate::manifest::BrowserConfig;
+use crate::manifest::grants::Grants;
+use crate::runtime::sandbox::GuestScope;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::watch;
+use url::Url;
+
+/// Why a browser operation failed; `mod.rs` maps it onto the WIT error variant.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    #[error("{0}")]
+    Denied(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Timeout(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<CdpError> for BrowserError {
+    fn from(e: CdpError) -> Self {
+        match e {
+            CdpError::Closed => Self::Io(
+                "the browser exited during this call (it crashed or was killed); the next call starts a fresh browser, without this session's tabs and cookies".into(),
+            ),
+            other => Self::Io(other.to_string()),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, BrowserError>;
+
+/// How long set-up steps (starting the browser, opening a tab) may take.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A JavaScript dialog waiting for an answer.
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    pub kind: String,
+    pub message: String,
+    pub default_prompt: String,
+}
+
+/// Who owns a browser context.
+struct ContextEntry {
+    grants: Arc<Grants>,
+    scope: GuestScope,
+}
+
+/// What the provider knows about one tab.
+pub struct TabState {
+    pub session: String,
+    pub context: String,
+    pub url: String,
+    pub title: String,
+    pub opener: Option<String>,
+    /// The main frame's current document (loader id) and the lifecycle events it reached.
+    pub loader: String,
+    pub lifecycle: HashSet<String>,
+    pub loading: bool,
+    /// Counts of main-frame navigations started and of loads stopped, so a waiter can tell
+    /// events that happened after it began from earlier ones.
+    pub nav_seq: u64,
+    pub stop_seq: u64,
+    /// A navigation the page scheduled for within a second (meta refresh, location change).
+    pub scheduled: bool,
+    /// Navigations refused by the origin guard, with the message for the agent.
+    pub blocked: Vec<String>,
+    pub blocked_seq: u64,
+    pub dialog: Option<Dialog>,
+    /// Stable small numbers for frame ids, used in element handles.
+    pub frame_seq: HashMap<String, u32>,
+    /// Secret values typed into this tab; scrubbed from everything the plugin reads.
+    pub secrets: Vec<String>,
+    pub crashed: bool,
+}
+
+#[derive(Default)]
+struct State {
+    contexts: HashMap<String, ContextEntry>,
+    by_owner: HashMap<(String, String), String>,
+    tabs: HashMap<String, TabState>,
+    sessions: HashMap<String, String>,
+}
+
+/// A running browser and the connection to it.
+pub struct Live {
+    pub cdp: Cdp,
+    pub generation: u64,
+    state: Mutex<State>,
+    /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
+    changed: watch::Sender<u64>,
+    /// The local browser process, killed (and its profile removed) when this is dropped.
+    _process: Option<Launched>,
+}
+
+/// Starts and restarts the browser; shared by all plugins of one manifest.
+pub struct BrowserProvider {
+    config: BrowserConfig,
+    live: tokio::sync::Mutex<Option<Arc<Live>>>,
+    generation: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for BrowserProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserProvider")
+            .field("config", &self.config.executable)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BrowserProvider {
+    pub fn new(config: BrowserConfig) -> Self {
+        Self {
+            config,
+            live: tokio::sync::Mutex::new(None),
+            generation: Default::default(),
+        }
+    }
+
+    pub fn config(&self) -> &BrowserConfig {
+        &self.config
+    }
+
+    /// The running browser, started (or restarted after a crash) when needed.
+    pub async fn live(&self) -> Result<Arc<Live>> {
+        let mut guard = self.live.lock().await;
+        if let Some(live) = guard.as_ref() {
+            if !live.cdp.closed().is_cancelled() {
+                return Ok(live.clone());
+            }
+            tracing::warn!("the browser is gone; starting a fresh one");
+        }
+        let generation = self
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(&self.config, generation))
+            .await
+            .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
+        *guard = Some(live.clone());
+        Ok(live)
+    }
+
+    /// The running browser if there is one (no start).
+    pub async fn current(&self) -> Option<Arc<Live>> {
+        self.live.lock().await.clone()
+    }
+}
+
+/// Read a string field of a JSON object.
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl Live {
+    async fn start(config: &BrowserConfig, generation: u64) -> Result<Arc<Self>> {
+        let (ws_url, process) = match &config.endpoint {
+            Some(endpoint) => (endpoint.clone(), None),
+            None => {
+                let launched = launch::launch(config).await.map_err(BrowserError::Io)?;
+                (launched.ws_url.clone(), Some(launched))
+            }
+        };
+        let (cdp, events) = Cdp::connect(&ws_url).await.map_err(|e| {
+            BrowserError::Io(format!("cannot connect to the browser at {ws_url}: {e}"))
+        })?;
+        let live = Arc::new(Self {
+            cdp,
+            generation,
+            state: Mutex::new(State::default()),
+            changed: watch::channel(0).0,
+            _process: process,
+        });
+        tokio::spawn(event_loop(Arc::downgrade(&live), events));
+        live.cdp
+            .call_raw(
+                None,
+                "Target.setDiscoverTargets",
+                json!({ "discover": true }),
+            )
+            .await?;
+        // Every new target starts paused, so its guard is in place before it runs.
+        live.cdp
+            .call_raw(
+                None,
+                "Target.setAutoAttach",
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
+            )
+            .await?;
+        tracing::info!(generation, "browser ready");
+        Ok(live)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|v| *v += 1);
+    }
+
+    /// The browser context of (plugin, session), created on first use. The grants are
+    /// refreshed on every call, so a manifest reload applies to open sessions too.
+    pub async fn context(
+        &self,
+        plugin: &str,
+        session: &str,
+        grants: &Arc<Grants>,
+        scope: &GuestScope,
+    ) -> Result<String> {
+        let key = (plugin.to_string(), session.to_string());
+        {
+            let mut st = self.lock();
+            if let Some(id) = st.by_owner.get(&key).cloned() {
+                if let Some(ctx) = st.contexts.get_mut(&id) {
+                    ctx.grants = grants.clone();
+                    ctx.scope = scope.clone();
+                }
+                return Ok(id);
+            }
+        }
+        let created = self
+            .cdp
+            .call_raw(
+                None,
+                "Target.createBrowserContext",
+                json!({ "disposeOnDetach": true }),
+            )
+            .await?;
+        let id = s(&created, "browserContextId").to_string();
+        let mut st = self.lock();
+        st.contexts.insert(
+            id.clone(),
+            ContextEntry {
+                grants: grants.clone(),
+                scope: scope.clone(),
+            },
+        );
+        st.by_owner.insert(key, id.clone());
+        Ok(id)
+    }
+
+    /// The session names a plugin has open.
+    pub fn sessions_of(&self, plugin: &str) -> Vec<String> {
+        let st = self.lock();
+        let mut names: Vec<String> = st
+            .by_owner
+            .keys()
+            .filter(|(p, _)| p == plugin)
+            .map(|(_, s)| s.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    pub async fn close_session(&self, plugin: &str, session: &str) -> Result<()> {
+        let id = self
+            .lock()
+            .by_owner
+            .remove(&(plugin.to_string(), session.to_string()))
+            .ok_or_else(|| BrowserError::NotFound(format!("no session named \"{session}\"")))?;
+        self.cdp
+            .call_raw(
+                None,
+                "Target.disposeBrowserContext",
+                json!({ "browserContextId": id }),
+            )
+            .await?;
+        let mut st = self.lock();
+        st.contexts.remove(&id);
+        st.tabs.retain(|_, t| t.context != id);
+        Ok(())
+    }
+
+    /// Open a blank tab in a context and wait until its guard is installed.
+    pub async fn open_tab(&self, context: &str) -> Result<String> {
+        let created = self
+            .cdp
+            .call_raw(
+                None,
+                "Target.createTarget",
+                json!({ "url": "about:blank", "browserContextId": context }),
+            )
+            .await?;
+        let target = s(&created, "targetId").to_string();
+        self.wait_for(SETUP_TIMEOUT, |st| {
+            st.tabs.contains_key(&target).then_some(())
+        })
+        .await
+        .map_err(|_| BrowserError::Timeout("the new tab did not attach within 30 s".into()))?;
+        Ok(target)
+    }
+
+    /// Tabs of a context: (id, url, title, opener).
+    pub fn tabs_of(&self, context: &str) -> Vec<(String, String, String, Option<String>)> {
+        let st = self.lock();
+        let mut tabs: Vec<_> = st
+            .tabs
+            .iter()
+            .filter(|(_, t)| t.context == context)
+            .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
+            .collect();
+        tabs.sort();
+        tabs
+    }
+
+    /// Run `f` on a tab's state; a closed or crashed tab is an error.
+    pub fn with_tab<R>(&self, target: &str, f: impl FnOnce(&mut TabState) -> R) -> Result<R> {
+        let mut st = self.lock();
+        let tab = st.tabs.get_mut(target).ok_or_else(|| {
+            BrowserError::NotFound(
+                "this tab is closed; list the tabs (browse_tabs) or open a new page".into(),
+            )
+        })?;
+        if tab.crashed {
+            return Err(BrowserError::Io(
+                "this tab crashed; close it and open a new page".into(),
+            ));
+        }
+        Ok(f(tab))
+    }
+
+    /// The context a tab belongs to.
+    pub fn tab_context(&self, target: &str) -> Option<String> {
+        self.lock().tabs.get(target).map(|t| t.context.clone())
+    }
+
+    /// Wait until `check` returns something, or `timeout`.
+    async fn wait_for<R>(
+        &self,
+        timeout: Duration,
+        mut check: impl FnMut(&State) -> Option<R>,
+    ) -> std::result::Result<R, ()> {
+        let mut rx = self.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(r) = check(&self.lock()) {
+                return Ok(r);
+            }
+            if self.cdp.closed().is_cancelled() {
+                return Err(());
+            }
+            tokio::select! {
+                changed = rx.changed() => if changed.is_err() { return Err(()) },
+                () = tokio::time::sleep_until(deadline) => return Err(()),
+                () = self.cdp.closed().cancelled() => return Err(()),
+            }
+        }
+    }
+
+    /// Wait on a tab's state (see [`Live::wait_for`]).
+    pub async fn wait_tab<R>(
+        &self,
+        target: &str,
+        timeout: Duration,
+        mut check: impl FnMut(&TabState) -> Option<R>,
+    ) -> std::result::Result<R, ()> {
+        self.wait_for(timeout, |st| st.tabs.get(target).and_then(&mut check))
+            .await
+    }
+
+    fn on_event(&self, ev: Event) {
+        tracing::trace!(method = %ev.method, session = ?ev.session, "browser event");
+        let p = &ev.params;
+        match ev.method.as_str() {
+            "Target.attachedToTarget" => self.on_attached(p),
+            "Target.detachedFromTarget" => {
+                let mut st = self.lock();
+                if let Some(target) = st.sessions.remove(s(p, "sessionId")) {
+                    st.tabs.remove(&target);
+                }
+                drop(st);
+                self.bump();
+            }
+            "Target.targetDestroyed" => {
+                let mut st = self.lock();
+                if let Some(tab) = st.tabs.remove(s(p, "targetId")) {
+                    st.sessions.remove(&tab.session);
+                }
+                drop(st);
+                self.bump();
+            }
+            "Target.targetCrashed" => {
+                if let Some(tab) = self.lock().tabs.get_mut(s(p, "targetId")) {
+                    tab.crashed = true;
+                }
+                self.bump();
+            }
+            "Target.targetInfoChanged" => {
+                let info = &p["targetInfo"];
+                if let Some(tab) = self.lock().tabs.get_mut(s(info, "targetId")) {
+                    tab.url = s(info, "url").to_string();
+                    tab.title = s(info, "title").to_string();
+                }
+                self.bump();
+            }
+            "Fetch.requestPaused" => self.on_request(ev.session.as_deref(), p),
+            _ => {
+                let Some(session) = ev.session.as_deref() else {
+                    return;
+                };
+                self.on_tab_event(session, &ev.method, p);
+            }
+        }
+    }
+
+    fn on_attached(&self, p: &Value) {
+        let session = s(p, "sessionId").to_string();
+        let info = &p["targetInfo"];
+        let target = s(info, "targetId").to_string();
+        let context = s(info, "browserContextId").to_string();
+        let ours = s(info, "type") == "page" && self.lock().contexts.contains_key(&context);
+        if ours {
+            let opener = info
+                .get("openerId")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let mut st = self.lock();
+            st.sessions.insert(session.clone(), target.clone());
+            st.tabs.insert(
+                target.clone(),
+                TabState {
+                    session: session.clone(),
+                    context,
+                    url: s(info, "url").to_string(),
+                    title: s(info, "title").to_string(),
+                    opener,
+                    loader: String::new(),
+                    lifecycle: HashSet::new(),
+                    loading: false,
+                    nav_seq: 0,
+                    stop_seq: 0,
+                    scheduled: false,
+                    blocked: Vec::new(),
+                    blocked_seq: 0,
+                    dialog: None,
+                    frame_seq: HashMap::from([(target.clone(), 0)]),
+                    secrets: Vec::new(),
+                    crashed: false,
+                },
+            );
+            drop(st);
+            // In order on the tab's session: guard first, then let the tab run.
+            let send =
+                |method: &str, params: Value| self.cdp.send_raw(Some(&session), method, params);
+            send(
+                "Fetch.enable",
+                json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Request" }] }),
+            );
+            send("Page.enable", json!({}));
+            send("Page.setLifecycleEventsEnabled", json!({ "enabled": true }));
+            send("Runtime.runIfWaitingForDebugger", json!({}));
+            self.bump();
+        } else {
+            // Not a tab of ours (the browser's first blank tab, a worker): let it run, unwatched.
+            let cdp = self.cdp.clone();
+            tokio::spawn(async move {
+                let _ = cdp
+                    .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
+                    .await;
+                let _ = cdp
+                    .call_raw(
+                        None,
+                        "Target.detachFromTarget",
+                        json!({ "sessionId": session }),
+                    )
+                    .await;
+            });
+        }
+    }
+
+    /// The origin guard: every document request (top-level or frame) of a tab is checked
+    /// against the grants of the plugin that owns the tab's context.
+    fn on_request(&self, session: Option<&str>, p: &Value) {
+        let request_id = s(p, "requestId").to_string();
+        let url = s(&p["request"], "url").to_string();
+        let mut st = self.lock();
+        let target = session.and_then(|sid| st.sessions.get(sid)).cloned();
+        let verdict = target
+            .as_ref()
+            .and_then(|t| st.tabs.get(t))
+            .and_then(|tab| st.contexts.get(&tab.context))
+            .map(|ctx| {
+                let decision = match Url::parse(&url) {
+                    Ok(parsed) => ctx
+                        .grants
+                        .check_browser_origin(&parsed)
+                        .map_err(|d| d.message),
+                    Err(e) => Err(format!("{url} is not a valid URL: {e}")),
+                };
+                (decision, ctx.scope.clone())
+            });
+        let allowed = match verdict {
+            Some((Ok(()), _)) => true,
+            Some((Err(reason), scope)) => {
+                let origin = Url::parse(&url)
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|_| url.clone());
+                scope.denied("browser", &origin, &reason);
+                let message = format!("navigation to {url} was blocked: {reason}");
+                if let Some(target) = &target {
+                    let opener = st.tabs.get(target).and_then(|t| {
+                        // A popup that never showed a page reports to the tab that opened it.
+                        (t.url.is_empty() || t.url == "about:blank")
+                            .then(|| t.opener.clone())
+                            .flatten()
+                    });
+                    for id in std::iter::once(target.clone()).chain(opener) {
+                        if let Some(tab) = st.tabs.get_mut(&id) {
+                            tab.blocked.push(message.clone());
+                            tab.blocked_seq += 1;
+                        }
+                    }
+                }
+                false
+            }
+            // A request from a tab we do not know: fail closed.
+            None => false,
+        };
+        drop(st);
+        // A 204 answer cancels a navigation and leaves the tab on the page it was showing
+        // (a failed request would replace it with an error page); the site sees nothing.
+        let (method, params) = if allowed {
+            ("Fetch.continueRequest", json!({ "requestId": request_id }))
+        } else {
+            (
+                "Fetch.fulfillRequest",
+                json!({ "requestId": request_id, "responseCode": 204, "responseHeaders": [] }),
+            )
+        };
+        let cdp = self.cdp.clone();
+        let sid = session.map(str::to_string);
+        tokio::spawn(async move {
+            if let Err(e) = cdp.call_raw(sid.as_deref(), method, params).await {
+                tracing::debug!("{method} failed: {e}");
+            }
+        });
+        if !allowed {
+            self.bump();
+        }
+    }
+
+    fn on_tab_event(&self, session: &str, method: &str, p: &Value) {
+        let mut st = self.lock();
+        let Some(target) = st.sessions.get(session).cloned() else {
+            return;
+        };
+        let Some(tab) = st.tabs.get_mut(&target) else {
+            return;
+        };
+        let main = s(p, "frameId") == target;
+        match method {
+            "Page.lifecycleEvent" if main => {
+                let name = s(p, "name");
+                let loader = s(p, "loaderId");
+                if name == "init" || loader != tab.loader {
+                    tab.loader = loader.to_string();
+                    tab.lifecycle.clear();
+                }
+                tab.lifecycle.insert(name.to_string());
+            }
+            "Page.frameStartedLoading" if main => tab.loading = true,
+            "Page.frameStoppedLoading" if main => {
+                tab.loading = false;
+                tab.stop_seq += 1;
+            }
+            "Page.frameStartedNavigating" | "Page.frameRequestedNavigation" if main => {
+                tab.nav_seq += 1;
+                tab.scheduled = false;
+            }
+            "Page.frameScheduledNavigation" if main => {
+                tab.scheduled = p["delay"].as_f64().is_some_and(|d| d <= 1.0);
+            }
+            "Page.frameClearedScheduledNavigation" if main => tab.scheduled = false,
+            "Page.frameNavigated" => {
+                let frame = &p["frame"];
+                if s(frame, "id") == target {
+                    tab.url = s(frame, "url").to_string();
+                }
+            }
+            "Page.navigatedWithinDocument" if main => tab.url = s(p, "url").to_string(),
+            "Page.javascriptDialogOpening" => {
+                tab.dialog = Some(Dialog {
+                    kind: s(p, "type").to_string(),
+                    message: s(p, "message").to_string(),
+                    default_prompt: s(p, "defaultPrompt").to_string(),
+                });
+            }
+            "Page.javascriptDialogClosed" => tab.dialog = None,
+            "Inspector.targetCrashed" => tab.crashed = true,
+            _ => return,
+        }
+        drop(st);
+        self.bump();
+    }
+}
+
+async fn event_loop(live: Weak<Live>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    while let Some(ev) = events.recv().await {
+        let Some(live) = live.upgrade() else { break };
+        live.on_event(ev);
+    }
+    if let Some(live) = live.upgrade() {
+        live.bump();
+    }
+}

@@ -1,0 +1,87 @@
+//! `@eN` references: short names for element handles, stable for the same DOM node for the
+//! life of a tab, so an agent can act on a ref from an older snapshot while the node exists.
+
+use std::collections::HashMap;
+use warden_sdk::prelude::*;
+
+/// A ref as agents write it: `7`, `"e7"` or `"@e7"`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RefArg {
+    Number(u32),
+    Text(String),
+}
+
+impl RefArg {
+    pub fn number(&self) -> Result<u32, ToolError> {
+        match self {
+            Self::Number(n) => Ok(*n),
+            Self::Text(t) => t
+                .trim()
+                .trim_start_matches('@')
+                .trim_start_matches('e')
+                .parse()
+                .map_err(|_| {
+                    ToolError::invalid_arguments(format!(
+                        "ref \"{t}\" is not a ref; use the N of @eN from the last snapshot, like 5 or \"e5\""
+                    ))
+                }),
+        }
+    }
+}
+
+/// The refs of one tab.
+#[derive(Debug, Default)]
+pub struct RefMap {
+    by_handle: HashMap<u64, u32>,
+    handles: Vec<u64>,
+}
+
+impl RefMap {
+    /// The ref of `handle`, assigning the next number on first sight.
+    pub fn ref_of(&mut self, handle: u64) -> u32 {
+        if let Some(r) = self.by_handle.get(&handle) {
+            return *r;
+        }
+        self.handles.push(handle);
+        let r = u32::try_from(self.handles.len()).unwrap_or(u32::MAX);
+        self.by_handle.insert(handle, r);
+        r
+    }
+
+    /// The handle behind `@eN`.
+    pub fn handle(&self, r: u32) -> Result<u64, ToolError> {
+        r.checked_sub(1)
+            .and_then(|i| self.handles.get(i as usize))
+            .copied()
+            .ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "@e{r} is not a ref of this tab; take a snapshot (browse_snapshot) and use a ref from it"
+                ))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_are_stable_and_parse_in_all_forms() {
+        let mut m = RefMap::default();
+        assert_eq!(m.ref_of(77), 1);
+        assert_eq!(m.ref_of(99), 2);
+        assert_eq!(m.ref_of(77), 1);
+        assert_eq!(m.handle(2), Ok(99));
+        assert!(m.handle(3).is_err());
+        assert!(m.handle(0).is_err());
+        for arg in [
+            RefArg::Number(2),
+            RefArg::Text("e2".into()),
+            RefArg::Text("@e2".into()),
+        ] {
+            assert_eq!(arg.number(), Ok(2));
+        }
+        assert!(RefArg::Text("button".into()).number().is_err());
+    }
+}

@@ -1,0 +1,94 @@
+//! What the plugin remembers between calls: the sessions it opened, their tabs, each tab's
+//! refs and last rendering (for diffs). It lives in the plugin's long-lived instance.
+
+use crate::refs::RefMap;
+use crate::render::Rendered;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use warden_sdk::browser::{self, Page};
+use warden_sdk::prelude::*;
+
+pub const DEFAULT_SESSION: &str = "default";
+
+/// One tab the plugin holds.
+pub struct TabRefs {
+    pub page: Page,
+    pub id: String,
+    pub refs: RefMap,
+    pub last: Option<Rendered>,
+}
+
+impl TabRefs {
+    pub fn new(page: Page) -> Self {
+        Self {
+            id: page.id(),
+            page,
+            refs: RefMap::default(),
+            last: None,
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Session {
+    pub tabs: Vec<TabRefs>,
+    pub current: usize,
+}
+
+pub struct State {
+    pub sessions: BTreeMap<String, Session>,
+    pub current: String,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State {
+        sessions: BTreeMap::new(),
+        current: DEFAULT_SESSION.to_string(),
+    });
+}
+
+/// Run `f` with the plugin's state.
+pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// The host answers this when a tab's browser has exited.
+pub fn browser_gone(e: &CapabilityError) -> bool {
+    matches!(e, CapabilityError::NotFound(m) if m.contains("browser that has exited"))
+}
+
+impl State {
+    pub fn session(&mut self) -> &mut Session {
+        self.sessions.entry(self.current.clone()).or_default()
+    }
+
+    /// The current tab, opening one when the session has none.
+    pub fn tab(&mut self) -> Result<&mut TabRefs, ToolError> {
+        let name = self.current.clone();
+        let session = self.sessions.entry(name.clone()).or_default();
+        if session.tabs.is_empty() {
+            let page = browser::open_page(Some(&name))?;
+            session.tabs.push(TabRefs::new(page));
+            session.current = 0;
+        }
+        let i = session.current.min(session.tabs.len() - 1);
+        Ok(&mut session.tabs[i])
+    }
+
+    /// The current tab, only if one is open.
+    pub fn existing_tab(&mut self) -> Result<&mut TabRefs, ToolError> {
+        let session = self.session();
+        let i = session.current;
+        session.tabs.get_mut(i).ok_or_else(|| {
+            ToolError::not_found("no tab is open in this session; open a page with browse_navigate")
+        })
+    }
+
+    /// Forget every tab of every session (after the browser exited).
+    pub fn forget_tabs(&mut self) {
+        for session in self.sessions.values_mut() {
+            session.tabs.clear();
+            session.current = 0;
+        }
+    }
+}

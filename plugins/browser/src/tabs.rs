@@ -1,0 +1,280 @@
+//! Tabs, sessions and cookies: `browse_tabs`, `browse_session`, `browse_cookies`.
+
+use crate::state::{self, Session, TabRefs};
+use crate::{DEFAULT_MAX_TOKENS, render};
+use warden_sdk::browser::{self, Cookie};
+use warden_sdk::prelude::*;
+
+/// Run an action and add a line when it opened new tabs (target=_blank, window.open).
+pub fn noting_new_tabs(
+    action: impl FnOnce() -> Result<String, ToolError>,
+) -> Result<String, ToolError> {
+    let session = state::with(|st| st.current.clone());
+    let before: Vec<String> = browser::list_tabs(Some(&session))
+        .map(|t| t.into_iter().map(|t| t.id).collect())
+        .unwrap_or_default();
+    let mut out = action()?;
+    if let Ok(after) = browser::list_tabs(Some(&session)) {
+        for (i, t) in after.iter().enumerate() {
+            if !before.contains(&t.id) {
+                out.push_str(&format!(
+                    "\nA new tab opened: [{}] {} — switch to it with browse_tabs {{\"action\": \"switch\", \"tab\": {}}}",
+                    i + 1,
+                    t.url,
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TabsArgs {
+    /// "list" (default), "switch", "close" or "new".
+    action: Option<String>,
+    /// For switch/close: the tab's number in the list (1-based).
+    tab: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    /// "list" (default), "create", "switch" or "close". Each session is an isolated browser
+    /// profile: its own cookies, storage and tabs.
+    action: Option<String>,
+    /// The session's name (letters, digits, - and _).
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CookiesArgs {
+    /// "get" (default), "set" or "clear". Needs grant browser.cookies.
+    action: Option<String>,
+    /// For set: the cookie's name.
+    name: Option<String>,
+    /// For set: the cookie's value.
+    value: Option<String>,
+    /// For set: the domain (default: the page's host).
+    domain: Option<String>,
+    /// For set: the path (default "/").
+    path: Option<String>,
+}
+
+fn list_text(session: &str, current_id: Option<&str>) -> Result<String, ToolError> {
+    let tabs = browser::list_tabs(Some(session))?;
+    let mut out = format!("Session \"{session}\": {} tab(s)\n", tabs.len());
+    for (i, t) in tabs.iter().enumerate() {
+        let mark = if Some(t.id.as_str()) == current_id {
+            " (current)"
+        } else {
+            ""
+        };
+        out.push_str(&format!("[{}] \"{}\" {}{mark}\n", i + 1, t.title, t.url));
+    }
+    Ok(out)
+}
+
+fn browse_tabs(args: TabsArgs) -> Result<String, ToolError> {
+    state::with(|st| {
+        let name = st.current.clone();
+        let session = st.session();
+        let current_id = session.tabs.get(session.current).map(|t| t.id.clone());
+        match args.action.as_deref().unwrap_or("list") {
+            "list" => list_text(&name, current_id.as_deref()),
+            "new" => {
+                let page = browser::open_page(Some(&name))?;
+                let session: &mut Session = st.session();
+                session.tabs.push(TabRefs::new(page));
+                session.current = session.tabs.len() - 1;
+                list_text(&name, session.tabs.last().map(|t| t.id.as_str()))
+            }
+            action @ ("switch" | "close") => {
+                let n = args.tab.ok_or_else(|| {
+                    ToolError::invalid_arguments(format!(
+                        "{action} needs tab: the tab's number from the list"
+                    ))
+                })?;
+                let tabs = browser::list_tabs(Some(&name))?;
+                let info = n.checked_sub(1).and_then(|i| tabs.get(i)).ok_or_else(|| {
+                    ToolError::not_found(format!(
+                        "there is no tab {n}; the session has {} tab(s)",
+                        tabs.len()
+                    ))
+                })?;
+                let session = st.session();
+                let held = session.tabs.iter().position(|t| t.id == info.id);
+                let index = match held {
+                    Some(i) => i,
+                    None => {
+                        session
+                            .tabs
+                            .push(TabRefs::new(browser::attach_tab(Some(&name), &info.id)?));
+                        session.tabs.len() - 1
+                    }
+                };
+                if action == "close" {
+                    let tab = session.tabs.remove(index);
+                    tab.page.close()?;
+                    session.current = session.current.min(session.tabs.len().saturating_sub(1));
+                    return list_text(
+                        &name,
+                        session.tabs.get(session.current).map(|t| t.id.as_str()),
+                    );
+                }
+                session.current = index;
+                let tab = &mut session.tabs[index];
+                let snap = tab.page.snapshot(false)?;
+                let rendered = render::render(&snap, &mut tab.refs, render::Mode::Interactive);
+                let text = render::page_text(&rendered, DEFAULT_MAX_TOKENS, 1);
+                tab.last = Some(rendered);
+                Ok(format!("Switched to tab {n}.\n{text}"))
+            }
+            other => Err(ToolError::invalid_arguments(format!(
+                "action \"{other}\" is not list, switch, close or new"
+            ))),
+        }
+    })
+}
+
+fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
+    state::with(|st| match args.action.as_deref().unwrap_or("list") {
+        "list" => {
+            let mut names = browser::list_sessions()?;
+            if !names.contains(&st.current) {
+                names.push(st.current.clone());
+            }
+            names.sort();
+            let lines: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    if *n == st.current {
+                        format!("{n} (current)")
+                    } else {
+                        n.clone()
+                    }
+                })
+                .collect();
+            Ok(format!("Sessions: {}", lines.join(", ")))
+        }
+        action @ ("create" | "switch") => {
+            let name = args
+                .name
+                .ok_or_else(|| ToolError::invalid_arguments(format!("{action} needs name")))?;
+            st.current = name.clone();
+            st.tab()?;
+            Ok(format!(
+                "Current session: \"{name}\" (isolated cookies, storage and tabs). Open a page with browse_navigate."
+            ))
+        }
+        "close" => {
+            let name = args.name.unwrap_or_else(|| st.current.clone());
+            browser::close_session(&name)?;
+            st.sessions.remove(&name);
+            if st.current == name {
+                st.current = state::DEFAULT_SESSION.to_string();
+            }
+            Ok(format!(
+                "Closed session \"{name}\" with its tabs and cookies; current session: \"{}\".",
+                st.current
+            ))
+        }
+        other => Err(ToolError::invalid_arguments(format!(
+            "action \"{other}\" is not list, create, switch or close"
+        ))),
+    })
+}
+
+fn cookie_line(c: &Cookie) -> String {
+    let mut flags = Vec::new();
+    if c.http_only {
+        flags.push("httpOnly");
+    }
+    if c.secure {
+        flags.push("secure");
+    }
+    format!(
+        "{}={} (domain {}, path {}{}{})",
+        c.name,
+        c.value,
+        c.domain,
+        c.path,
+        if flags.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", flags.join(", "))
+        },
+        c.expires
+            .map(|e| format!(", expires {e:.0}"))
+            .unwrap_or_default()
+    )
+}
+
+fn browse_cookies(args: CookiesArgs) -> Result<String, ToolError> {
+    state::with(|st| {
+        let tab = st.existing_tab()?;
+        match args.action.as_deref().unwrap_or("get") {
+            "get" => {
+                let cookies = tab.page.cookies()?;
+                let mut out = format!("{} cookie(s) for {}\n", cookies.len(), tab.page.url()?);
+                for c in &cookies {
+                    out.push_str(&cookie_line(c));
+                    out.push('\n');
+                }
+                Ok(out)
+            }
+            "set" => {
+                let (Some(name), Some(value)) = (args.name, args.value) else {
+                    return Err(ToolError::invalid_arguments("set needs name and value"));
+                };
+                tab.page.set_cookie(&Cookie {
+                    name: name.clone(),
+                    value,
+                    domain: args.domain.unwrap_or_default(),
+                    path: args.path.unwrap_or_else(|| "/".into()),
+                    expires: None,
+                    http_only: false,
+                    secure: false,
+                    same_site: None,
+                })?;
+                Ok(format!("Set cookie {name}."))
+            }
+            "clear" => {
+                tab.page.clear_cookies()?;
+                Ok("Cleared the session's cookies.".into())
+            }
+            other => Err(ToolError::invalid_arguments(format!(
+                "action \"{other}\" is not get, set or clear"
+            ))),
+        }
+    })
+}
+
+pub fn register(p: Plugin) -> Plugin {
+    p.tool(
+        Tool::new("browse_tabs", browse_tabs)
+            .title("Tabs")
+            .description(
+                "List the session's tabs (including ones pages opened), switch to one, close one \
+                 or open a new one.",
+            ),
+    )
+    .tool(
+        Tool::new("browse_session", browse_session)
+            .title("Sessions")
+            .description(
+                "List, create, switch or close browser sessions. Each session is isolated: its own \
+                 cookies, storage and tabs (log in as two users at once).",
+            ),
+    )
+    .tool(
+        Tool::new("browse_cookies", browse_cookies)
+            .title("Cookies")
+            .description(
+                "Get the current page's cookies, set one, or clear the session's cookies. Needs \
+                 the administrator's grant browser.cookies.",
+            ),
+    )
+}

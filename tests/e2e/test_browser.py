@@ -1,0 +1,319 @@
+"""The browser plugin through the MCP server: a real Chromium driven by `warden serve`,
+against fixture sites this test serves on 127.0.0.1 (see browser_site.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+
+from browser_site import PASSWORD, Site, start_site
+from conftest import text_of
+
+pytestmark = pytest.mark.anyio
+
+CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def chromium_present() -> None:
+    if not (Path(CHROMIUM).is_file() or shutil.which("chromium")):
+        message = f"Chromium is not installed at {CHROMIUM}; install it (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+@pytest.fixture()
+def sites() -> Iterator[tuple[Site, Site, Site]]:
+    """(main, other granted origin, blocked origin)."""
+    main, other, blocked = start_site(), start_site(), start_site()
+    for s in (main, other):
+        s.links = {"other": other.origin, "blocked": blocked.origin}
+    yield main, other, blocked
+    for s in (main, other, blocked):
+        s.close()
+
+
+def browser_manifest(write_manifest, main: Site, other: Site, grants: str = "") -> object:
+    body = f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[browser.secrets]
+APP_PASSWORD = {{ env = "WARDEN_TEST_APP_PASSWORD" }}
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{main.origin}", "{other.origin}"]{grants} }}
+"""
+    return write_manifest(body)
+
+
+ENV = {"WARDEN_TEST_APP_PASSWORD": PASSWORD}
+
+
+def ref_of(snapshot: str, role: str, name: str) -> int:
+    m = re.search(rf"@e(\d+) \[{re.escape(role)}\] \"{re.escape(name)}\"", snapshot)
+    assert m, f'no [{role}] "{name}" in:\n{snapshot}'
+    return int(m.group(1))
+
+
+async def ok(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
+    result = await w.call(tool, args or {}, timeout=timeout)
+    text = text_of(result)
+    assert not result.is_error, f"{tool} failed: {text}"
+    return text
+
+
+async def err(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
+    result = await w.call(tool, args or {}, timeout=timeout)
+    text = text_of(result)
+    assert result.is_error, f"{tool} should have failed, got: {text}"
+    return text
+
+
+def chromium_processes(warden_pid: int) -> list[psutil.Process]:
+    procs = []
+    for p in psutil.Process(warden_pid).children(recursive=True):
+        try:
+            if "chrom" in p.name():
+                procs.append(p)
+        except psutil.Error:
+            pass
+    return procs
+
+
+async def test_login_behind_cookie_banner_with_secret(start_warden, write_manifest, sites, tmp_path) -> None:
+    main, other, _ = sites
+    manifest = browser_manifest(write_manifest, main, other, ', secrets = ["APP_PASSWORD"]')
+    outputs: list[str] = []
+    async with start_warden(manifest, env=ENV) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/login")})
+        outputs.append(snap)
+        lines = snap.splitlines()
+        assert lines[0].startswith('Page: "Sign in"') and "[login form]" in lines[0], snap
+        assert lines[1].startswith("⚠ OVERLAY: [cookie_banner]"), snap
+        accept = ref_of(snap, "button", "Accept all")
+        assert f"@e{accept}" in lines[1], "the overlay line names the button to deal with it"
+        # The overlay's controls come before the page's own.
+        assert snap.index("Accept all") < snap.index("[button] \"Sign in\"")
+
+        outputs.append(await ok(w, "browse_click", {"ref": accept}))
+        snap = await ok(w, "browse_snapshot")
+        outputs.append(snap)
+        assert "OVERLAY" not in snap
+        email = ref_of(snap, "textbox", "Email")
+        password = ref_of(snap, "password", "Password")
+        outputs.append(await ok(w, "browse_fill", {"ref": email, "value": "user@example.com"}))
+        filled = await ok(w, "browse_fill", {"ref": f"e{password}", "secret": "APP_PASSWORD"})
+        outputs.append(filled)
+        assert "value=\"••••\"" in filled or "••••" in await ok(w, "browse_snapshot"), filled
+        sign_in = ref_of(snap, "button", "Sign in")
+        after = await ok(w, "browse_click", {"ref": f"@e{sign_in}"})
+        outputs.append(after)
+        assert "Welcome back" in await ok(w, "browse_snapshot", {"mode": "full"})
+        # An unknown secret, and one the plugin was not granted, are refused clearly.
+        denied = await err(w, "browse_fill", {"ref": email, "secret": "OTHER"})
+        assert "grants.browser.secrets" in denied or "browser.secrets" in denied, denied
+        stderr = w.stderr()
+    for text in outputs:
+        assert PASSWORD not in text
+    assert PASSWORD not in stderr
+    assert PASSWORD not in manifest.audit.read_text()
+
+
+async def test_js_list_wait_and_stable_refs(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        await ok(w, "browse_navigate", {"url": main.url("/list")})
+        waited = await ok(w, "browse_wait_for", {"text": "Item 5", "timeout_ms": 10000})
+        assert waited.startswith("Done waiting."), waited
+        snap = await ok(w, "browse_snapshot")
+        item3 = ref_of(snap, "button", "Item 3")
+        again = await ok(w, "browse_snapshot")
+        assert ref_of(again, "button", "Item 3") == item3, "refs stay the same for the same node"
+        clicked = await ok(w, "browse_click", {"ref": item3})
+        assert "Clicked" in clicked
+        assert "Picked item 3" in await ok(w, "browse_snapshot", {"mode": "full"})
+        timeout = await err(w, "browse_wait_for", {"text": "never there", "timeout_ms": 500})
+        assert "timeout" in timeout.lower() and "never there" in timeout
+
+
+async def test_form_select_checkbox_radio_and_enabled_button(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/form")})
+        submit = ref_of(snap, "button", "Place order")
+        assert re.search(rf"@e{submit} \[button\] \"Place order\".*\[disabled\]", snap), snap
+        refused = await err(w, "browse_click", {"ref": submit})
+        assert "disabled" in refused, refused
+        await ok(w, "browse_fill", {"ref": ref_of(snap, "textbox", "Name"), "value": "Ada"})
+        selected = await ok(w, "browse_select", {"ref": ref_of(snap, "combobox", "Country"), "values": ["France"]})
+        assert "Selected fr" in selected, selected
+        await ok(w, "browse_click", {"ref": ref_of(snap, "radio", "Pro")})
+        after = await ok(w, "browse_click", {"ref": ref_of(snap, "checkbox", "I accept the terms")})
+        assert "[checked]" in after, after
+        snap = await ok(w, "browse_snapshot")
+        assert not re.search(r"\"Place order\".*\[disabled\]", snap), snap
+        await ok(w, "browse_click", {"ref": submit})
+        full = await ok(w, "browse_snapshot", {"mode": "full"})
+        assert "Submitted: Ada / fr / pro / true" in full, full
+
+
+async def test_tabs_popups_and_blocked_window_open(start_warden, write_manifest, sites) -> None:
+    main, other, blocked = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/tabs")})
+        opened = await ok(w, "browse_click", {"ref": ref_of(snap, "link", "Open help")})
+        assert "A new tab opened" in opened, opened
+        tabs = await ok(w, "browse_tabs")
+        assert "2 tab(s)" in tabs and "/popup" in tabs, tabs
+        n = re.search(r"\[(\d)\] \"Help\"", tabs) or re.search(r"\[(\d)\] [^\n]*/popup", tabs)
+        assert n, tabs
+        switched = await ok(w, "browse_tabs", {"action": "switch", "tab": int(n.group(1))})
+        assert "Close help" in switched
+        await ok(w, "browse_tabs", {"action": "switch", "tab": 3 - int(n.group(1))})
+        denied = await err(w, "browse_click", {"ref": ref_of(snap, "button", "Open partner site")})
+        assert blocked.origin in denied and "grants.browser.origins" in denied, denied
+        denied = await err(w, "browse_click", {"ref": ref_of(snap, "link", "Partner link")})
+        assert blocked.origin in denied, denied
+    assert blocked.requests == [], "a blocked origin never receives a request"
+
+
+async def test_redirect_and_meta_refresh_to_blocked_origin(start_warden, write_manifest, sites) -> None:
+    main, other, blocked = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        denied = await err(w, "browse_navigate", {"url": main.url("/redirect-out")})
+        assert blocked.origin in denied and "grants.browser.origins" in denied, denied
+        denied = await err(w, "browse_navigate", {"url": blocked.url("/evil")})
+        assert "grants.browser.origins" in denied, denied
+        denied = await err(w, "browse_navigate", {"url": main.url("/meta-out")})
+        assert blocked.origin in denied, denied
+    assert blocked.requests == [], "a blocked origin never receives a request"
+
+
+async def test_blocked_navigation_is_audited(start_warden, write_manifest, sites) -> None:
+    main, other, blocked = sites
+    manifest = browser_manifest(write_manifest, main, other)
+    async with start_warden(manifest) as w:
+        await err(w, "browse_navigate", {"url": main.url("/redirect-out")})
+    denied = [l for l in manifest.audit_lines() if l["event"] == "capability_denied"]
+    assert any(blocked.origin in l["target"] and l["capability"] == "browser" for l in denied), denied
+
+
+async def test_frames_same_and_cross_origin(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/frames")})
+        same = ref_of(snap, "button", "same frame button")
+        cross = ref_of(snap, "button", "cross frame button")
+        assert "(frame same)" in snap and "(frame cross)" in snap, snap
+        after = await ok(w, "browse_click", {"ref": cross})
+        assert "cross clicked" in after, after
+        after = await ok(w, "browse_click", {"ref": same})
+        assert "same clicked" in after, after
+
+
+async def test_alert_confirm_prompt(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/dialogs")})
+        shown = await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Alert")})
+        assert "DIALOG [alert] \"Hello there\"" in shown, shown
+        blocked = await ok(w, "browse_snapshot")
+        assert "DIALOG [alert]" in blocked and "browse_dialog" in blocked, blocked
+        answered = await ok(w, "browse_dialog", {"accept": True})
+        assert "alert done" in await ok(w, "browse_snapshot", {"mode": "full"}), answered
+        shown = await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Confirm")})
+        assert "[confirm] \"Really delete?\"" in shown
+        await ok(w, "browse_dialog", {"accept": False})
+        assert "cancelled" in await ok(w, "browse_snapshot", {"mode": "full"})
+        shown = await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Prompt")})
+        assert "[prompt]" in shown and "anon" in shown
+        await ok(w, "browse_dialog", {"accept": True, "text": "Grace"})
+        assert "name: Grace" in await ok(w, "browse_snapshot", {"mode": "full"})
+
+
+async def test_big_page_stays_in_budget_and_find_reaches_the_end(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/big")}, timeout=90)
+        assert len(snap) / 4 <= 2100, f"{len(snap) / 4} tokens"
+        assert "browse_snapshot {\"page\": 2}" in snap and "browse_find" in snap, snap[-400:]
+        found = await ok(w, "browse_find", {"query": "Edit row 3000"}, timeout=90)
+        last = ref_of(found, "button", "Edit row 3000")
+        await ok(w, "browse_click", {"ref": last}, timeout=90)
+        title = await ok(w, "browse_snapshot", {"max_tokens": 200}, timeout=90)
+        assert title.startswith('Page: "edited 3000"'), title[:200]
+
+
+async def test_stale_ref_is_a_clear_error(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/stale")})
+        old = ref_of(snap, "button", "Old button")
+        await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Replace")})
+        stale = await err(w, "browse_click", {"ref": old})
+        assert f"@e{old} is gone from the page" in stale and "snapshot" in stale, stale
+        unknown = await err(w, "browse_click", {"ref": 999})
+        assert "@e999" in unknown, unknown
+
+
+async def test_eval_js_and_cookies_need_their_grants(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    manifest = browser_manifest(write_manifest, main, other)
+    async with start_warden(manifest) as w:
+        await ok(w, "browse_navigate", {"url": main.url("/form")})
+        denied = await err(w, "browse_eval_js", {"expression": "document.title"})
+        assert "grants.browser.eval_js" in denied or "browser.eval_js" in denied, denied
+        denied = await err(w, "browse_cookies")
+        assert "browser.cookies" in denied, denied
+    kinds = [l["target"] for l in manifest.audit_lines() if l["event"] == "capability_denied"]
+    assert any("JavaScript" in k for k in kinds) and any("cookies" in k for k in kinds), kinds
+
+
+async def test_eval_js_and_cookies_with_grants(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    manifest = browser_manifest(write_manifest, main, other, ", eval_js = true, cookies = true, secrets = [\"APP_PASSWORD\"]")
+    async with start_warden(manifest, env=ENV) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/login")})
+        assert await ok(w, "browse_eval_js", {"expression": "document.title"}) == '"Sign in"'
+        assert await ok(w, "browse_eval_js", {"expression": "Promise.resolve(6 * 7)"}) == "42"
+        thrown = await err(w, "browse_eval_js", {"expression": "nope.nope"})
+        assert "ReferenceError" in thrown
+        await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Accept all")})
+        await ok(w, "browse_fill", {"ref": ref_of(snap, "textbox", "Email"), "value": "a@b.c"})
+        await ok(w, "browse_fill", {"ref": ref_of(snap, "password", "Password"), "secret": "APP_PASSWORD"})
+        # The secret cannot be read back through script either.
+        value = await ok(w, "browse_eval_js", {"expression": "document.querySelector('input[type=password]').value"})
+        assert PASSWORD not in value and "••••" in value, value
+        await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Sign in")})
+        cookies = await ok(w, "browse_cookies")
+        assert "sid=s3ss10n-token" in cookies and "httpOnly" in cookies, cookies
+
+
+async def test_chromium_killed_then_recovery(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        await ok(w, "browse_navigate", {"url": main.url("/list")})
+        procs = chromium_processes(w.pid)
+        assert procs, "Chromium runs under warden"
+        for p in procs:
+            p.kill()
+        await anyio.sleep(0.5)
+        gone = await err(w, "browse_snapshot")
+        assert "browser" in gone and ("exited" in gone or "killed" in gone), gone
+        snap = await ok(w, "browse_navigate", {"url": main.url("/form")})
+        assert "Place order" in snap
+    # warden stopped: no Chromium is left behind.
+    for p in procs:
+        assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
