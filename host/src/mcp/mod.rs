@@ -104,11 +104,56 @@ impl WardenServer {
     }
 }
 
+/// Methods that 2026-07-28 removed; a request of that revision naming one gets -32601 (which
+/// the HTTP transport turns into 404), not the invalid-params answer of a malformed request.
+const REMOVED_IN_2026: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// True for a request of the stateless revisions (2026-07-28 on): it carries its protocol
+/// version in `_meta` and has no initialize handshake behind it.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
+}
+
+/// Which plugin logs a call forwards to its client.
+enum LogFloor {
+    /// The session's level, set by `logging/setLevel` (initialize-era sessions).
+    Session(Arc<AtomicU8>),
+    /// The level in the request's own `_meta` (2026-07-28); none means no logs at all.
+    Request(Option<LogLevel>),
+}
+
+impl LogFloor {
+    fn admits(&self, level: LogLevel) -> bool {
+        match self {
+            Self::Session(min) => level as u8 >= min.load(Ordering::Relaxed),
+            Self::Request(min) => min.is_some_and(|min| level >= min),
+        }
+    }
+}
+
+fn log_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info | LoggingLevel::Notice => LogLevel::Info,
+        LoggingLevel::Warning => LogLevel::Warning,
+        _ => LogLevel::Error,
+    }
+}
+
 /// Progress and log notifications of one call, sent to the client that made it.
 struct PeerEvents {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
-    min_level: Arc<AtomicU8>,
+    log_floor: LogFloor,
 }
 
 impl CallEvents for PeerEvents {
@@ -133,7 +178,7 @@ impl CallEvents for PeerEvents {
     }
 
     fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()> {
-        if (level as u8) < self.min_level.load(Ordering::Relaxed) {
+        if !self.log_floor.admits(level) {
             return Box::pin(async {});
         }
         let peer = self.peer.clone();
@@ -176,7 +221,11 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
         events: Some(Arc::new(PeerEvents {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
-            min_level: server.min_level.clone(),
+            log_floor: if is_stateless(context) {
+                LogFloor::Request(context.meta.log_level().map(log_level))
+            } else {
+                LogFloor::Session(server.min_level.clone())
+            },
         })),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
@@ -305,8 +354,10 @@ impl ServerHandler for WardenServer {
             return Err(McpError::method_not_found::<model::ReadResourceRequestMethod>());
         }
         let uri = request.uri.as_str();
+        // SEP-2164: the error names the URI in `data.uri`.
+        let data = || Some(serde_json::json!({ "uri": uri }));
         let not_found =
-            || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), None);
+            || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), data());
         let plugin = served.registry.resource_owner(uri).ok_or_else(not_found)?;
         let Backend::Wasm(wasm) = &plugin.backend else {
             return Err(not_found());
@@ -315,7 +366,7 @@ impl ServerHandler for WardenServer {
             Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
             Err(crate::runtime::plugin::CallFailure::Tool(
                 crate::runtime::bindings::ToolError::NotFound(m),
-            )) => Err(McpError::resource_not_found(m, None)),
+            )) => Err(McpError::resource_not_found(m, data())),
             Err(failure) => Err(McpError::internal_error(
                 failure.message(plugin.name()),
                 None,
@@ -328,13 +379,8 @@ impl ServerHandler for WardenServer {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let level = match request.level {
-            LoggingLevel::Debug => LogLevel::Debug,
-            LoggingLevel::Info | LoggingLevel::Notice => LogLevel::Info,
-            LoggingLevel::Warning => LogLevel::Warning,
-            _ => LogLevel::Error,
-        };
-        self.min_level.store(level as u8, Ordering::Relaxed);
+        self.min_level
+            .store(log_level(request.level) as u8, Ordering::Relaxed);
         Ok(())
     }
 
@@ -351,9 +397,18 @@ impl ServerHandler for WardenServer {
     async fn on_custom_request(
         &self,
         request: model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<model::CustomResult, McpError> {
         let method = request.method;
+        if is_stateless(&context) && REMOVED_IN_2026.contains(&method.as_str()) {
+            return Err(McpError::new(
+                model::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "{method} does not exist in MCP 2026-07-28 (stateless: no handshake, no sessions); server/discover describes this server"
+                ),
+                None,
+            ));
+        }
         if KNOWN_METHODS.contains(&method.as_str()) {
             Err(McpError::invalid_params(
                 format!(
@@ -394,5 +449,27 @@ impl ServerHandler for WardenServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         Err(McpError::method_not_found::<model::CompleteRequestMethod>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stateless_request_gets_logs_only_at_the_level_it_asked_for() {
+        assert!(!LogFloor::Request(None).admits(LogLevel::Error));
+        let warning = LogFloor::Request(Some(LogLevel::Warning));
+        assert!(warning.admits(LogLevel::Warning) && warning.admits(LogLevel::Error));
+        assert!(!warning.admits(LogLevel::Info));
+    }
+
+    #[test]
+    fn a_session_follows_its_set_level() {
+        let level = Arc::new(AtomicU8::new(LogLevel::Info as u8));
+        let floor = LogFloor::Session(level.clone());
+        assert!(floor.admits(LogLevel::Info) && !floor.admits(LogLevel::Debug));
+        level.store(log_level(LoggingLevel::Debug) as u8, Ordering::Relaxed);
+        assert!(floor.admits(LogLevel::Debug));
     }
 }
