@@ -39,7 +39,9 @@ def modes_manifest(write_manifest, helpers, echo_wasm, hostile_wasm):
 
 
 @contextlib.asynccontextmanager
-async def connect(transport: str, mode: str, warden_bin: Path, manifest, env: dict[str, str]) -> AsyncIterator[Client]:
+async def connect(
+    transport: str, mode: str, warden_bin: Path, manifest, env: dict[str, str], **options: Any
+) -> AsyncIterator[Client]:
     if transport == "stdio":
         params = StdioServerParameters(
             command=str(warden_bin),
@@ -47,12 +49,12 @@ async def connect(transport: str, mode: str, warden_bin: Path, manifest, env: di
             env=env,
             cwd=str(manifest.path.parent),
         )
-        async with Client(params, mode=mode, cache=None) as client:
+        async with Client(params, mode=mode, cache=None, **options) as client:
             yield client
     else:
         port = free_port()
         with http_warden(warden_bin, manifest.path, env, f"127.0.0.1:{port}"):
-            async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode, cache=None) as client:
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode=mode, cache=None, **options) as client:
                 yield client
 
 
@@ -63,7 +65,12 @@ def tool_calls(manifest, tool: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("mode", [LEGACY, MODERN])
 async def test_client_mode(transport, mode, warden_bin, warden_env, modes_manifest, helpers):
-    async with connect(transport, mode, warden_bin, modes_manifest, warden_env) as client:
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params)
+
+    async with connect(transport, mode, warden_bin, modes_manifest, warden_env, logging_callback=on_log) as client:
         expected = "2025-11-25" if mode == LEGACY else MODERN
         assert client.protocol_version == expected
 
@@ -90,6 +97,20 @@ async def test_client_mode(transport, mode, warden_bin, warden_env, modes_manife
             result = await client.call_tool("progress", {"steps": 3}, progress_callback=on_progress)
             assert not result.is_error and helpers.text_of(result) == "done", result
             assert seen == [(1, 3), (2, 3), (3, 3)], seen
+
+            # Plugin logs: an initialize-era session gets info and above by default; a
+            # 2026-07-28 request gets none unless its _meta asks for a level.
+            result = await client.call_tool("log", {"level": "info", "message": "hello log"})
+            assert not result.is_error, helpers.text_of(result)
+            await anyio.sleep(0.2)
+            received = [entry.data for entry in logs]
+            assert received == (["hello log"] if mode == LEGACY else []), received
+            if mode == MODERN:
+                asked = {"io.modelcontextprotocol/logLevel": "info"}
+                result = await client.call_tool("log", {"level": "info", "message": "asked"}, meta=asked)
+                assert not result.is_error, helpers.text_of(result)
+                await anyio.sleep(0.2)
+                assert [entry.data for entry in logs] == ["asked"], logs
 
         # Cancel a call that runs until it notices the cancellation.
         outcome: dict[str, Any] = {}
