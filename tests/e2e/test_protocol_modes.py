@@ -210,3 +210,23 @@ async def test_every_revision_is_served(transport, warden_bin, warden_env, write
     assert MODERN in modern["supportedVersions"], modern
     assert "tools" in modern["capabilities"], modern
     assert modern.get("resultType") == "complete", modern
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_listening_modern_client_hears_of_a_reload(
+    transport, warden_bin, warden_env, write_manifest, helpers, echo_wasm
+):
+    """2026-07-28 has no sessions to notify: a client learns of a changed tool list (a manifest
+    reload) through `subscriptions/listen`."""
+    manifest = write_manifest(helpers.plugin_block("echo", echo_wasm))
+    async with connect(transport, MODERN, warden_bin, manifest, warden_env) as client:
+        with anyio.fail_after(30):
+            assert "progress" in {t.name for t in (await client.list_tools()).tools}
+            async with client.listen(tools_list_changed=True) as subscription:
+                write_manifest(helpers.plugin_block("echo", echo_wasm, 'tools = { deny = ["progress"] }'))
+                async for event in subscription:
+                    break
+                else:
+                    pytest.fail("the subscription ended without an event")
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "progress" not in names and "echo" in names, names

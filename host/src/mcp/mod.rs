@@ -20,9 +20,9 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams,
+    SetLevelRequestParams, SubscriptionFilter,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -52,6 +52,8 @@ pub struct WardenServer {
     current: Arc<RwLock<Arc<Served>>>,
     /// Connected clients, told when the tool list changes.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
+    listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
 }
@@ -78,6 +80,7 @@ impl WardenServer {
         Self {
             current: Arc::new(RwLock::new(Served::new(registry))),
             peers: Arc::default(),
+            listeners: Arc::default(),
             min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
         }
     }
@@ -101,6 +104,20 @@ impl WardenServer {
             }
         }
         *self.peers.lock().unwrap_or_else(|p| p.into_inner()) = alive;
+
+        let listeners: Vec<_> = self
+            .listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut open = Vec::new();
+        for sink in listeners {
+            match sink.notify_tool_list_changed().await {
+                Ok(()) => open.push(sink),
+                Err(e) => tracing::debug!("dropping a closed subscription: {e}"),
+            }
+        }
+        *self.listeners.lock().unwrap_or_else(|p| p.into_inner()) = open;
     }
 }
 
@@ -381,6 +398,26 @@ impl ServerHandler for WardenServer {
     ) -> Result<(), McpError> {
         self.min_level
             .store(log_level(request.level) as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// 2026-07-28 clients learn of tool-list changes (manifest reloads) by subscription; the
+    /// only list that changes is the tool list. rmcp narrows this to what the client asked for.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        if context.accepted().tools_list_changed == Some(true) {
+            self.listeners
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(context.sink().clone());
+        }
+        context.cancelled().await;
         Ok(())
     }
 
