@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from test_http import free_port, http_warden
@@ -51,7 +52,7 @@ def node_binary() -> Path:
     return node
 
 
-def missing(reason: str) -> None:
+def missing(reason: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the conformance suite: {reason}", pytrace=False)
     pytest.skip(reason)
