@@ -8,6 +8,7 @@ Paths come from the environment, with defaults relative to the repository:
   WARDEN_BIN    target/release/warden
   ECHO_WASM     target/wasm/wasm32-wasip2/release/warden_guest_echo.wasm
   HOSTILE_WASM  target/wasm/wasm32-wasip2/release/warden_guest_hostile.wasm
+  CONFORMANCE_WASM  target/wasm/wasm32-wasip2/release/warden_guest_conformance.wasm
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ def echo_wasm() -> Path:
 @pytest.fixture(scope="session")
 def hostile_wasm() -> Path:
     return _required_file("HOSTILE_WASM", WASM_DIR / "warden_guest_hostile.wasm")
+
+
+@pytest.fixture(scope="session")
+def conformance_wasm() -> Path:
+    return _required_file("CONFORMANCE_WASM", WASM_DIR / "warden_guest_conformance.wasm")
 
 
 @pytest.fixture(scope="session")

@@ -4,5 +4,7 @@
 //! - [`ECHO_WASM`]: `echo`, `progress`, `log`, `count` (well-behaved tools).
 //! - [`HOSTILE_WASM`]: `spin`, `spin_checking`, `alloc_bomb`, `panic`, `count`, `read_file`,
 //!   `connect`, `read_env`, `fetch`, `flood`, `stderr_flood` (misbehaving tools).
+//! - [`CONFORMANCE_WASM`]: the fixture tools and `test://` resources of the official MCP
+//!   conformance suite (`tests/e2e/test_conformance.py`).
 
 include!(concat!(env!("OUT_DIR"), "/guests.rs"));

@@ -20,9 +20,9 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams,
+    SetLevelRequestParams, SubscriptionFilter,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -52,6 +52,8 @@ pub struct WardenServer {
     current: Arc<RwLock<Arc<Served>>>,
     /// Connected clients, told when the tool list changes.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
+    listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
 }
@@ -78,6 +80,7 @@ impl WardenServer {
         Self {
             current: Arc::new(RwLock::new(Served::new(registry))),
             peers: Arc::default(),
+            listeners: Arc::default(),
             min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
         }
     }
@@ -101,6 +104,65 @@ impl WardenServer {
             }
         }
         *self.peers.lock().unwrap_or_else(|p| p.into_inner()) = alive;
+
+        let listeners: Vec<_> = self
+            .listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut open = Vec::new();
+        for sink in listeners {
+            match sink.notify_tool_list_changed().await {
+                Ok(()) => open.push(sink),
+                Err(e) => tracing::debug!("dropping a closed subscription: {e}"),
+            }
+        }
+        *self.listeners.lock().unwrap_or_else(|p| p.into_inner()) = open;
+    }
+}
+
+/// Methods that 2026-07-28 removed; a request of that revision naming one gets -32601 (which
+/// the HTTP transport turns into 404), not the invalid-params answer of a malformed request.
+const REMOVED_IN_2026: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// True for a request of the stateless revisions (2026-07-28 on): it carries its protocol
+/// version in `_meta` and has no initialize handshake behind it.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
+}
+
+/// Which plugin logs a call forwards to its client.
+enum LogFloor {
+    /// The session's level, set by `logging/setLevel` (initialize-era sessions).
+    Session(Arc<AtomicU8>),
+    /// The level in the request's own `_meta` (2026-07-28); none means no logs at all.
+    Request(Option<LogLevel>),
+}
+
+impl LogFloor {
+    fn admits(&self, level: LogLevel) -> bool {
+        match self {
+            Self::Session(min) => level as u8 >= min.load(Ordering::Relaxed),
+            Self::Request(min) => min.is_some_and(|min| level >= min),
+        }
+    }
+}
+
+fn log_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info | LoggingLevel::Notice => LogLevel::Info,
+        LoggingLevel::Warning => LogLevel::Warning,
+        _ => LogLevel::Error,
     }
 }
 
@@ -108,7 +170,7 @@ impl WardenServer {
 struct PeerEvents {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
-    min_level: Arc<AtomicU8>,
+    log_floor: LogFloor,
 }
 
 impl CallEvents for PeerEvents {
@@ -133,7 +195,7 @@ impl CallEvents for PeerEvents {
     }
 
     fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()> {
-        if (level as u8) < self.min_level.load(Ordering::Relaxed) {
+        if !self.log_floor.admits(level) {
             return Box::pin(async {});
         }
         let peer = self.peer.clone();
@@ -176,7 +238,11 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
         events: Some(Arc::new(PeerEvents {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
-            min_level: server.min_level.clone(),
+            log_floor: if is_stateless(context) {
+                LogFloor::Request(context.meta.log_level().map(log_level))
+            } else {
+                LogFloor::Session(server.min_level.clone())
+            },
         })),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
@@ -305,8 +371,10 @@ impl ServerHandler for WardenServer {
             return Err(McpError::method_not_found::<model::ReadResourceRequestMethod>());
         }
         let uri = request.uri.as_str();
+        // SEP-2164: the error names the URI in `data.uri`.
+        let data = || Some(serde_json::json!({ "uri": uri }));
         let not_found =
-            || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), None);
+            || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), data());
         let plugin = served.registry.resource_owner(uri).ok_or_else(not_found)?;
         let Backend::Wasm(wasm) = &plugin.backend else {
             return Err(not_found());
@@ -315,7 +383,7 @@ impl ServerHandler for WardenServer {
             Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
             Err(crate::runtime::plugin::CallFailure::Tool(
                 crate::runtime::bindings::ToolError::NotFound(m),
-            )) => Err(McpError::resource_not_found(m, None)),
+            )) => Err(McpError::resource_not_found(m, data())),
             Err(failure) => Err(McpError::internal_error(
                 failure.message(plugin.name()),
                 None,
@@ -328,13 +396,28 @@ impl ServerHandler for WardenServer {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let level = match request.level {
-            LoggingLevel::Debug => LogLevel::Debug,
-            LoggingLevel::Info | LoggingLevel::Notice => LogLevel::Info,
-            LoggingLevel::Warning => LogLevel::Warning,
-            _ => LogLevel::Error,
-        };
-        self.min_level.store(level as u8, Ordering::Relaxed);
+        self.min_level
+            .store(log_level(request.level) as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// 2026-07-28 clients learn of tool-list changes (manifest reloads) by subscription; the
+    /// only list that changes is the tool list. rmcp narrows this to what the client asked for.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        if context.accepted().tools_list_changed == Some(true) {
+            self.listeners
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(context.sink().clone());
+        }
+        context.cancelled().await;
         Ok(())
     }
 
@@ -351,9 +434,18 @@ impl ServerHandler for WardenServer {
     async fn on_custom_request(
         &self,
         request: model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<model::CustomResult, McpError> {
         let method = request.method;
+        if is_stateless(&context) && REMOVED_IN_2026.contains(&method.as_str()) {
+            return Err(McpError::new(
+                model::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "{method} does not exist in MCP 2026-07-28 (stateless: no handshake, no sessions); server/discover describes this server"
+                ),
+                None,
+            ));
+        }
         if KNOWN_METHODS.contains(&method.as_str()) {
             Err(McpError::invalid_params(
                 format!(
@@ -394,5 +486,27 @@ impl ServerHandler for WardenServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         Err(McpError::method_not_found::<model::CompleteRequestMethod>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stateless_request_gets_logs_only_at_the_level_it_asked_for() {
+        assert!(!LogFloor::Request(None).admits(LogLevel::Error));
+        let warning = LogFloor::Request(Some(LogLevel::Warning));
+        assert!(warning.admits(LogLevel::Warning) && warning.admits(LogLevel::Error));
+        assert!(!warning.admits(LogLevel::Info));
+    }
+
+    #[test]
+    fn a_session_follows_its_set_level() {
+        let level = Arc::new(AtomicU8::new(LogLevel::Info as u8));
+        let floor = LogFloor::Session(level.clone());
+        assert!(floor.admits(LogLevel::Info) && !floor.admits(LogLevel::Debug));
+        level.store(log_level(LoggingLevel::Debug) as u8, Ordering::Relaxed);
+        assert!(floor.admits(LogLevel::Debug));
     }
 }

@@ -8,6 +8,7 @@
 
 use super::WardenServer;
 use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -33,12 +34,30 @@ where
     tokio::spawn(read_input(input, to_rmcp, lines_tx.clone()));
     tokio::spawn(forward_output(from_rmcp, lines_tx));
 
-    let service = server.serve((rmcp_in, rmcp_out)).await?;
+    let service = match server.serve((rmcp_in, rmcp_out)).await {
+        Ok(service) => service,
+        // A client may close stdin before any session began, for example after a single
+        // 2026-07-28 `server/discover` probe: a normal end, once the replies are flushed.
+        Err(ServerInitializeError::ConnectionClosed(_)) => {
+            flush(writer).await;
+            tracing::info!("client disconnected before starting a session");
+            return Ok(());
+        }
+        Err(e) => {
+            flush(writer).await;
+            return Err(e.into());
+        }
+    };
     let reason = service.waiting().await?;
     tracing::info!("client disconnected: {reason:?}");
-    // The writer ends when every sender is gone; give it the chance to flush.
-    let _ = writer.await;
+    flush(writer).await;
     Ok(())
+}
+
+/// Let the writer send what is queued. It ends once every sender is gone (stdin at its end
+/// and rmcp's output closed); the bound covers an error that leaves stdin open.
+async fn flush(writer: tokio::task::JoinHandle<()>) {
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
 }
 
 async fn read_input<R: AsyncRead + Unpin>(
