@@ -33,7 +33,9 @@ fn bad_manifests_name_file_line_and_fix() {
         ),
         (
             "secret granted but not defined",
-            format!("{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], secrets = [\"PW\"] }}\n"),
+            format!(
+                "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], secrets = [\"PW\"] }}\n"
+            ),
             "warden.toml:4:64: grants.browser.secrets: unknown secret \"PW\"; define it under [browser.secrets] (e.g. PW = { env = \"PW\" })",
         ),
         (
