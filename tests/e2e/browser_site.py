@@ -106,6 +106,31 @@ STALE = page(
 )
 
 
+def news_page() -> str:
+    """A page shaped like a typical site: navigation, teasers, a sidebar and a footer."""
+    nav = "".join(f'<li><a href="/section/{n.lower()}">{n}</a></li>' for n in
+                  ["Home", "World", "Business", "Technology", "Science", "Health", "Sports", "Culture", "Opinion"])
+    teasers = "".join(
+        f"""<article><h2><a href="/story/{i}">Story {i}: markets, weather and the week ahead</a></h2>
+<p>Summary of story {i}. Analysts expect changes in several sectors while regional officials prepare new plans
+for the coming months; readers share their views in the comments.</p>
+<div class=meta><span>By Reporter {i}</span> · <time>2 hours ago</time> · <a href="/story/{i}#comments">{i * 3} comments</a>
+<button aria-label="Save story {i}">☆</button><button aria-label="Share story {i}">⤴</button></div></article>"""
+        for i in range(1, 21)
+    )
+    side = "".join(f'<li><a href="/popular/{i}">Most read {i}</a></li>' for i in range(1, 11))
+    footer = "".join(f'<a href="/about/{n}">{n}</a> ' for n in ["About", "Contact", "Careers", "Privacy", "Terms", "Ads"])
+    return page(
+        "Daily News",
+        f"""<header><a href="/">Daily News</a><nav><ul>{nav}</ul></nav>
+<form role=search action=/search><input type=search name=q placeholder="Search news"><button>Search</button></form>
+<a href="/login">Sign in</a></header>
+<main>{teasers}</main><aside><h2>Most read</h2><ol>{side}</ol>
+<form><label>Newsletter <input type=email placeholder="Email address"></label><button>Subscribe</button></form></aside>
+<footer>{footer}<p>© Daily News</p></footer>""",
+    )
+
+
 def big_page(rows: int) -> str:
     body = ["<h1>Big table</h1><table>"]
     for i in range(1, rows + 1):
@@ -160,6 +185,8 @@ class Site:
             return 200, {}, DIALOGS
         if p == "/stale":
             return 200, {}, STALE
+        if p == "/news":
+            return 200, {}, news_page()
         if p == "/big":
             return 200, {}, big_page(3000)
         if p == "/tabs":

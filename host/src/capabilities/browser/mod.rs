@@ -172,7 +172,7 @@ fn to_wit_snapshot(tab: &Tab, frames: Vec<tab::FrameSnapshot>, include_text: boo
             parent: f.frame.parent.and_then(|p| u32::try_from(p).ok()),
             opaque: f.data.is_none(),
         });
-        let Some(data) = &f.data else { continue };
+        let Some((doc, data)) = &f.data else { continue };
         let m = &data["meta"];
         if index == 0 {
             meta.url = scrub(m["url"].as_str().unwrap_or_default());
@@ -215,7 +215,7 @@ fn to_wit_snapshot(tab: &Tab, frames: Vec<tab::FrameSnapshot>, include_text: boo
             let b = &e["bounds"];
             let num = |i: usize| b[i].as_f64().unwrap_or(0.0);
             elements.push(Element {
-                handle: (u64::from(f.frame.seq) << 32) | (node & 0xffff_ffff),
+                handle: (u64::from(*doc) << 32) | (node & 0xffff_ffff),
                 frame: frame_index,
                 role: e["role"].as_str().unwrap_or("generic").to_string(),
                 name: scrub(e["name"].as_str().unwrap_or_default()),

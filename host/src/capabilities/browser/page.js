@@ -1,7 +1,9 @@
 // Runs in Warden's isolated world of each frame (the page's own scripts cannot see or change
 // it). Gives every DOM node it reports a number that stays the same for the life of the node,
 // builds the element snapshot, and resolves those numbers back to elements for actions.
-(() => {
+// `doc` numbers this document's world; element handles carry it, so a handle from a
+// document that was replaced can never reach a node of the new one.
+((doc) => {
   const ids = new WeakMap();
   const byId = new Map();
   let next = 1;
@@ -74,7 +76,7 @@
   // A label's own words, without the text of the controls inside it (a <select>'s options).
   const labelText = (label) => {
     const copy = label.cloneNode(true);
-    copy.querySelectorAll('select, textarea, input, button').forEach((c) => c.remove());
+    copy.querySelectorAll('select, textarea, input, button, a, [role=button]').forEach((c) => c.remove());
     return clean(copy.textContent || '');
   };
 
@@ -196,12 +198,12 @@
       const area = (Math.min(r.right, vw) - Math.max(r.left, 0)) * (Math.min(r.bottom, vh) - Math.max(r.top, 0));
       const wide = r.width >= vw * 0.6;
       if (!modal && area < vw * vh * 0.15 && !wide) continue;
-      const text = textOf(el);
+      const text = labelText(el);
       if (!modal && !el.querySelector('button, a[href], input, [role=button]')) continue;
       let kind = modal ? 'modal' : 'overlay';
       if (/cookie|consent|gdpr|privacy/i.test(text + ' ' + el.id + ' ' + el.className)) kind = 'cookie_banner';
       const heading = el.querySelector('h1, h2, h3, h4, [role=heading]');
-      const label = clean(el.getAttribute('aria-label') || (heading && textOf(heading)) || text, 60);
+      const label = clean(el.getAttribute('aria-label') || (heading && textOf(heading)) || text, 80);
       found.push({ el, kind, label });
       if (found.length >= 5) break;
     }
@@ -382,5 +384,5 @@
   const hasText = (t) => !!document.body && (document.body.innerText || '').includes(t);
   const hasSelector = (s) => !!document.querySelector(s);
 
-  return { snapshot, point, rectOf, focus, changed, select, checked, hasText, hasSelector, find, idOf };
-})()
+  return { doc, snapshot, point, rectOf, focus, changed, select, checked, hasText, hasSelector, find, idOf };
+})

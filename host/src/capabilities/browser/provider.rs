@@ -85,8 +85,9 @@ pub struct TabState {
     pub blocked: Vec<String>,
     pub blocked_seq: u64,
     pub dialog: Option<Dialog>,
-    /// Stable small numbers for frame ids, used in element handles.
-    pub frame_seq: HashMap<String, u32>,
+    /// Which frame each document number (see `page.js`) belongs to, and the next number.
+    pub docs: HashMap<u32, String>,
+    pub next_doc: u32,
     /// Secret values typed into this tab; scrubbed from everything the plugin reads.
     pub secrets: Vec<String>,
     pub crashed: bool,
@@ -453,7 +454,8 @@ impl Live {
                     blocked: Vec::new(),
                     blocked_seq: 0,
                     dialog: None,
-                    frame_seq: HashMap::from([(target.clone(), 0)]),
+                    docs: HashMap::new(),
+                    next_doc: 0,
                     secrets: Vec::new(),
                     crashed: false,
                 },

@@ -45,7 +45,6 @@ impl WaitUntil {
 #[derive(Debug, Clone)]
 pub struct Frame {
     pub id: String,
-    pub seq: u32,
     pub parent: Option<usize>,
     pub url: String,
     pub name: String,
@@ -57,8 +56,9 @@ pub struct FrameSnapshot {
     pub frame: Frame,
     /// Offset of the frame's viewport in the main frame's viewport.
     pub offset: (f64, f64),
-    /// The result of `page.js` `snapshot()`, or none when the frame could not be read.
-    pub data: Option<Value>,
+    /// The document number and the result of `page.js` `snapshot()`, or none when the frame
+    /// could not be read.
+    pub data: Option<(u32, Value)>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -290,7 +290,7 @@ impl Tab {
 
     // ----------------------------------------------------------------- frames and script
 
-    /// The tab's frames, parents first, each with a stable number.
+    /// The tab's frames, parents first.
     pub async fn frames(&self) -> Result<Vec<Frame>> {
         let tree = self.call("Page.getFrameTree", json!({})).await?;
         let mut out = Vec::new();
@@ -298,14 +298,9 @@ impl Tab {
         while let Some((node, parent)) = stack.pop() {
             let frame = &node["frame"];
             let id = frame["id"].as_str().unwrap_or_default().to_string();
-            let seq = self.state(|t| {
-                let next = u32::try_from(t.frame_seq.len()).unwrap_or(u32::MAX);
-                *t.frame_seq.entry(id.clone()).or_insert(next)
-            })?;
             let index = out.len();
             out.push(Frame {
                 id,
-                seq,
                 parent,
                 url: frame["url"].as_str().unwrap_or_default().to_string(),
                 name: frame["name"].as_str().unwrap_or_default().to_string(),
@@ -319,20 +314,9 @@ impl Tab {
         Ok(out)
     }
 
-    fn frame_id(&self, seq: u32) -> Result<String> {
-        self.state(|t| {
-            t.frame_seq
-                .iter()
-                .find(|(_, s)| **s == seq)
-                .map(|(id, _)| id.clone())
-        })?
-        .ok_or_else(|| {
-            BrowserError::NotFound("that element's frame is gone; take a new snapshot".into())
-        })
-    }
-
-    /// Call `__warden.<call>` in Warden's isolated world of `frame`.
-    async fn world(&self, frame: &str, call: &str) -> Result<Value> {
+    /// Call `__warden.<call>` in Warden's isolated world of `frame`; with `expect`, only in
+    /// that document (else the answer is `{gone: true}`). Returns the document number.
+    async fn world(&self, frame: &str, call: &str, expect: Option<u32>) -> Result<(u32, Value)> {
         let world = self
             .call(
                 "Page.createIsolatedWorld",
@@ -340,7 +324,19 @@ impl Tab {
             )
             .await?;
         let context = world["executionContextId"].clone();
-        let expression = format!("(globalThis.__warden ??= {PAGE_JS}).{call}");
+        let candidate = self.state(|t| {
+            t.next_doc = t.next_doc.wrapping_add(1);
+            t.next_doc
+        })?;
+        let check = match expect {
+            Some(doc) => {
+                format!("if (w.doc !== {doc}) return {{ doc: w.doc, value: {{ gone: true }} }};")
+            }
+            None => String::new(),
+        };
+        let expression = format!(
+            "(() => {{ const w = (globalThis.__warden ??= ({PAGE_JS})({candidate})); {check} return {{ doc: w.doc, value: w.{call} }}; }})()"
+        );
         let result = self
             .call(
                 "Runtime.evaluate",
@@ -354,7 +350,15 @@ impl Tab {
                 .unwrap_or("unknown error");
             return Err(BrowserError::Io(format!("the page script failed: {text}")));
         }
-        Ok(result["result"]["value"].clone())
+        let answer = &result["result"]["value"];
+        let doc = answer["doc"]
+            .as_u64()
+            .and_then(|d| u32::try_from(d).ok())
+            .ok_or_else(|| BrowserError::Io("the page script gave no document number".into()))?;
+        self.state(|t| {
+            t.docs.insert(doc, frame.to_string());
+        })?;
+        Ok((doc, answer["value"].clone()))
     }
 
     /// Call `__warden.<call>` for the node of `handle`, mapping "gone"/"error" answers.
@@ -363,9 +367,11 @@ impl Tab {
         handle: u64,
         call: impl FnOnce(u64) -> String,
     ) -> Result<(String, Value)> {
-        let (seq, node) = split_handle(handle);
-        let frame = self.frame_id(seq).map_err(|_| gone(handle))?;
-        let answer = self.world(&frame, &call(node)).await?;
+        let (doc, node) = split_handle(handle);
+        let frame = self
+            .state(|t| t.docs.get(&doc).cloned())?
+            .ok_or_else(|| gone(handle))?;
+        let (_, answer) = self.world(&frame, &call(node), Some(doc)).await?;
         if answer.get("gone").is_some() {
             return Err(gone(handle));
         }
@@ -415,7 +421,7 @@ impl Tab {
             }
         }
         for (i, frame) in frames.into_iter().enumerate() {
-            let data = self.world(&frame.id, &call).await.ok();
+            let data = self.world(&frame.id, &call, None).await.ok();
             let offset = match frame.parent {
                 None => (0.0, 0.0),
                 Some(p) => {
@@ -423,7 +429,7 @@ impl Tab {
                     let pos = parent
                         .data
                         .as_ref()
-                        .and_then(|d| d["frames"].get(child_index[i]))
+                        .and_then(|(_, d)| d["frames"].get(child_index[i]))
                         .map(|f| {
                             (
                                 f["x"].as_f64().unwrap_or(0.0),
@@ -716,10 +722,10 @@ impl Tab {
     async fn any_frame(&self, call: &str) -> Result<bool> {
         for frame in self.frames().await? {
             if self
-                .world(&frame.id, call)
+                .world(&frame.id, call, None)
                 .await
                 .ok()
-                .and_then(|v| v.as_bool())
+                .and_then(|(_, v)| v.as_bool())
                 == Some(true)
             {
                 return Ok(true);
