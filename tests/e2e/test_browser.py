@@ -266,6 +266,12 @@ async def test_stale_ref_is_a_clear_error(start_warden, write_manifest, sites) -
         assert f"@e{old} is gone from the page" in stale and "snapshot" in stale, stale
         unknown = await err(w, "browse_click", {"ref": 999})
         assert "@e999" in unknown, unknown
+        # A ref from a page the tab has left is gone too, never an element of the new page.
+        replace = ref_of(await ok(w, "browse_snapshot"), "button", "Replace")
+        snap = await ok(w, "browse_navigate", {"url": main.url("/form")})
+        assert f"@e{replace} " not in snap, snap
+        stale = await err(w, "browse_click", {"ref": replace})
+        assert f"@e{replace} is gone from the page" in stale, stale
 
 
 async def test_eval_js_and_cookies_need_their_grants(start_warden, write_manifest, sites) -> None:
