@@ -35,7 +35,7 @@ impl App {
             );
         }
         let audit = Arc::new(AuditLog::open(&manifest.audit_log)?);
-        let services = Arc::new(HostServices::new(audit)?);
+        let services = Arc::new(HostServices::new(audit, manifest.ssh_hosts.clone())?);
         let max_memory = manifest
             .plugins
             .iter()

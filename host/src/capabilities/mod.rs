@@ -8,25 +8,44 @@ pub mod sftp;
 pub mod terminal;
 
 use crate::audit::AuditLog;
+use crate::manifest::SshHostConfig;
 use crate::manifest::grants::Denied;
 use crate::runtime::state::PluginState;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Shared, privileged services the providers use on behalf of plugins.
+/// Shared, privileged services the providers use on behalf of plugins. They outlive plugin
+/// instances: a restarted instance finds its sessions and connections again.
 #[derive(Debug)]
 pub struct HostServices {
     pub audit: Arc<AuditLog>,
     /// One HTTP client for all plugins; redirects are followed by hand so each hop is checked.
     pub http: reqwest::Client,
+    /// SSH connections, one per host alias, shared by terminal sessions and SFTP.
+    pub ssh: Arc<terminal::ssh::SshPool>,
+    /// Terminal sessions, per plugin.
+    pub sessions: terminal::table::SessionTable,
+    /// SFTP subsystems, one per host alias, on the `ssh` connections.
+    pub sftp: sftp::client::SftpPool,
 }
 
 impl HostServices {
-    pub fn new(audit: Arc<AuditLog>) -> Result<Self, reqwest::Error> {
+    pub fn new(
+        audit: Arc<AuditLog>,
+        ssh_hosts: BTreeMap<String, SshHostConfig>,
+    ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self { audit, http })
+        let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
+        Ok(Self {
+            audit,
+            http,
+            sftp: sftp::client::SftpPool::new(ssh.clone()),
+            ssh,
+            sessions: terminal::table::SessionTable::default(),
+        })
     }
 }
 
