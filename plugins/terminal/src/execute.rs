@@ -116,15 +116,16 @@ pub fn run(session: &Session, command: &str, timeout: Duration, cap: usize) -> R
     Ok(outcome)
 }
 
-/// Terminal bytes to plain text: escapes stripped, CRLF to LF, the newline the end marker
-/// added removed.
+/// Terminal bytes to plain text: escapes stripped, CRLF to LF, and for a finished command
+/// the trailing newlines (the command's last one and the one the end marker adds) removed.
 pub fn clean(raw: &[u8], finished: bool) -> String {
     let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
-    let mut text = text.replace("\r\n", "\n").replace('\r', "");
-    if finished && text.ends_with('\n') {
-        text.pop();
+    let text = text.replace("\r\n", "\n").replace('\r', "");
+    if finished {
+        text.trim_end_matches('\n').to_string()
+    } else {
+        text
     }
-    text
 }
 
 #[cfg(test)]
@@ -149,7 +150,7 @@ mod tests {
 
     #[test]
     fn cleaning() {
-        assert_eq!(clean(b"\x1b[1mhi\x1b[0m\r\nthere\r\n\r\n", true), "hi\nthere\n");
+        assert_eq!(clean(b"\x1b[1mhi\x1b[0m\r\nthere\r\n\r\n", true), "hi\nthere");
         assert_eq!(clean(b"partial", false), "partial");
     }
 }

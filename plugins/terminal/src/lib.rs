@@ -10,7 +10,7 @@ mod capture;
 mod execute;
 mod keys;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use warden_sdk::prelude::*;
 use warden_sdk::terminal::{self, Session, SessionInfo, Target};
 
@@ -105,7 +105,8 @@ struct WriteArgs {
     /// Named keys sent after `text`, in order: enter, tab, escape, backspace, up, down,
     /// left, right, home, end, pageup, pagedown, delete, f1-f12, ctrl-a .. ctrl-z.
     keys: Option<Vec<String>>,
-    /// Wait this long (default 300 ms) and return the last lines of output.
+    /// Wait up to this long (default 500 ms) for the answer to settle, then return the
+    /// last lines of output.
     wait_ms: Option<u32>,
 }
 
@@ -267,16 +268,35 @@ fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
     }
     let at = session.info().output_bytes;
     session.write(&bytes)?;
-    let wait = args.wait_ms.unwrap_or(300);
-    if wait > 0 {
-        session.read(at, 0, Duration::from_millis(wait.into()))?;
-    }
+    settle(&session, at, Duration::from_millis(args.wait_ms.unwrap_or(500).into()))?;
     let tail = session.scrollback(20)?;
     Ok(ToolOutput::text(format!(
         "sent {} bytes to session {}; last lines:\n{tail}",
         bytes.len(),
         args.session_id
     )))
+}
+
+/// Wait, up to `max`, until output that started after `from` has been quiet for a moment:
+/// the answer to a keystroke usually comes in a burst.
+fn settle(session: &Session, from: u64, max: Duration) -> Result<(), ToolError> {
+    const QUIET: Duration = Duration::from_millis(150);
+    let deadline = Instant::now() + max;
+    let mut seen = from;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(());
+        }
+        let left = deadline - now;
+        let wait = if seen > from { QUIET.min(left) } else { left };
+        session.read(seen, 0, wait)?;
+        let total = session.info().output_bytes;
+        if total == seen && seen > from {
+            return Ok(());
+        }
+        seen = total;
+    }
 }
 
 fn screen(args: SessionArgs) -> Result<ToolOutput, ToolError> {
