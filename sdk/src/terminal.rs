@@ -108,7 +108,12 @@ impl Session {
 
     /// Output from `offset`, at most `max_bytes`, waiting up to `wait` (the host caps it at
     /// 10 s) when there is none yet.
-    pub fn read(&self, offset: u64, max_bytes: u32, wait: Duration) -> Result<Chunk, CapabilityError> {
+    pub fn read(
+        &self,
+        offset: u64,
+        max_bytes: u32,
+        wait: Duration,
+    ) -> Result<Chunk, CapabilityError> {
         let wait_ms = u32::try_from(wait.as_millis()).unwrap_or(u32::MAX);
         let c = self.0.read(offset, max_bytes, wait_ms)?;
         Ok(Chunk {

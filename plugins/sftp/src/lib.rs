@@ -316,10 +316,21 @@ mod tests {
         let names: Vec<_> = p.tools().iter().map(|t| t.name().to_string()).collect();
         assert_eq!(
             names,
-            ["sftp_list", "sftp_stat", "sftp_read", "sftp_write", "sftp_mkdir", "sftp_remove", "sftp_rename"]
+            [
+                "sftp_list",
+                "sftp_stat",
+                "sftp_read",
+                "sftp_write",
+                "sftp_mkdir",
+                "sftp_remove",
+                "sftp_rename"
+            ]
         );
         let err = p
-            .call("sftp_write", r#"{"host":"h","path":"p","content":"x","mode":"bogus"}"#)
+            .call(
+                "sftp_write",
+                r#"{"host":"h","path":"p","content":"x","mode":"bogus"}"#,
+            )
             .expect_err("bad mode");
         assert!(matches!(err, ToolError::InvalidArguments(_)));
     }

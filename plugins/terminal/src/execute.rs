@@ -8,9 +8,9 @@
 use crate::capture::{Capture, find};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant};
+use warden_sdk::ToolError;
 use warden_sdk::context;
 use warden_sdk::terminal::Session;
-use warden_sdk::ToolError;
 
 /// What the markers found.
 #[derive(Debug, Default)]
@@ -48,7 +48,12 @@ pub fn command_line(command: &str, token: &str) -> String {
     )
 }
 
-pub fn run(session: &Session, command: &str, timeout: Duration, cap: usize) -> Result<Outcome, ToolError> {
+pub fn run(
+    session: &Session,
+    command: &str,
+    timeout: Duration,
+    cap: usize,
+) -> Result<Outcome, ToolError> {
     let token = token();
     let start_marker = format!("WDS{token}");
     let end_marker = format!("WDE{token}:");
@@ -72,7 +77,9 @@ pub fn run(session: &Session, command: &str, timeout: Duration, cap: usize) -> R
         if let Some(i) = find(capture.recent(), end_marker.as_bytes()) {
             let rest = &capture.recent()[i + end_marker.len()..];
             if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-                let trailer = String::from_utf8_lossy(&rest[..nl]).trim_end_matches('\r').to_string();
+                let trailer = String::from_utf8_lossy(&rest[..nl])
+                    .trim_end_matches('\r')
+                    .to_string();
                 break Some((i, trailer));
             }
         }
@@ -150,7 +157,10 @@ mod tests {
 
     #[test]
     fn cleaning() {
-        assert_eq!(clean(b"\x1b[1mhi\x1b[0m\r\nthere\r\n\r\n", true), "hi\nthere");
+        assert_eq!(
+            clean(b"\x1b[1mhi\x1b[0m\r\nthere\r\n\r\n", true),
+            "hi\nthere"
+        );
         assert_eq!(clean(b"partial", false), "partial");
     }
 }

@@ -2,7 +2,10 @@
 
 /// The bytes of key `name` (case-insensitive), e.g. `enter`, `ctrl-c`, `up`, `f1`.
 pub fn bytes(name: &str) -> Option<Vec<u8>> {
-    let name = name.trim().to_ascii_lowercase().replace(['_', '+', ' '], "-");
+    let name = name
+        .trim()
+        .to_ascii_lowercase()
+        .replace(['_', '+', ' '], "-");
     let fixed: &[u8] = match name.as_str() {
         "enter" | "return" => b"\r",
         "tab" => b"\t",

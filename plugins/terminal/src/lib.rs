@@ -219,7 +219,9 @@ fn execute(args: ExecuteArgs) -> Result<Structured<ExecuteOutput>, ToolError> {
     } else if o.session_ended {
         text.push_str(&format!(
             "[the shell of session {id} ended{}]",
-            o.exit_code.map(|c| format!(" with status {c}")).unwrap_or_default()
+            o.exit_code
+                .map(|c| format!(" with status {c}"))
+                .unwrap_or_default()
         ));
     } else {
         text.push_str(&format!(
@@ -259,16 +261,25 @@ fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
     let mut bytes = args.text.unwrap_or_default().into_bytes();
     for key in args.keys.unwrap_or_default() {
         let k = keys::bytes(&key).ok_or_else(|| {
-            ToolError::invalid_arguments(format!("unknown key \"{key}\"; known keys: {}", keys::NAMES))
+            ToolError::invalid_arguments(format!(
+                "unknown key \"{key}\"; known keys: {}",
+                keys::NAMES
+            ))
         })?;
         bytes.extend(k);
     }
     if bytes.is_empty() {
-        return Err(ToolError::invalid_arguments("give `text` and/or `keys` to send"));
+        return Err(ToolError::invalid_arguments(
+            "give `text` and/or `keys` to send",
+        ));
     }
     let at = session.info().output_bytes;
     session.write(&bytes)?;
-    settle(&session, at, Duration::from_millis(args.wait_ms.unwrap_or(500).into()))?;
+    settle(
+        &session,
+        at,
+        Duration::from_millis(args.wait_ms.unwrap_or(500).into()),
+    )?;
     let tail = session.scrollback(20)?;
     Ok(ToolOutput::text(format!(
         "sent {} bytes to session {}; last lines:\n{tail}",
@@ -430,7 +441,9 @@ fn plugin() -> Plugin {
                 .mime_type("text/plain"),
             |uri, vars| {
                 let text = attach(&vars["id"])?.scrollback(u32::MAX)?;
-                Ok(vec![EmbeddedResource::text(uri, text).mime_type("text/plain")])
+                Ok(vec![
+                    EmbeddedResource::text(uri, text).mime_type("text/plain"),
+                ])
             },
         )
 }
@@ -458,8 +471,13 @@ mod tests {
             ]
         );
         let exec = p.tool_named("terminal_execute").expect("tool");
-        assert_eq!(exec.input_schema().as_value()["required"], serde_json::json!(["command"]));
-        let err = p.call("terminal_execute", r#"{"command": "a\nb"}"#).expect_err("multi-line");
+        assert_eq!(
+            exec.input_schema().as_value()["required"],
+            serde_json::json!(["command"])
+        );
+        let err = p
+            .call("terminal_execute", r#"{"command": "a\nb"}"#)
+            .expect_err("multi-line");
         assert!(matches!(err, ToolError::InvalidArguments(_)));
     }
 }

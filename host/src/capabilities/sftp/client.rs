@@ -93,7 +93,8 @@ impl SftpPool {
 }
 
 async fn open(alias: &str, conn: Arc<Connection>) -> Result<Remote, OpenError> {
-    let refused = |e: &dyn std::fmt::Display| OpenError::Subsystem(alias.to_string(), e.to_string());
+    let refused =
+        |e: &dyn std::fmt::Display| OpenError::Subsystem(alias.to_string(), e.to_string());
     let channel = conn.channel_open_session().await.map_err(|e| refused(&e))?;
     channel
         .request_subsystem(true, "sftp")

@@ -133,7 +133,12 @@ impl Host for PluginState {
             let dir = paths::existing(&ctx.remote, &ctx.roots, &path)
                 .await
                 .map_err(|e| path_error(&path, e))?;
-            let entries = ctx.remote.sftp.read_dir(dir).await.map_err(|e| sftp_error(&path, e))?;
+            let entries = ctx
+                .remote
+                .sftp
+                .read_dir(dir)
+                .await
+                .map_err(|e| sftp_error(&path, e))?;
             let mut out: Vec<DirEntry> = entries
                 .filter(|e| e.file_name() != "." && e.file_name() != "..")
                 .take(MAX_ENTRIES)
@@ -157,7 +162,12 @@ impl Host for PluginState {
             let p = paths::existing(&ctx.remote, &ctx.roots, &path)
                 .await
                 .map_err(|e| path_error(&path, e))?;
-            let m = ctx.remote.sftp.metadata(p).await.map_err(|e| sftp_error(&path, e))?;
+            let m = ctx
+                .remote
+                .sftp
+                .metadata(p)
+                .await
+                .map_err(|e| sftp_error(&path, e))?;
             Ok(to_stat(&m))
         };
         match work.await {
@@ -226,7 +236,11 @@ impl Host for PluginState {
             let p = paths::entry(&ctx.remote, &ctx.roots, &path, false)
                 .await
                 .map_err(|e| path_error(&path, e))?;
-            ctx.remote.sftp.create_dir(p).await.map_err(|e| sftp_error(&path, e))
+            ctx.remote
+                .sftp
+                .create_dir(p)
+                .await
+                .map_err(|e| sftp_error(&path, e))
         };
         match work.await {
             Ok(v) => Ok(v),
@@ -268,7 +282,11 @@ impl Host for PluginState {
             let b = paths::entry(&ctx.remote, &ctx.roots, &to, false)
                 .await
                 .map_err(|e| path_error(&to, e))?;
-            ctx.remote.sftp.rename(a, b).await.map_err(|e| sftp_error(&from, e))
+            ctx.remote
+                .sftp
+                .rename(a, b)
+                .await
+                .map_err(|e| sftp_error(&from, e))
         };
         match work.await {
             Ok(v) => Ok(v),

@@ -41,7 +41,9 @@ pub fn split_name(path: &str) -> Result<(&str, &str), PathError> {
 /// `path` made absolute: relative paths start at the first root.
 fn absolute(path: &str, first_root: &str) -> Result<String, PathError> {
     if path.is_empty() || path.contains('\0') {
-        return Err(PathError::Invalid("the path is empty or contains NUL".into()));
+        return Err(PathError::Invalid(
+            "the path is empty or contains NUL".into(),
+        ));
     }
     Ok(if path.starts_with('/') {
         path.to_string()
@@ -71,7 +73,12 @@ async fn canonical_roots(remote: &Remote, roots: &[String]) -> Result<Vec<String
     Ok(out)
 }
 
-fn check(path: &str, resolved: &str, roots: &[String], granted: &[String]) -> Result<(), PathError> {
+fn check(
+    path: &str,
+    resolved: &str,
+    roots: &[String],
+    granted: &[String],
+) -> Result<(), PathError> {
     if roots.iter().any(|r| is_under(resolved, r)) {
         Ok(())
     } else {
@@ -82,7 +89,11 @@ fn check(path: &str, resolved: &str, roots: &[String], granted: &[String]) -> Re
 }
 
 /// Resolve an existing `path` (symlinks followed) and check it stays under a root.
-pub async fn existing(remote: &Remote, granted: &[String], path: &str) -> Result<String, PathError> {
+pub async fn existing(
+    remote: &Remote,
+    granted: &[String],
+    path: &str,
+) -> Result<String, PathError> {
     let roots = canonical_roots(remote, granted).await?;
     let abs = absolute(path, &roots[0])?;
     let resolved = remote.sftp.canonicalize(abs).await?;
@@ -115,11 +126,15 @@ pub async fn entry(
         && meta.is_symlink()
     {
         // A dangling link cannot be resolved and is refused: it could point anywhere.
-        let target = remote.sftp.canonicalize(resolved.clone()).await.map_err(|_| {
-            PathError::Outside(format!(
-                "\"{path}\" is a symlink whose target cannot be resolved; refused"
-            ))
-        })?;
+        let target = remote
+            .sftp
+            .canonicalize(resolved.clone())
+            .await
+            .map_err(|_| {
+                PathError::Outside(format!(
+                    "\"{path}\" is a symlink whose target cannot be resolved; refused"
+                ))
+            })?;
         check(path, &target, &roots, granted)?;
         return Ok(target);
     }

@@ -187,7 +187,11 @@ impl HostSession for PluginState {
         })
     }
 
-    async fn scrollback(&mut self, s: Resource<SessionHandle>, lines: u32) -> Result<String, Error> {
+    async fn scrollback(
+        &mut self,
+        s: Resource<SessionHandle>,
+        lines: u32,
+    ) -> Result<String, Error> {
         let session = self.session(&s)?;
         Ok(session.log.scrollback(lines as usize))
     }

@@ -84,8 +84,7 @@ impl OutputLog {
             out.start += overflow as u64 + (bytes.len() - keep.len()) as u64;
             out.ring.extend(keep);
         }
-        self.progress
-            .send_modify(|p| p.total += bytes.len() as u64);
+        self.progress.send_modify(|p| p.total += bytes.len() as u64);
     }
 
     /// The stream ended (the shell exited or the connection dropped).
@@ -120,8 +119,7 @@ impl OutputLog {
         let mut rx = self.progress.subscribe();
         if !wait.is_zero() {
             // Elapsed just means "nothing new": answer with what is there (nothing).
-            let _ =
-                tokio::time::timeout(wait, rx.wait_for(|p| p.total > offset || p.ended)).await;
+            let _ = tokio::time::timeout(wait, rx.wait_for(|p| p.total > offset || p.ended)).await;
         }
         let ended = rx.borrow().ended;
         let out = self.lock();

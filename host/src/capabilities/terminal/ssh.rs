@@ -74,13 +74,9 @@ impl client::Handler for Verifier {
             self.record(KeyVerdict::Unknown("a host certificate".into()));
             return Ok(false);
         };
-        let fingerprint = key
-            .fingerprint(russh::keys::HashAlg::Sha256)
-            .to_string();
+        let fingerprint = key.fingerprint(russh::keys::HashAlg::Sha256).to_string();
         let checked = match &self.known_hosts {
-            Some(path) => {
-                russh::keys::check_known_hosts_path(&self.host, self.port, key, path)
-            }
+            Some(path) => russh::keys::check_known_hosts_path(&self.host, self.port, key, path),
             None => russh::keys::check_known_hosts(&self.host, self.port, key),
         };
         match checked {
@@ -115,11 +111,13 @@ impl Verifier {
 /// One authenticated connection.
 pub type Connection = Handle<Verifier>;
 
+/// One alias's connection; its lock also serializes (re)connecting to that alias.
+type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
+
 /// The connections of all aliases; lives in `HostServices`, so it outlives plugin instances.
 pub struct SshPool {
     hosts: BTreeMap<String, SshHostConfig>,
-    /// One slot per alias; its lock also serializes (re)connecting to that alias.
-    conns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>>>,
+    conns: Mutex<HashMap<String, Slot>>,
 }
 
 impl std::fmt::Debug for SshPool {

@@ -185,7 +185,13 @@ impl SessionTable {
         Ok(())
     }
 
-    fn insert(&self, plugin: &str, target: String, log: Arc<OutputLog>, input: Input) -> Arc<Session> {
+    fn insert(
+        &self,
+        plugin: &str,
+        target: String,
+        log: Arc<OutputLog>,
+        input: Input,
+    ) -> Arc<Session> {
         let kind = if target == "local" { "local" } else { "ssh" };
         let mut map = self.lock();
         let list = map.entry(plugin.to_string()).or_default();
