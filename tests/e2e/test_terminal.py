@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-import anyio
+import psutil
 import pytest
 
 from sshd import MAX_SESSIONS, _keygen, sshd  # noqa: F401  (fixture)
@@ -234,3 +234,23 @@ async def test_grants_local_pty_and_read_only(sshd, start_warden, write_manifest
             assert result.is_error and "read_only" in text, (tool, text)
         read = await w.call("terminal_read", {"session_id": sid})
         assert not read.is_error
+
+
+async def test_dropped_connection_is_reopened(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid, "echo first")
+        assert out["output"] == "first"
+        # Cut the connection from the server side: kill sshd's per-connection processes.
+        listener = psutil.Process(sshd.proc.pid)
+        conns = listener.children()
+        assert conns, "no connection process under sshd"
+        for p in conns:
+            p.kill()
+        # The old session ends; a new one gets a fresh connection.
+        gone = await w.call("terminal_execute", {"session_id": sid, "command": "echo x", "timeout_ms": 3000})
+        assert gone.is_error or gone.structured_content["exit_code"] is None, helpers.text_of(gone)
+        sid2 = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid2, "echo second")
+        assert out["output"] == "second"
