@@ -35,7 +35,11 @@ impl App {
             );
         }
         let audit = Arc::new(AuditLog::open(&manifest.audit_log)?);
-        let services = Arc::new(HostServices::new(audit, manifest.browser.clone())?);
+        let services = Arc::new(HostServices::new(
+            audit,
+            manifest.browser.clone(),
+            manifest.ssh_hosts.clone(),
+        )?);
         let max_memory = manifest
             .plugins
             .iter()

@@ -1,5 +1,6 @@
 //! File transfer over the host's SSH connection to a host alias (`warden:sftp/sftp`). Every
-//! path must stay under one of the plugin's `sftp.roots`.
+//! path must stay under one of the plugin's `sftp.roots` once the server has resolved it
+//! (symlinks included); changes need `sftp.write`.
 
 use crate::CapabilityError;
 use crate::bindings::warden::sftp::sftp as wit;
@@ -75,4 +76,45 @@ pub fn stat(host: &str, path: &str) -> Result<FileStat, CapabilityError> {
 /// Reads at most `length` bytes of the file `path` on host alias `host`, from `offset`.
 pub fn read(host: &str, path: &str, offset: u64, length: u64) -> Result<Vec<u8>, CapabilityError> {
     wit::read(host, path, offset, length).map_err(Into::into)
+}
+
+/// How [`write`] treats an existing file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WriteMode {
+    /// Create a new file; fail if it exists.
+    Create,
+    /// Create the file or replace its contents.
+    Truncate,
+    /// Create the file or add to its end.
+    Append,
+}
+
+/// Writes `data` to `path` on host alias `host`; returns the file's size afterwards.
+pub fn write(host: &str, path: &str, data: &[u8], mode: WriteMode) -> Result<u64, CapabilityError> {
+    let mode = match mode {
+        WriteMode::Create => wit::WriteMode::Create,
+        WriteMode::Truncate => wit::WriteMode::Truncate,
+        WriteMode::Append => wit::WriteMode::Append,
+    };
+    wit::write(host, path, data, mode).map_err(Into::into)
+}
+
+/// Creates the directory `path` on host alias `host`.
+pub fn mkdir(host: &str, path: &str) -> Result<(), CapabilityError> {
+    wit::mkdir(host, path).map_err(Into::into)
+}
+
+/// Removes a file, a symlink or an empty directory.
+pub fn remove(host: &str, path: &str) -> Result<(), CapabilityError> {
+    wit::remove(host, path).map_err(Into::into)
+}
+
+/// Renames `from` to `to` on host alias `host`.
+pub fn rename(host: &str, from: &str, to: &str) -> Result<(), CapabilityError> {
+    wit::rename(host, from, to).map_err(Into::into)
+}
+
+/// The canonical absolute path of `path` on the server.
+pub fn realpath(host: &str, path: &str) -> Result<String, CapabilityError> {
+    wit::realpath(host, path).map_err(Into::into)
 }

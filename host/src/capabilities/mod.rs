@@ -8,12 +8,14 @@ pub mod sftp;
 pub mod terminal;
 
 use crate::audit::AuditLog;
-use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Denied;
+use crate::manifest::{BrowserConfig, SshHostConfig};
 use crate::runtime::state::PluginState;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Shared, privileged services the providers use on behalf of plugins.
+/// Shared, privileged services the providers use on behalf of plugins. They outlive plugin
+/// instances: a restarted instance finds its sessions and connections again.
 #[derive(Debug)]
 pub struct HostServices {
     pub audit: Arc<AuditLog>,
@@ -21,18 +23,32 @@ pub struct HostServices {
     pub http: reqwest::Client,
     /// The browser, started on first use and shared by the plugins (each in its own contexts).
     pub browser: browser::BrowserProvider,
+    /// SSH connections, one per host alias, shared by terminal sessions and SFTP.
+    pub ssh: Arc<terminal::ssh::SshPool>,
+    /// Terminal sessions, per plugin.
+    pub sessions: terminal::table::SessionTable,
+    /// SFTP subsystems, one per host alias, on the `ssh` connections.
+    pub sftp: sftp::client::SftpPool,
 }
 
 impl HostServices {
-    pub fn new(audit: Arc<AuditLog>, browser: BrowserConfig) -> Result<Self, reqwest::Error> {
+    pub fn new(
+        audit: Arc<AuditLog>,
+        browser: BrowserConfig,
+        ssh_hosts: BTreeMap<String, SshHostConfig>,
+    ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
             .build()?;
+        let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
         Ok(Self {
             audit,
             http,
             browser: browser::BrowserProvider::new(browser),
+            sftp: sftp::client::SftpPool::new(ssh.clone()),
+            ssh,
+            sessions: terminal::table::SessionTable::default(),
         })
     }
 }

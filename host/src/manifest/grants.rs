@@ -321,6 +321,37 @@ impl Grants {
         }
     }
 
+    /// May this plugin send input to its terminal sessions? (`terminal.read_only` refuses.)
+    pub fn check_terminal_write(&self) -> Result<(), Denied> {
+        if self.terminal.as_ref().is_some_and(|t| !t.read_only) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.terminal.read_only",
+                "writing to a terminal".into(),
+                "set grants.terminal.read_only = false".into(),
+            ))
+        }
+    }
+
+    /// May this plugin create, change or remove files over SFTP?
+    pub fn check_sftp_write(&self) -> Result<(), Denied> {
+        if self.sftp.as_ref().is_some_and(|s| s.write) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.sftp.write",
+                "changing files over sftp".into(),
+                "set grants.sftp.write = true".into(),
+            ))
+        }
+    }
+
+    /// The remote directories SFTP paths must stay under.
+    pub fn sftp_roots(&self) -> &[String] {
+        self.sftp.as_ref().map_or(&[], |s| s.roots.as_slice())
+    }
+
     /// May this plugin use SFTP on `alias`?
     pub fn check_sftp_host(&self, alias: &str) -> Result<(), Denied> {
         if self
@@ -405,6 +436,9 @@ mod tests {
         assert!(g.check_terminal_local().is_err());
         assert!(g.check_terminal_ssh("web1").is_err());
         assert!(g.check_sftp_host("web1").is_err());
+        assert!(g.check_sftp_write().is_err());
+        assert!(g.check_terminal_write().is_err());
+        assert!(g.sftp_roots().is_empty());
         assert!(g.check_browser().is_err());
     }
 }

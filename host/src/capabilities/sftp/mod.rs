@@ -1,40 +1,307 @@
-//! `warden:sftp`: the host-alias grant check is in place; the SFTP provider is not built yet,
-//! so a granted call answers with an `io` error that says so.
+//! `warden:sftp`: file operations on a host alias (grant `sftp.hosts`) over the alias's shared
+//! SSH connection. Every path is resolved on the server and must stay under `sftp.roots`;
+//! mutations need `sftp.write`. Refusals are audited.
+//!
+//! | file | job |
+//! |---|---|
+//! | `client.rs` | one SFTP subsystem per alias, reopened after a drop |
+//! | `paths.rs` | root confinement: realpath on the server, symlinks judged by their target |
+//! | `transfer.rs` | reading a byte range and writing a file (pipelined) |
 
-use super::not_provided;
-use crate::runtime::bindings::warden::sftp::sftp::{DirEntry, FileStat, Host};
+pub mod client;
+pub mod paths;
+pub mod transfer;
+
+use crate::runtime::bindings::warden::sftp::sftp::{DirEntry, FileKind, FileStat, Host, WriteMode};
 use crate::runtime::bindings::warden::sftp::types::{self, Error};
 use crate::runtime::state::PluginState;
+use client::Remote;
+use paths::PathError;
+use russh_sftp::client::error::Error as SftpError;
+use russh_sftp::protocol::{FileType, StatusCode};
+use std::sync::Arc;
+
+/// Largest single read (a tool asks for less; this bounds host memory).
+const MAX_READ: u64 = 64 * 1024 * 1024;
+/// Most entries one listing returns.
+const MAX_ENTRIES: usize = 10_000;
 
 impl types::Host for PluginState {}
 
+fn sftp_error(path: &str, e: SftpError) -> Error {
+    match e {
+        SftpError::Status(s) => match s.status_code {
+            StatusCode::NoSuchFile => Error::NotFound(format!("{path}: no such file or directory")),
+            StatusCode::PermissionDenied => Error::Io(format!(
+                "{path}: the server denied permission (file permissions of the remote user)"
+            )),
+            code => Error::Io(format!("{path}: {code}: {}", s.error_message)),
+        },
+        SftpError::Timeout => Error::Timeout(format!("{path}: the server did not answer in time")),
+        other => Error::Io(format!("{path}: {other}")),
+    }
+}
+
+fn path_error(path: &str, e: PathError) -> Error {
+    match e {
+        PathError::Invalid(m) => Error::InvalidArgument(m),
+        PathError::Outside(m) => Error::AccessDenied(m),
+        PathError::Sftp(e) => sftp_error(path, e),
+    }
+}
+
+fn transfer_error(path: &str, e: transfer::TransferError) -> Error {
+    match e {
+        transfer::TransferError::Sftp(e) => sftp_error(path, e),
+        transfer::TransferError::Io(e) => Error::Io(format!("{path}: {e}")),
+    }
+}
+
+fn to_stat(m: &russh_sftp::client::fs::Metadata) -> FileStat {
+    FileStat {
+        kind: match m.file_type() {
+            FileType::File => FileKind::File,
+            FileType::Dir => FileKind::Directory,
+            FileType::Symlink => FileKind::Symlink,
+            FileType::Other => FileKind::Other,
+        },
+        size: m.size.unwrap_or(0),
+        mode: m.permissions.unwrap_or(0) & 0o7777,
+        modified: m.mtime.map(u64::from),
+    }
+}
+
+/// What a call needs: the alias's subsystem and the granted roots.
+struct Ctx {
+    remote: Arc<Remote>,
+    roots: Vec<String>,
+}
+
 impl PluginState {
-    /// The answer to every SFTP call until the provider exists: access-denied without the
-    /// grant (audited), otherwise an `io` error saying the provider is not built.
-    fn sftp_unavailable(&self, host: &str) -> Error {
-        match self.grants.check_sftp_host(host) {
-            Err(d) => Error::AccessDenied(self.refuse("sftp", &d)),
-            Ok(()) => Error::Io(not_provided("sftp")),
+    /// Check the host grant (and `sftp.write` for mutations), then get the subsystem.
+    async fn sftp_ctx(&mut self, host: &str, mutate: bool) -> Result<Ctx, Error> {
+        self.grants
+            .check_sftp_host(host)
+            .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
+        if mutate {
+            self.grants
+                .check_sftp_write()
+                .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
         }
+        let roots = self.grants.sftp_roots().to_vec();
+        if roots.is_empty() {
+            let d = crate::manifest::grants::Denied {
+                grant: "grants.sftp.roots",
+                target: format!("sftp host '{host}'"),
+                message: format!(
+                    "grants.sftp.roots is empty, so no path on '{host}' is allowed; add the remote directories the plugin may use to grants.sftp.roots of plugin '{}' in the manifest",
+                    self.plugin()
+                ),
+            };
+            return Err(Error::AccessDenied(self.refuse("sftp", &d)));
+        }
+        let remote = self
+            .services
+            .sftp
+            .remote(host)
+            .await
+            .map_err(|e| Error::Io(e.to_string()))?;
+        Ok(Ctx { remote, roots })
+    }
+
+    /// Audit a path refused by the roots.
+    fn audit_path(&self, e: Error) -> Error {
+        if let Error::AccessDenied(m) = &e {
+            self.scope.denied("sftp", "a path outside sftp.roots", m);
+        }
+        e
+    }
+
+    /// After a transport failure, drop the subsystem so the next call reconnects.
+    async fn after(&mut self, host: &str, ctx: &Ctx, e: Error) -> Error {
+        if matches!(e, Error::Timeout(_)) || ctx.remote.is_broken() {
+            self.services.sftp.discard(host, &ctx.remote).await;
+        }
+        self.audit_path(e)
     }
 }
 
 impl Host for PluginState {
-    async fn list(&mut self, host: String, _path: String) -> Result<Vec<DirEntry>, Error> {
-        Err(self.sftp_unavailable(&host))
+    async fn list(&mut self, host: String, path: String) -> Result<Vec<DirEntry>, Error> {
+        let ctx = self.sftp_ctx(&host, false).await?;
+        let work = async {
+            let dir = paths::existing(&ctx.remote, &ctx.roots, &path)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            let entries = ctx
+                .remote
+                .sftp
+                .read_dir(dir)
+                .await
+                .map_err(|e| sftp_error(&path, e))?;
+            let mut out: Vec<DirEntry> = entries
+                .filter(|e| e.file_name() != "." && e.file_name() != "..")
+                .take(MAX_ENTRIES)
+                .map(|e| DirEntry {
+                    name: e.file_name(),
+                    stat: to_stat(&e.metadata()),
+                })
+                .collect();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(out)
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
     }
 
-    async fn stat(&mut self, host: String, _path: String) -> Result<FileStat, Error> {
-        Err(self.sftp_unavailable(&host))
+    async fn stat(&mut self, host: String, path: String) -> Result<FileStat, Error> {
+        let ctx = self.sftp_ctx(&host, false).await?;
+        let work = async {
+            let p = paths::existing(&ctx.remote, &ctx.roots, &path)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            let m = ctx
+                .remote
+                .sftp
+                .metadata(p)
+                .await
+                .map_err(|e| sftp_error(&path, e))?;
+            Ok(to_stat(&m))
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
     }
 
     async fn read(
         &mut self,
         host: String,
-        _path: String,
-        _offset: u64,
-        _length: u64,
+        path: String,
+        offset: u64,
+        length: u64,
     ) -> Result<Vec<u8>, Error> {
-        Err(self.sftp_unavailable(&host))
+        let ctx = self.sftp_ctx(&host, false).await?;
+        let work = async {
+            let p = paths::existing(&ctx.remote, &ctx.roots, &path)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            transfer::read_range(&ctx.remote, p, offset, length.min(MAX_READ))
+                .await
+                .map_err(|e| transfer_error(&path, e))
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
+    }
+
+    async fn write(
+        &mut self,
+        host: String,
+        path: String,
+        data: Vec<u8>,
+        mode: WriteMode,
+    ) -> Result<u64, Error> {
+        let ctx = self.sftp_ctx(&host, true).await?;
+        let work = async {
+            let p = paths::entry(&ctx.remote, &ctx.roots, &path, true)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            transfer::write_file(&ctx.remote, p, &data, mode)
+                .await
+                .map_err(|e| match e {
+                    transfer::TransferError::Sftp(SftpError::Status(s))
+                        if matches!(mode, WriteMode::Create)
+                            && s.status_code == StatusCode::Failure =>
+                    {
+                        Error::InvalidArgument(format!(
+                            "{path} already exists; use mode \"overwrite\" or \"append\""
+                        ))
+                    }
+                    e => transfer_error(&path, e),
+                })
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
+    }
+
+    async fn mkdir(&mut self, host: String, path: String) -> Result<(), Error> {
+        let ctx = self.sftp_ctx(&host, true).await?;
+        let work = async {
+            let p = paths::entry(&ctx.remote, &ctx.roots, &path, false)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            ctx.remote
+                .sftp
+                .create_dir(p)
+                .await
+                .map_err(|e| sftp_error(&path, e))
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
+    }
+
+    async fn remove(&mut self, host: String, path: String) -> Result<(), Error> {
+        let ctx = self.sftp_ctx(&host, true).await?;
+        let work = async {
+            let p = paths::entry(&ctx.remote, &ctx.roots, &path, false)
+                .await
+                .map_err(|e| path_error(&path, e))?;
+            let meta = ctx
+                .remote
+                .sftp
+                .symlink_metadata(p.clone())
+                .await
+                .map_err(|e| sftp_error(&path, e))?;
+            if meta.is_dir() {
+                ctx.remote.sftp.remove_dir(p).await
+            } else {
+                ctx.remote.sftp.remove_file(p).await
+            }
+            .map_err(|e| sftp_error(&path, e))
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
+    }
+
+    async fn rename(&mut self, host: String, from: String, to: String) -> Result<(), Error> {
+        let ctx = self.sftp_ctx(&host, true).await?;
+        let work = async {
+            let a = paths::entry(&ctx.remote, &ctx.roots, &from, false)
+                .await
+                .map_err(|e| path_error(&from, e))?;
+            let b = paths::entry(&ctx.remote, &ctx.roots, &to, false)
+                .await
+                .map_err(|e| path_error(&to, e))?;
+            ctx.remote
+                .sftp
+                .rename(a, b)
+                .await
+                .map_err(|e| sftp_error(&from, e))
+        };
+        match work.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.after(&host, &ctx, e).await),
+        }
+    }
+
+    async fn realpath(&mut self, host: String, path: String) -> Result<String, Error> {
+        let ctx = self.sftp_ctx(&host, false).await?;
+        match paths::existing(&ctx.remote, &ctx.roots, &path).await {
+            Ok(p) => Ok(p),
+            Err(e) => {
+                let e = path_error(&path, e);
+                Err(self.after(&host, &ctx, e).await)
+            }
+        }
     }
 }

@@ -1,52 +1,229 @@
-//! `warden:terminal`: the grant checks are in place; the PTY and SSH providers are not built
-//! yet, so a granted call answers with an `io` error that says so.
+//! `warden:terminal`: local PTYs (grant `terminal.local`) and SSH shells to the manifest's
+//! host aliases (grant `terminal.ssh_hosts`). The grant of a session's target is checked on
+//! every call, writes are refused under `terminal.read_only`, and refusals are audited.
+//!
+//! | file | job |
+//! |---|---|
+//! | `ssh.rs` | connection pool per alias, known_hosts verification, authentication, keep-alive |
+//! | `channel.rs` | an SSH shell channel and the task that reads it |
+//! | `pty.rs` | a local PTY and the thread that reads it |
+//! | `session.rs` | output ring buffer (64 KiB), vt100 screen, exit status |
+//! | `table.rs` | sessions per plugin, kept by the host |
 
-use super::not_provided;
-use crate::runtime::bindings::warden::terminal::terminal::{Host, HostSession, Target};
+mod channel;
+mod pty;
+pub mod session;
+pub mod ssh;
+pub mod table;
+
+use crate::runtime::bindings::warden::terminal::terminal::{
+    Chunk, Host, HostSession, SessionInfo, Target,
+};
 use crate::runtime::bindings::warden::terminal::types::{self, Error};
 use crate::runtime::state::PluginState;
+use std::sync::Arc;
+use std::time::Duration;
+use table::Session;
 use wasmtime::component::Resource;
+use wasmtime_wasi::WasiView;
 
-/// A terminal session handed to a plugin.
+/// Longest a single `read` may wait (the plugin loops for longer waits, so cancellation and
+/// the call's time limit stay responsive).
+const MAX_WAIT: Duration = Duration::from_secs(10);
+/// Largest single `read`.
+const MAX_READ: usize = 1024 * 1024;
+
+/// A plugin's handle to one of its sessions.
 #[derive(Debug)]
-pub struct SessionHandle;
+pub struct SessionHandle(Arc<Session>);
 
 impl types::Host for PluginState {}
+
+impl PluginState {
+    fn check_target(&self, target: &str) -> Result<(), Error> {
+        let check = match target.strip_prefix("ssh:") {
+            Some(alias) => self.grants.check_terminal_ssh(alias),
+            None => self.grants.check_terminal_local(),
+        };
+        check.map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))
+    }
+
+    /// The session behind a handle, after re-checking the grant of its target.
+    fn session(&mut self, handle: &Resource<SessionHandle>) -> Result<Arc<Session>, Error> {
+        let session = self
+            .ctx()
+            .table
+            .get(handle)
+            .map(|h| h.0.clone())
+            .map_err(|_| Error::NotFound("no such session handle".into()))?;
+        self.check_target(&session.target)?;
+        Ok(session)
+    }
+
+    fn handle(&mut self, session: Arc<Session>) -> Result<Resource<SessionHandle>, Error> {
+        self.ctx()
+            .table
+            .push(SessionHandle(session))
+            .map_err(|e| Error::Io(format!("too many session handles: {e}")))
+    }
+
+    fn session_info(&self, s: &Session) -> SessionInfo {
+        let (cols, rows) = s.log.size();
+        SessionInfo {
+            id: s.id.clone(),
+            target: s.target.clone(),
+            cols,
+            rows,
+            read_only: self.grants.terminal.as_ref().is_some_and(|t| t.read_only),
+            output_bytes: s.log.total(),
+            exit_status: s.log.exit_status(),
+            ended: s.log.ended(),
+            created: s.log.created_secs(),
+        }
+    }
+}
 
 impl Host for PluginState {
     async fn open(
         &mut self,
         target: Target,
-        _cols: u16,
-        _rows: u16,
+        cols: u16,
+        rows: u16,
     ) -> Result<Resource<SessionHandle>, Error> {
-        let check = match &target {
-            Target::Local => self.grants.check_terminal_local(),
-            Target::Ssh(alias) => self.grants.check_terminal_ssh(alias),
+        let target_name = match &target {
+            Target::Local => "local".to_string(),
+            Target::Ssh(alias) => format!("ssh:{alias}"),
         };
-        check.map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))?;
-        Err(Error::Io(not_provided("terminal")))
+        self.check_target(&target_name)?;
+        let (cols, rows) = (cols.clamp(10, 1000), rows.clamp(2, 1000));
+        let services = self.services.clone();
+        let plugin = self.plugin().to_string();
+        let session = match &target {
+            Target::Local => services.sessions.open_local(&plugin, cols, rows).await,
+            Target::Ssh(alias) => {
+                services
+                    .sessions
+                    .open_ssh(&services.ssh, &plugin, alias, cols, rows)
+                    .await
+            }
+        }
+        .map_err(Error::Io)?;
+        self.handle(session)
+    }
+
+    async fn attach(&mut self, id: String) -> Result<Resource<SessionHandle>, Error> {
+        let session = self
+            .services
+            .sessions
+            .get(self.plugin(), &id)
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "no session '{id}'; terminal_list_sessions shows the open ones"
+                ))
+            })?;
+        self.check_target(&session.target)?;
+        self.handle(session)
+    }
+
+    async fn list_sessions(&mut self) -> Vec<SessionInfo> {
+        self.services
+            .sessions
+            .list(self.plugin())
+            .iter()
+            .map(|s| self.session_info(s))
+            .collect()
     }
 }
 
 impl HostSession for PluginState {
-    async fn write(&mut self, _s: Resource<SessionHandle>, _data: Vec<u8>) -> Result<(), Error> {
-        Err(Error::NotFound("no such session".into()))
+    async fn info(&mut self, s: Resource<SessionHandle>) -> SessionInfo {
+        match self.ctx().table.get(&s) {
+            Ok(h) => {
+                let session = h.0.clone();
+                self.session_info(&session)
+            }
+            Err(_) => SessionInfo {
+                id: String::new(),
+                target: String::new(),
+                cols: 0,
+                rows: 0,
+                read_only: true,
+                output_bytes: 0,
+                exit_status: None,
+                ended: true,
+                created: 0,
+            },
+        }
+    }
+
+    async fn write(&mut self, s: Resource<SessionHandle>, data: Vec<u8>) -> Result<(), Error> {
+        let session = self.session(&s)?;
+        self.grants
+            .check_terminal_write()
+            .map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))?;
+        session.write(data).await.map_err(Error::Io)
     }
 
     async fn read(
         &mut self,
-        _s: Resource<SessionHandle>,
-        _offset: u64,
-    ) -> Result<(Vec<u8>, u64), Error> {
-        Err(Error::NotFound("no such session".into()))
+        s: Resource<SessionHandle>,
+        offset: u64,
+        max_bytes: u32,
+        wait_ms: u32,
+    ) -> Result<Chunk, Error> {
+        let session = self.session(&s)?;
+        let wait = Duration::from_millis(wait_ms.into()).min(MAX_WAIT);
+        let max = usize::try_from(max_bytes).unwrap_or(MAX_READ).min(MAX_READ);
+        let cancel = self.call.cancel.clone();
+        let chunk = tokio::select! {
+            c = session.log.read(offset, max, wait) => c,
+            () = cancel.cancelled() => return Err(Error::Timeout("the call was cancelled".into())),
+        };
+        Ok(Chunk {
+            data: chunk.data,
+            next: chunk.next,
+            skipped: chunk.skipped,
+            ended: chunk.ended,
+        })
     }
 
-    async fn close(&mut self, _s: Resource<SessionHandle>) -> Result<(), Error> {
-        Err(Error::NotFound("no such session".into()))
+    async fn scrollback(
+        &mut self,
+        s: Resource<SessionHandle>,
+        lines: u32,
+    ) -> Result<String, Error> {
+        let session = self.session(&s)?;
+        Ok(session.log.scrollback(lines as usize))
     }
 
-    async fn drop(&mut self, _s: Resource<SessionHandle>) -> wasmtime::Result<()> {
+    async fn screen(&mut self, s: Resource<SessionHandle>) -> Result<String, Error> {
+        let session = self.session(&s)?;
+        Ok(session.log.screen())
+    }
+
+    async fn resize(
+        &mut self,
+        s: Resource<SessionHandle>,
+        cols: u16,
+        rows: u16,
+    ) -> Result<(), Error> {
+        let session = self.session(&s)?;
+        session
+            .resize(cols.clamp(10, 1000), rows.clamp(2, 1000))
+            .await
+            .map_err(Error::Io)
+    }
+
+    async fn close(&mut self, s: Resource<SessionHandle>) -> Result<(), Error> {
+        let session = self.session(&s)?;
+        let plugin = self.plugin().to_string();
+        self.services.sessions.close(&plugin, &session.id).await;
+        Ok(())
+    }
+
+    async fn drop(&mut self, s: Resource<SessionHandle>) -> wasmtime::Result<()> {
+        // Only the handle goes; the session stays open until `close`.
+        self.ctx().table.delete(s)?;
         Ok(())
     }
 }

@@ -1,0 +1,228 @@
+//! One terminal session's output side: a 64 KiB ring buffer of raw output addressed by
+//! stream offset, a vt100 screen model for TUIs, and the exit status. The pump that feeds it
+//! (an SSH channel or a PTY reader) never blocks on a slow reader: old output is dropped,
+//! and a read says how much it missed.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+
+/// Output kept per session.
+pub const RING_BYTES: usize = 64 * 1024;
+
+/// Output read from a session (mirrors the WIT `chunk`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Chunk {
+    pub data: Vec<u8>,
+    pub next: u64,
+    pub skipped: u64,
+    pub ended: bool,
+}
+
+/// Progress that waiting readers watch: total bytes seen and whether the stream ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Progress {
+    total: u64,
+    ended: bool,
+}
+
+struct Output {
+    ring: VecDeque<u8>,
+    /// Stream offset of `ring[0]`.
+    start: u64,
+    screen: vt100::Parser,
+    exit_status: Option<i32>,
+}
+
+/// The output of one session, shared by its pump and its readers.
+pub struct OutputLog {
+    inner: Mutex<Output>,
+    progress: watch::Sender<Progress>,
+    pub created: SystemTime,
+}
+
+impl std::fmt::Debug for OutputLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputLog")
+            .field("progress", &*self.progress.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+impl OutputLog {
+    pub fn new(cols: u16, rows: u16) -> Self {
+        Self {
+            inner: Mutex::new(Output {
+                ring: VecDeque::with_capacity(RING_BYTES),
+                start: 0,
+                screen: vt100::Parser::new(rows.max(1), cols.max(1), 0),
+                exit_status: None,
+            }),
+            progress: watch::Sender::new(Progress::default()),
+            created: SystemTime::now(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Output> {
+        // A panic while holding the lock leaves consistent bytes behind; keep serving them.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Append output from the pump.
+    pub fn push(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        {
+            let mut out = self.lock();
+            out.screen.process(bytes);
+            // Only the last RING_BYTES of a large chunk can be kept anyway.
+            let keep = &bytes[bytes.len().saturating_sub(RING_BYTES)..];
+            let overflow = (out.ring.len() + keep.len()).saturating_sub(RING_BYTES);
+            out.ring.drain(..overflow);
+            out.start += overflow as u64 + (bytes.len() - keep.len()) as u64;
+            out.ring.extend(keep);
+        }
+        self.progress.send_modify(|p| p.total += bytes.len() as u64);
+    }
+
+    /// The stream ended (the shell exited or the connection dropped).
+    pub fn end(&self, exit_status: Option<i32>) {
+        {
+            let mut out = self.lock();
+            if out.exit_status.is_none() {
+                out.exit_status = exit_status;
+            }
+        }
+        self.progress.send_modify(|p| p.ended = true);
+    }
+
+    pub fn set_exit_status(&self, status: i32) {
+        self.lock().exit_status = Some(status);
+    }
+
+    pub fn exit_status(&self) -> Option<i32> {
+        self.lock().exit_status
+    }
+
+    pub fn ended(&self) -> bool {
+        self.progress.borrow().ended
+    }
+
+    pub fn total(&self) -> u64 {
+        self.progress.borrow().total
+    }
+
+    /// Output from `offset`, at most `max` bytes, waiting up to `wait` when none is there yet.
+    pub async fn read(&self, offset: u64, max: usize, wait: Duration) -> Chunk {
+        let mut rx = self.progress.subscribe();
+        if !wait.is_zero() {
+            // Elapsed just means "nothing new": answer with what is there (nothing).
+            let _ = tokio::time::timeout(wait, rx.wait_for(|p| p.total > offset || p.ended)).await;
+        }
+        let ended = rx.borrow().ended;
+        let out = self.lock();
+        let end = out.start + out.ring.len() as u64;
+        let from = offset.clamp(out.start, end);
+        let skipped = from.saturating_sub(offset);
+        let begin = usize::try_from(from - out.start).unwrap_or(usize::MAX);
+        let take = out.ring.len().saturating_sub(begin).min(max);
+        let data: Vec<u8> = out.ring.range(begin..begin + take).copied().collect();
+        let next = from + take as u64;
+        Chunk {
+            data,
+            next,
+            skipped,
+            ended: ended && next == end,
+        }
+    }
+
+    /// The last `lines` lines of buffered output with ANSI escapes removed.
+    pub fn scrollback(&self, lines: usize) -> String {
+        let raw: Vec<u8> = {
+            let out = self.lock();
+            out.ring.iter().copied().collect()
+        };
+        let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(&raw));
+        let text = text.replace("\r\n", "\n").replace('\r', "");
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// The vt100 screen as text, trailing blank lines removed.
+    pub fn screen(&self) -> String {
+        let contents = self.lock().screen.screen().contents();
+        contents.trim_end_matches('\n').to_string()
+    }
+
+    pub fn resize(&self, cols: u16, rows: u16) {
+        self.lock()
+            .screen
+            .screen_mut()
+            .set_size(rows.max(1), cols.max(1));
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        let (rows, cols) = self.lock().screen.screen().size();
+        (cols, rows)
+    }
+
+    pub fn created_secs(&self) -> u64 {
+        self.created
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn ring_keeps_the_last_64_kib_and_counts_what_was_missed() {
+        let log = OutputLog::new(80, 24);
+        log.push(b"hello ");
+        log.push(b"world");
+        let c = log.read(0, 1024, Duration::ZERO).await;
+        assert_eq!(c.data, b"hello world");
+        assert_eq!((c.next, c.skipped, c.ended), (11, 0, false));
+        let c = log.read(6, 3, Duration::ZERO).await;
+        assert_eq!(c.data, b"wor");
+
+        let big = vec![b'x'; 100_000];
+        log.push(&big);
+        assert_eq!(log.total(), 100_011);
+        let c = log.read(0, usize::MAX, Duration::ZERO).await;
+        assert_eq!(c.data.len(), RING_BYTES);
+        assert_eq!(c.skipped, 100_011 - RING_BYTES as u64);
+        assert_eq!(c.next, 100_011);
+        log.push(b"tail");
+        let c = log.read(100_011, 100, Duration::ZERO).await;
+        assert_eq!(c.data, b"tail");
+    }
+
+    #[tokio::test]
+    async fn read_waits_for_output_and_sees_the_end() {
+        let log = std::sync::Arc::new(OutputLog::new(80, 24));
+        let l = log.clone();
+        let waiter = tokio::spawn(async move { l.read(0, 100, Duration::from_secs(5)).await });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        log.push(b"late");
+        assert_eq!(waiter.await.expect("joined").data, b"late");
+        log.end(Some(3));
+        let c = log.read(4, 100, Duration::from_secs(5)).await;
+        assert!(c.ended && c.data.is_empty());
+        assert_eq!(log.exit_status(), Some(3));
+    }
+
+    #[test]
+    fn scrollback_strips_ansi_and_screen_renders() {
+        let log = OutputLog::new(20, 5);
+        log.push(b"\x1b[31mred\x1b[0m line\r\nsecond\r\nthird\r\n");
+        assert_eq!(log.scrollback(2), "second\nthird");
+        assert_eq!(log.scrollback(10), "red line\nsecond\nthird");
+        log.push(b"\x1b[2J\x1b[1;1Htop-left");
+        assert_eq!(log.screen(), "top-left");
+    }
+}

@@ -1,0 +1,306 @@
+//! SSH connections to the manifest's host aliases: one connection per alias, shared by its
+//! terminal sessions and its SFTP subsystem, verified against known_hosts, authenticated with
+//! the host's identity file or agent, kept alive, and reopened when it has dropped.
+//!
+//! Nothing here reaches a plugin except the alias and the wording of errors, which never
+//! carry key material, passphrases, file paths or addresses (those go to the host log).
+
+use crate::manifest::SshHostConfig;
+use russh::client::{self, Handle};
+use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Idle time after which a keep-alive is sent; three unanswered ones close the connection.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+/// Connecting and authenticating must finish within this.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Why a connection could not be made. The text is shown to agents: it names the alias and
+/// says what the admin should do, never a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum SshError {
+    #[error("ssh host '{0}' is not defined in the manifest")]
+    UnknownAlias(String),
+    #[error(
+        "the host key of ssh host '{alias}' ({fingerprint}) is not in its known_hosts file, so the connection was refused; the admin should verify the key and add it to the known_hosts file named in [ssh.hosts.{alias}]"
+    )]
+    UnknownHostKey { alias: String, fingerprint: String },
+    #[error(
+        "the host key of ssh host '{alias}' CHANGED ({fingerprint} does not match line {line} of its known_hosts file): the connection was refused; this may be an attack, or the server was reinstalled: the admin must check before updating known_hosts"
+    )]
+    HostKeyChanged {
+        alias: String,
+        fingerprint: String,
+        line: usize,
+    },
+    #[error("ssh host '{alias}' refused authentication as the configured user ({detail})")]
+    AuthFailed { alias: String, detail: String },
+    #[error("cannot load the credentials of ssh host '{0}'; the host log has the details")]
+    Credentials(String),
+    #[error("cannot connect to ssh host '{alias}': {detail}")]
+    Connect { alias: String, detail: String },
+    #[error("ssh host '{0}' did not finish connecting within 15 s")]
+    Timeout(String),
+}
+
+/// Verdict of the host key check, kept so the refusal can be explained.
+#[derive(Debug, Clone)]
+enum KeyVerdict {
+    Unknown(String),
+    Changed(String, usize),
+}
+
+/// The russh client handler: only checks the server's key.
+pub struct Verifier {
+    alias: String,
+    host: String,
+    port: u16,
+    known_hosts: Option<PathBuf>,
+    verdict: Arc<Mutex<Option<KeyVerdict>>>,
+}
+
+impl client::Handler for Verifier {
+    type Error = russh::Error;
+
+    async fn check_server_key(
+        &mut self,
+        server_public_key: &PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
+        let PublicKeyOrCertificate::PublicKey { key, .. } = server_public_key else {
+            // Host certificates need @cert-authority support, which is not built: refuse.
+            self.record(KeyVerdict::Unknown("a host certificate".into()));
+            return Ok(false);
+        };
+        let fingerprint = key.fingerprint(russh::keys::HashAlg::Sha256).to_string();
+        let checked = match &self.known_hosts {
+            Some(path) => russh::keys::check_known_hosts_path(&self.host, self.port, key, path),
+            None => russh::keys::check_known_hosts(&self.host, self.port, key),
+        };
+        match checked {
+            Ok(true) => Ok(true),
+            Ok(false) => {
+                tracing::warn!(alias = %self.alias, %fingerprint, "unknown ssh host key refused");
+                self.record(KeyVerdict::Unknown(fingerprint));
+                Ok(false)
+            }
+            Err(russh::keys::Error::KeyChanged { line }) => {
+                tracing::warn!(alias = %self.alias, %fingerprint, line, "CHANGED ssh host key refused");
+                self.record(KeyVerdict::Changed(fingerprint, line));
+                Ok(false)
+            }
+            Err(e) => {
+                tracing::warn!(alias = %self.alias, "known_hosts unreadable: {e}");
+                self.record(KeyVerdict::Unknown(fingerprint));
+                Ok(false)
+            }
+        }
+    }
+}
+
+impl Verifier {
+    fn record(&self, verdict: KeyVerdict) {
+        if let Ok(mut v) = self.verdict.lock() {
+            *v = Some(verdict);
+        }
+    }
+}
+
+/// One authenticated connection.
+pub type Connection = Handle<Verifier>;
+
+/// One alias's connection; its lock also serializes (re)connecting to that alias.
+type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
+
+/// The connections of all aliases; lives in `HostServices`, so it outlives plugin instances.
+pub struct SshPool {
+    hosts: BTreeMap<String, SshHostConfig>,
+    conns: Mutex<HashMap<String, Slot>>,
+}
+
+impl std::fmt::Debug for SshPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshPool")
+            .field("aliases", &self.hosts.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SshPool {
+    pub fn new(hosts: BTreeMap<String, SshHostConfig>) -> Self {
+        Self {
+            hosts,
+            conns: Mutex::default(),
+        }
+    }
+
+    /// The live connection to `alias`, made (or remade, after a drop) on demand.
+    pub async fn connection(&self, alias: &str) -> Result<Arc<Connection>, SshError> {
+        let config = self
+            .hosts
+            .get(alias)
+            .ok_or_else(|| SshError::UnknownAlias(alias.to_string()))?;
+        let slot = {
+            let mut conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
+            conns.entry(alias.to_string()).or_default().clone()
+        };
+        let mut slot = slot.lock().await;
+        if let Some(conn) = slot.as_ref()
+            && !conn.is_closed()
+        {
+            return Ok(conn.clone());
+        }
+        let conn = Arc::new(
+            tokio::time::timeout(CONNECT_TIMEOUT, connect(alias, config))
+                .await
+                .map_err(|_| SshError::Timeout(alias.to_string()))??,
+        );
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Forget a connection that failed mid-use, so the next call reconnects.
+    pub async fn discard(&self, alias: &str, conn: &Arc<Connection>) {
+        let slot = {
+            let conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
+            conns.get(alias).cloned()
+        };
+        if let Some(slot) = slot {
+            let mut slot = slot.lock().await;
+            if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+                *slot = None;
+            }
+        }
+    }
+}
+
+async fn connect(alias: &str, config: &SshHostConfig) -> Result<Connection, SshError> {
+    let (host, port) = config
+        .address
+        .rsplit_once(':')
+        .and_then(|(h, p)| Some((h.trim_matches(['[', ']']), p.parse::<u16>().ok()?)))
+        .ok_or_else(|| SshError::Connect {
+            alias: alias.to_string(),
+            detail: "its address in the manifest is not host:port".into(),
+        })?;
+    let ssh_config = Arc::new(client::Config {
+        keepalive_interval: Some(KEEPALIVE),
+        keepalive_max: 3,
+        nodelay: true,
+        ..client::Config::default()
+    });
+    let verdict = Arc::new(Mutex::new(None));
+    let verifier = Verifier {
+        alias: alias.to_string(),
+        host: host.to_string(),
+        port,
+        known_hosts: config.known_hosts.clone(),
+        verdict: verdict.clone(),
+    };
+    let connected = client::connect(ssh_config, (host, port), verifier).await;
+    let mut handle = match connected {
+        Ok(h) => h,
+        Err(e) => {
+            let verdict = verdict.lock().ok().and_then(|mut v| v.take());
+            return Err(match verdict {
+                Some(KeyVerdict::Unknown(fingerprint)) => SshError::UnknownHostKey {
+                    alias: alias.to_string(),
+                    fingerprint,
+                },
+                Some(KeyVerdict::Changed(fingerprint, line)) => SshError::HostKeyChanged {
+                    alias: alias.to_string(),
+                    fingerprint,
+                    line,
+                },
+                None => {
+                    tracing::warn!(alias, "ssh connect failed: {e}");
+                    SshError::Connect {
+                        alias: alias.to_string(),
+                        detail: connect_detail(&e),
+                    }
+                }
+            });
+        }
+    };
+    authenticate(alias, config, &mut handle).await?;
+    tracing::info!(alias, "ssh connection established");
+    Ok(handle)
+}
+
+/// A short reason for a failed connection that does not reveal the address.
+fn connect_detail(e: &russh::Error) -> String {
+    match e {
+        russh::Error::IO(io) => io.kind().to_string(),
+        russh::Error::Disconnect | russh::Error::HUP => "the server closed the connection".into(),
+        _ => "the SSH handshake failed (see the host log)".into(),
+    }
+}
+
+async fn authenticate(
+    alias: &str,
+    config: &SshHostConfig,
+    handle: &mut Connection,
+) -> Result<(), SshError> {
+    let failed = |detail: &str| SshError::AuthFailed {
+        alias: alias.to_string(),
+        detail: detail.to_string(),
+    };
+    let rsa_hash = handle
+        .best_supported_rsa_hash()
+        .await
+        .ok()
+        .flatten()
+        .flatten();
+    if let Some(path) = &config.identity_file {
+        let key = russh::keys::load_secret_key(path, None).map_err(|e| {
+            // The error names the problem (format, encryption), never the key's bytes.
+            tracing::error!(alias, file = %path.display(), "cannot load identity file: {e}");
+            SshError::Credentials(alias.to_string())
+        })?;
+        let result = handle
+            .authenticate_publickey(
+                config.user.clone(),
+                PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash),
+            )
+            .await
+            .map_err(|e| {
+                tracing::warn!(alias, "public key authentication error: {e}");
+                failed("public key authentication broke off")
+            })?;
+        if result.success() {
+            return Ok(());
+        }
+        if !config.agent {
+            return Err(failed("the identity file's key was not accepted"));
+        }
+    }
+    if config.agent {
+        let mut agent = russh::keys::agent::client::AgentClient::connect_env()
+            .await
+            .map_err(|e| {
+                tracing::error!(alias, "cannot reach the ssh agent: {e}");
+                SshError::Credentials(alias.to_string())
+            })?;
+        let identities = agent.request_identities().await.map_err(|e| {
+            tracing::error!(alias, "ssh agent did not list its keys: {e}");
+            SshError::Credentials(alias.to_string())
+        })?;
+        for identity in identities {
+            let key = identity.public_key().into_owned();
+            let hash = matches!(key.algorithm(), russh::keys::Algorithm::Rsa { .. })
+                .then_some(rsa_hash)
+                .flatten();
+            if let Ok(r) = handle
+                .authenticate_publickey_with(config.user.clone(), key, hash, &mut agent)
+                .await
+                && r.success()
+            {
+                return Ok(());
+            }
+        }
+        return Err(failed("no key of the ssh agent was accepted"));
+    }
+    Err(failed("no credentials are configured"))
+}

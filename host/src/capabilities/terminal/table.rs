@@ -1,0 +1,242 @@
+//! The sessions of every plugin, kept by the host so they outlive a plugin instance (a trap
+//! or timeout replaces the instance, not the sessions). Each plugin sees only its own.
+
+use super::channel::{self, ShellInput};
+use super::pty::{self, Pty};
+use super::session::OutputLog;
+use super::ssh::{Connection, SshPool};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Open sessions per plugin; beyond this, `open` asks the agent to close one.
+pub const MAX_SESSIONS: usize = 16;
+
+/// How input reaches the session.
+enum Input {
+    Ssh {
+        channel: ShellInput,
+        /// Keeps the shared connection alive while the session is open.
+        _conn: Arc<Connection>,
+    },
+    Pty(Pty),
+}
+
+/// One terminal session.
+pub struct Session {
+    pub id: String,
+    /// `local` or `ssh:ALIAS`.
+    pub target: String,
+    pub log: Arc<OutputLog>,
+    input: Input,
+    closed: AtomicBool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("target", &self.target)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// The alias of an SSH session.
+    pub fn ssh_alias(&self) -> Option<&str> {
+        self.target.strip_prefix("ssh:")
+    }
+
+    pub async fn write(&self, data: Vec<u8>) -> Result<(), String> {
+        if self.closed.load(Ordering::Relaxed) || self.log.ended() {
+            return Err(format!(
+                "session {} has ended; open a new one with terminal_open",
+                self.id
+            ));
+        }
+        match &self.input {
+            Input::Ssh { channel, .. } => channel
+                .data_bytes(data)
+                .await
+                .map_err(|e| format!("cannot write to session {}: {e}", self.id)),
+            Input::Pty(pty) => pty.write(data).await,
+        }
+    }
+
+    pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), String> {
+        self.log.resize(cols, rows);
+        match &self.input {
+            Input::Ssh { channel, .. } => channel
+                .window_change(cols.into(), rows.into(), 0, 0)
+                .await
+                .map_err(|e| format!("cannot resize session {}: {e}", self.id)),
+            Input::Pty(pty) => pty.resize(cols, rows),
+        }
+    }
+
+    /// Hang up and release the channel or PTY (idempotent).
+    pub async fn close(&self) {
+        if self.closed.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        match &self.input {
+            Input::Ssh { channel, .. } => {
+                // EOF then CLOSE: sshd frees the session slot (MaxSessions) once both
+                // sides have closed; the reader task sees the end and stops.
+                let _ = channel.eof().await;
+                let _ = channel.close().await;
+            }
+            Input::Pty(pty) => pty.close(),
+        }
+    }
+}
+
+/// Every plugin's sessions.
+#[derive(Default)]
+pub struct SessionTable {
+    by_plugin: Mutex<HashMap<String, Vec<Arc<Session>>>>,
+}
+
+impl std::fmt::Debug for SessionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionTable").finish_non_exhaustive()
+    }
+}
+
+impl SessionTable {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Arc<Session>>>> {
+        self.by_plugin.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Open a local PTY session for `plugin`.
+    pub async fn open_local(
+        &self,
+        plugin: &str,
+        cols: u16,
+        rows: u16,
+    ) -> Result<Arc<Session>, String> {
+        self.make_room(plugin).await?;
+        let log = Arc::new(OutputLog::new(cols, rows));
+        let pty = pty::spawn(cols, rows, log.clone())?;
+        Ok(self.insert(plugin, "local".into(), log, Input::Pty(pty)))
+    }
+
+    /// Open an SSH shell session to `alias` for `plugin`, on the alias's shared connection.
+    pub async fn open_ssh(
+        &self,
+        pool: &SshPool,
+        plugin: &str,
+        alias: &str,
+        cols: u16,
+        rows: u16,
+    ) -> Result<Arc<Session>, String> {
+        self.make_room(plugin).await?;
+        let log = Arc::new(OutputLog::new(cols, rows));
+        let mut retried = false;
+        let (conn, channel) = loop {
+            let conn = pool.connection(alias).await.map_err(|e| e.to_string())?;
+            match channel::open_shell(&conn, cols, rows, log.clone()).await {
+                Ok(channel) => break (conn, channel),
+                // A connection that died since its last use: reconnect once.
+                Err(e) if !retried => {
+                    tracing::info!(alias, "ssh channel failed ({e}); reconnecting");
+                    pool.discard(alias, &conn).await;
+                    retried = true;
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "ssh host '{alias}' refused a shell session: {e}; if it limits sessions (MaxSessions), close one with terminal_close"
+                    ));
+                }
+            }
+        };
+        Ok(self.insert(
+            plugin,
+            format!("ssh:{alias}"),
+            log,
+            Input::Ssh {
+                channel,
+                _conn: conn,
+            },
+        ))
+    }
+
+    /// Drop ended sessions beyond need; refuse when the plugin still has too many live ones.
+    async fn make_room(&self, plugin: &str) -> Result<(), String> {
+        let ended: Vec<Arc<Session>> = {
+            let mut map = self.lock();
+            let list = map.entry(plugin.to_string()).or_default();
+            if list.len() < MAX_SESSIONS {
+                return Ok(());
+            }
+            let (gone, live): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| s.log.ended());
+            *list = live;
+            if list.len() >= MAX_SESSIONS {
+                list.extend(gone);
+                return Err(format!(
+                    "this plugin already has {MAX_SESSIONS} open sessions; close one with terminal_close first"
+                ));
+            }
+            gone
+        };
+        for s in ended {
+            s.close().await;
+        }
+        Ok(())
+    }
+
+    fn insert(
+        &self,
+        plugin: &str,
+        target: String,
+        log: Arc<OutputLog>,
+        input: Input,
+    ) -> Arc<Session> {
+        let kind = if target == "local" { "local" } else { "ssh" };
+        let mut map = self.lock();
+        let list = map.entry(plugin.to_string()).or_default();
+        let id = loop {
+            let id = format!("{kind}-{:06x}", rand::random::<u32>() & 0x00ff_ffff);
+            if !list.iter().any(|s| s.id == id) {
+                break id;
+            }
+        };
+        let session = Arc::new(Session {
+            id,
+            target,
+            log,
+            input,
+            closed: AtomicBool::new(false),
+        });
+        list.push(session.clone());
+        session
+    }
+
+    /// `plugin`'s session `id`.
+    pub fn get(&self, plugin: &str, id: &str) -> Option<Arc<Session>> {
+        self.lock()
+            .get(plugin)
+            .and_then(|l| l.iter().find(|s| s.id == id).cloned())
+    }
+
+    /// `plugin`'s sessions, oldest first.
+    pub fn list(&self, plugin: &str) -> Vec<Arc<Session>> {
+        self.lock().get(plugin).cloned().unwrap_or_default()
+    }
+
+    /// Close and forget `plugin`'s session `id`.
+    pub async fn close(&self, plugin: &str, id: &str) -> bool {
+        let session = {
+            let mut map = self.lock();
+            let Some(list) = map.get_mut(plugin) else {
+                return false;
+            };
+            let Some(i) = list.iter().position(|s| s.id == id) else {
+                return false;
+            };
+            list.remove(i)
+        };
+        session.close().await;
+        true
+    }
+}

@@ -1,0 +1,337 @@
+//! Warden's built-in `sftp` plugin: files on SSH hosts named by the admin, through the
+//! host's SFTP connection. The host confines every path to the grant's `sftp.roots` (as
+//! the server resolves it, symlinks included) and refuses changes without `sftp.write`.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use warden_sdk::prelude::*;
+use warden_sdk::sftp::{self, FileKind, FileStat, WriteMode};
+
+/// Default `max_bytes` of `sftp_read`.
+const DEFAULT_READ: u64 = 1024 * 1024;
+/// Largest `max_bytes` (keeps a base64 answer under the default output limit's reach).
+const MAX_READ: u64 = 16 * 1024 * 1024;
+
+/// Arguments naming a path.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PathArgs {
+    /// SSH host alias defined by the administrator.
+    host: String,
+    /// Remote path; relative paths start at the first granted root.
+    path: String,
+}
+
+/// Arguments of `sftp_read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    /// SSH host alias defined by the administrator.
+    host: String,
+    /// Remote file path; relative paths start at the first granted root.
+    path: String,
+    /// Byte offset to start at (default 0).
+    offset: Option<u64>,
+    /// Read at most this many bytes (default 1048576).
+    max_bytes: Option<u64>,
+    /// "text" (UTF-8; fails on binary data), "base64", or omit to pick text when the bytes
+    /// are valid UTF-8 and base64 otherwise.
+    encoding: Option<String>,
+}
+
+/// The result of `sftp_read`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ReadOutput {
+    /// The bytes, as UTF-8 text or base64 (see `encoding`).
+    content: String,
+    /// "text" or "base64".
+    encoding: String,
+    /// Bytes returned.
+    bytes: u64,
+    /// Offset of the first byte returned.
+    offset: u64,
+    /// The file's size.
+    size: u64,
+    /// Bytes remain after this range: read on from offset + bytes.
+    truncated: bool,
+}
+
+/// Arguments of `sftp_write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    /// SSH host alias defined by the administrator.
+    host: String,
+    /// Remote file path; relative paths start at the first granted root.
+    path: String,
+    /// The data: text, or base64 when `encoding` is "base64".
+    content: String,
+    /// "text" (default) or "base64".
+    encoding: Option<String>,
+    /// "create" (fail if the file exists), "overwrite" (default) or "append".
+    mode: Option<String>,
+}
+
+/// Arguments of `sftp_rename`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RenameArgs {
+    /// SSH host alias defined by the administrator.
+    host: String,
+    /// Current path.
+    from: String,
+    /// New path (must not exist).
+    to: String,
+}
+
+fn kind(k: FileKind) -> &'static str {
+    match k {
+        FileKind::File => "file",
+        FileKind::Directory => "directory",
+        FileKind::Symlink => "symlink",
+        FileKind::Other => "other",
+    }
+}
+
+fn stat_json(s: &FileStat) -> serde_json::Value {
+    serde_json::json!({
+        "kind": kind(s.kind),
+        "size": s.size,
+        "mode": format!("{:04o}", s.mode),
+        "modified": s.modified,
+    })
+}
+
+fn list(args: PathArgs) -> Result<ToolOutput, ToolError> {
+    let entries = sftp::list(&args.host, &args.path)?;
+    let mut text = format!("{} ({} entries)\n", args.path, entries.len());
+    for e in &entries {
+        let suffix = match e.stat.kind {
+            FileKind::Directory => "/",
+            FileKind::Symlink => "@",
+            _ => "",
+        };
+        text.push_str(&format!(
+            "{:04o} {:>12} {}{suffix}\n",
+            e.stat.mode, e.stat.size, e.name
+        ));
+    }
+    let mut out = ToolOutput::text(text);
+    out.structured = Some(serde_json::json!({
+        "entries": entries.iter().map(|e| {
+            let mut v = stat_json(&e.stat);
+            v["name"] = e.name.clone().into();
+            v
+        }).collect::<Vec<_>>()
+    }));
+    Ok(out)
+}
+
+fn stat(args: PathArgs) -> Result<ToolOutput, ToolError> {
+    let s = sftp::stat(&args.host, &args.path)?;
+    let mut out = ToolOutput::text(format!(
+        "{}: {}, {} bytes, mode {:04o}{}",
+        args.path,
+        kind(s.kind),
+        s.size,
+        s.mode,
+        s.modified
+            .map(|m| format!(", modified {m} (Unix time)"))
+            .unwrap_or_default()
+    ));
+    out.structured = Some(stat_json(&s));
+    Ok(out)
+}
+
+fn read(args: ReadArgs) -> Result<Structured<ReadOutput>, ToolError> {
+    let offset = args.offset.unwrap_or(0);
+    let max = args.max_bytes.unwrap_or(DEFAULT_READ).clamp(1, MAX_READ);
+    let size = sftp::stat(&args.host, &args.path)?.size;
+    let data = sftp::read(&args.host, &args.path, offset, max)?;
+    let bytes = data.len() as u64;
+    let (content, encoding) = match args.encoding.as_deref() {
+        Some("base64") => (B64.encode(&data), "base64"),
+        Some("text") => match String::from_utf8(data) {
+            Ok(t) => (t, "text"),
+            Err(_) => {
+                return Err(ToolError::invalid_arguments(format!(
+                    "{} is not UTF-8 text in this range; read it with encoding \"base64\"",
+                    args.path
+                )));
+            }
+        },
+        None => match String::from_utf8(data) {
+            Ok(t) => (t, "text"),
+            Err(e) => (B64.encode(e.as_bytes()), "base64"),
+        },
+        Some(other) => {
+            return Err(ToolError::invalid_arguments(format!(
+                "encoding \"{other}\" is not \"text\" or \"base64\""
+            )));
+        }
+    };
+    let truncated = offset + bytes < size;
+    let mut text = if encoding == "text" {
+        content.clone()
+    } else {
+        format!("<{bytes} bytes, base64 in structuredContent.content>\n{content}")
+    };
+    if truncated {
+        text.push_str(&format!(
+            "\n[{bytes} of {size} bytes from offset {offset}; read on with offset {}]",
+            offset + bytes
+        ));
+    }
+    Ok(Structured::new(ReadOutput {
+        content,
+        encoding: encoding.to_string(),
+        bytes,
+        offset,
+        size,
+        truncated,
+    })
+    .text(text))
+}
+
+fn write(args: WriteArgs) -> Result<String, ToolError> {
+    let data = match args.encoding.as_deref() {
+        None | Some("text") => args.content.into_bytes(),
+        Some("base64") => B64.decode(args.content.trim()).map_err(|e| {
+            ToolError::invalid_arguments(format!("`content` is not valid base64: {e}"))
+        })?,
+        Some(other) => {
+            return Err(ToolError::invalid_arguments(format!(
+                "encoding \"{other}\" is not \"text\" or \"base64\""
+            )));
+        }
+    };
+    let mode = match args.mode.as_deref() {
+        None | Some("overwrite") | Some("truncate") => WriteMode::Truncate,
+        Some("create") => WriteMode::Create,
+        Some("append") => WriteMode::Append,
+        Some(other) => {
+            return Err(ToolError::invalid_arguments(format!(
+                "mode \"{other}\" is not \"create\", \"overwrite\" or \"append\""
+            )));
+        }
+    };
+    let size = sftp::write(&args.host, &args.path, &data, mode)?;
+    Ok(format!(
+        "wrote {} bytes to {}; the file now has {size} bytes",
+        data.len(),
+        args.path
+    ))
+}
+
+fn mkdir(args: PathArgs) -> Result<String, ToolError> {
+    sftp::mkdir(&args.host, &args.path)?;
+    Ok(format!("created directory {}", args.path))
+}
+
+fn remove(args: PathArgs) -> Result<String, ToolError> {
+    sftp::remove(&args.host, &args.path)?;
+    Ok(format!("removed {}", args.path))
+}
+
+fn rename(args: RenameArgs) -> Result<String, ToolError> {
+    sftp::rename(&args.host, &args.from, &args.to)?;
+    Ok(format!("renamed {} to {}", args.from, args.to))
+}
+
+fn plugin() -> Plugin {
+    Plugin::new()
+        .tool(
+            Tool::new("sftp_list", list)
+                .title("List a remote directory")
+                .description(
+                    "List a directory on an SSH host alias: mode, size and name of each entry \
+                     (directories end in /, symlinks in @). Paths must stay under the roots the \
+                     administrator granted.",
+                )
+                .read_only()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_stat", stat)
+                .title("Stat a remote path")
+                .description("Kind, size, mode and modification time of a remote path.")
+                .read_only()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_read", read)
+                .title("Read a remote file")
+                .description(
+                    "Read a remote file: UTF-8 text as is, binary data as base64 (see \
+                     `encoding`). At most max_bytes (default 1 MiB) from offset; the result \
+                     says when more remains.",
+                )
+                .read_only()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_write", write)
+                .title("Write a remote file")
+                .description(
+                    "Write text or base64 data to a remote file: mode \"overwrite\" (default), \
+                     \"create\" (fails if it exists) or \"append\". Needs the sftp.write grant.",
+                )
+                .destructive()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_mkdir", mkdir)
+                .title("Create a remote directory")
+                .description("Create a directory (its parent must exist). Needs sftp.write.")
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_remove", remove)
+                .title("Remove a remote file")
+                .description(
+                    "Remove a file, a symlink (not its target) or an empty directory. Needs \
+                     sftp.write.",
+                )
+                .destructive()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("sftp_rename", rename)
+                .title("Rename a remote path")
+                .description("Rename or move a file or directory within the granted roots.")
+                .destructive()
+                .open_world(),
+        )
+}
+
+warden_sdk::export_plugin!(plugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools() {
+        let p = plugin();
+        let names: Vec<_> = p.tools().iter().map(|t| t.name().to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "sftp_list",
+                "sftp_stat",
+                "sftp_read",
+                "sftp_write",
+                "sftp_mkdir",
+                "sftp_remove",
+                "sftp_rename"
+            ]
+        );
+        let err = p
+            .call(
+                "sftp_write",
+                r#"{"host":"h","path":"p","content":"x","mode":"bogus"}"#,
+            )
+            .expect_err("bad mode");
+        assert!(matches!(err, ToolError::InvalidArguments(_)));
+    }
+}

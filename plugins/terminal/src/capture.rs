@@ -1,0 +1,143 @@
+//! Collects a command's output between its start and end markers, keeping the first and
+//! the last half of a byte cap and counting what was left out in the middle.
+
+/// Bytes moved from the head into the tail when the head fills, so that a marker spanning
+/// the boundary is always whole in the tail.
+const OVERLAP: usize = 128;
+
+#[derive(Debug)]
+pub struct Capture {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    half: usize,
+    full: bool,
+    /// Bytes cut from the middle (by us or because the host's buffer had moved on).
+    pub omitted: u64,
+    pub total: u64,
+}
+
+impl Capture {
+    pub fn new(cap: usize) -> Self {
+        Self {
+            head: Vec::new(),
+            tail: Vec::new(),
+            half: (cap / 2).max(OVERLAP * 2),
+            full: false,
+            omitted: 0,
+            total: 0,
+        }
+    }
+
+    /// Output the host dropped before we could read it.
+    pub fn skip(&mut self, n: u64) {
+        if n > 0 {
+            self.omitted += n;
+            self.total += n;
+            self.full = true;
+        }
+    }
+
+    pub fn push(&mut self, data: &[u8]) {
+        self.total += data.len() as u64;
+        let mut data = data;
+        if !self.full {
+            let room = self.half - self.head.len();
+            let take = room.min(data.len());
+            self.head.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if !data.is_empty() {
+                self.full = true;
+                let keep = self.head.len().saturating_sub(OVERLAP);
+                self.tail.extend_from_slice(&self.head[keep..]);
+                self.head.truncate(keep);
+            }
+        }
+        self.tail.extend_from_slice(data);
+        // Trim in batches so pushes stay cheap.
+        if self.tail.len() > self.half * 2 {
+            let cut = self.tail.len() - self.half;
+            self.tail.drain(..cut);
+            self.omitted += cut as u64;
+        }
+    }
+
+    /// Where the live search for the end marker looks.
+    pub fn recent(&self) -> &[u8] {
+        if self.full { &self.tail } else { &self.head }
+    }
+
+    /// The collected output: head, a gap note when something was cut, tail; with the bytes
+    /// from `start` (an index into the head, or 0) up to `end` (an index into `recent()`).
+    pub fn assemble(&self, start: usize, end: Option<usize>) -> (Vec<u8>, bool) {
+        let start = start.min(self.head.len());
+        if !self.full {
+            let end = end.unwrap_or(self.head.len()).clamp(start, self.head.len());
+            return (self.head[start..end].to_vec(), false);
+        }
+        let end = end.unwrap_or(self.tail.len()).min(self.tail.len());
+        // The tail buffer holds up to twice its share between trims: keep only its share.
+        let begin = end.saturating_sub(self.half);
+        let omitted = self.omitted + begin as u64;
+        let mut out = self.head[start..].to_vec();
+        if omitted > 0 {
+            out.extend_from_slice(format!("\n[... {omitted} bytes omitted ...]\n").as_bytes());
+        }
+        out.extend_from_slice(&self.tail[begin..end]);
+        (out, omitted > 0)
+    }
+
+    /// The head, where the start marker is looked for.
+    pub fn head_bytes(&self) -> &[u8] {
+        &self.head
+    }
+}
+
+/// Position of `needle` in `hay`.
+pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_output_is_kept_whole() {
+        let mut c = Capture::new(1024);
+        c.push(b"hello ");
+        c.push(b"world");
+        assert_eq!(c.assemble(0, None), (b"hello world".to_vec(), false));
+        assert_eq!(c.assemble(6, Some(9)).0, b"wor");
+    }
+
+    #[test]
+    fn large_output_keeps_both_ends_and_a_note() {
+        let mut c = Capture::new(1024);
+        c.push(b"BEGIN");
+        for _ in 0..1000 {
+            c.push(&[b'x'; 100]);
+        }
+        c.push(b"MARK");
+        let end = find(c.recent(), b"MARK");
+        assert!(end.is_some());
+        let (out, truncated) = c.assemble(0, end);
+        assert!(truncated);
+        assert!(out.starts_with(b"BEGIN"));
+        let text = String::from_utf8(out).expect("utf8");
+        assert!(text.contains("bytes omitted"));
+        assert!(text.len() <= 1024 + 64, "{} bytes", text.len());
+        assert_eq!(c.total, 5 + 100_000 + 4);
+    }
+
+    #[test]
+    fn a_marker_across_the_head_boundary_is_found() {
+        let mut c = Capture::new(512);
+        c.push(&[b'a'; 250]);
+        c.push(b"MARKER-xyz");
+        c.push(&[b'b'; 10]);
+        assert!(find(c.recent(), b"MARKER-xyz").is_some());
+    }
+}

@@ -1,0 +1,166 @@
+//! `terminal_execute`: run one command line in a session and wait for its end.
+//!
+//! The command is wrapped between two markers built from a random token at run time:
+//! `printf '%s%s\n' 'WDS' 'TOKEN'` prints `WDSTOKEN`, but the shell's echo of the line
+//! shows `'WDS' 'TOKEN'`, so neither the echo nor output that merely looks like a marker can
+//! end the capture early. The end marker carries `$?` and `$PWD`.
+
+use crate::capture::{Capture, find};
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, Instant};
+use warden_sdk::ToolError;
+use warden_sdk::context;
+use warden_sdk::terminal::Session;
+
+/// What the markers found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub output: String,
+    pub exit_code: Option<i32>,
+    pub cwd: Option<String>,
+    pub timed_out: bool,
+    pub truncated: bool,
+    pub total_bytes: u64,
+    pub session_ended: bool,
+}
+
+/// A random token from the host's random source (std seeds `RandomState` with it).
+fn token() -> String {
+    let a = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(a);
+    format!("{a:016x}{:08x}", h.finish() as u32)
+}
+
+/// The line typed into the shell.
+pub fn command_line(command: &str, token: &str) -> String {
+    let command = command.trim_end_matches(['\n', '\r', ' ', '\t', ';']);
+    // `cmd &;` is a syntax error: a backgrounded command needs no separator.
+    let sep = if command.ends_with('&') && !command.ends_with("&&") {
+        " "
+    } else {
+        "; "
+    };
+    format!(
+        "printf '%s%s\\n' 'WDS' '{token}'; {command}{sep}printf '\\n%s%s:%s:%s\\n' 'WDE' '{token}' \"$?\" \"$PWD\"\n"
+    )
+}
+
+pub fn run(
+    session: &Session,
+    command: &str,
+    timeout: Duration,
+    cap: usize,
+) -> Result<Outcome, ToolError> {
+    let token = token();
+    let start_marker = format!("WDS{token}");
+    let end_marker = format!("WDE{token}:");
+    let mut offset = session.info().output_bytes;
+    session.write(command_line(command, &token).as_bytes())?;
+
+    let deadline = Instant::now() + timeout;
+    let mut capture = Capture::new(cap);
+    let mut start: Option<usize> = None;
+    let mut ended = false;
+    let found = loop {
+        if start.is_none()
+            && let Some(i) = find(capture.head_bytes(), start_marker.as_bytes())
+        {
+            // Output begins on the line after the start marker.
+            let rest = &capture.head_bytes()[i..];
+            if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+                start = Some(i + nl + 1);
+            }
+        }
+        if let Some(i) = find(capture.recent(), end_marker.as_bytes()) {
+            let rest = &capture.recent()[i + end_marker.len()..];
+            if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+                let trailer = String::from_utf8_lossy(&rest[..nl])
+                    .trim_end_matches('\r')
+                    .to_string();
+                break Some((i, trailer));
+            }
+        }
+        if ended {
+            break None;
+        }
+        let now = Instant::now();
+        if now >= deadline || context::cancelled() {
+            break None;
+        }
+        let wait = (deadline - now).min(Duration::from_secs(2));
+        let chunk = session.read(offset, 1024 * 1024, wait)?;
+        capture.skip(chunk.skipped);
+        capture.push(&chunk.data);
+        offset = chunk.next;
+        ended = chunk.ended;
+    };
+
+    let mut outcome = Outcome {
+        total_bytes: capture.total,
+        ..Outcome::default()
+    };
+    let (raw, truncated) = match &found {
+        Some((end, trailer)) => {
+            let (code, cwd) = trailer.split_once(':').unwrap_or((trailer.as_str(), ""));
+            outcome.exit_code = code.trim().parse().ok();
+            outcome.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
+            capture.assemble(start.unwrap_or(0), Some(*end))
+        }
+        None => {
+            outcome.timed_out = !ended;
+            outcome.session_ended = ended;
+            if ended {
+                outcome.exit_code = session.info().exit_status;
+            }
+            capture.assemble(start.unwrap_or(0), None)
+        }
+    };
+    outcome.truncated = truncated;
+    outcome.output = clean(&raw, found.is_some());
+    Ok(outcome)
+}
+
+/// Terminal bytes to plain text: escapes stripped, CRLF to LF, and for a finished command
+/// the trailing newlines (the command's last one and the one the end marker adds) removed.
+pub fn clean(raw: &[u8], finished: bool) -> String {
+    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
+    let text = text.replace("\r\n", "\n").replace('\r', "");
+    if finished {
+        text.trim_end_matches('\n').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_echo_never_contains_a_marker() {
+        let line = command_line("echo hi", "abc");
+        assert!(!line.contains("WDSabc"));
+        assert!(!line.contains("WDEabc"));
+        assert!(line.starts_with("printf '%s%s\\n' 'WDS' 'abc'; echo hi; printf"));
+        assert!(command_line("sleep 9 &", "t").contains("sleep 9 & printf"));
+        assert!(command_line("a && b\n", "t").contains("a && b; printf"));
+    }
+
+    #[test]
+    fn tokens_differ() {
+        assert_ne!(token(), token());
+        assert_eq!(token().len(), 24);
+    }
+
+    #[test]
+    fn cleaning() {
+        assert_eq!(
+            clean(b"\x1b[1mhi\x1b[0m\r\nthere\r\n\r\n", true),
+            "hi\nthere"
+        );
+        assert_eq!(clean(b"partial", false), "partial");
+    }
+}

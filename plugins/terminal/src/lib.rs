@@ -1,0 +1,483 @@
+//! Warden's built-in `terminal` plugin: shells on SSH hosts named by the admin (and, when
+//! granted, local PTYs), with reliable command completion, exit codes and bounded output.
+//!
+//! The host owns the sessions (`warden:terminal`); this plugin turns them into tools:
+//! `terminal_execute` (marker-delimited command runs, see `execute.rs`), `terminal_open`,
+//! `terminal_read`, `terminal_write` (text and named keys), `terminal_screen`,
+//! `terminal_list_sessions`, `terminal_close`, and the `sessions://` resources.
+
+mod capture;
+mod execute;
+mod keys;
+
+use std::time::{Duration, Instant};
+use warden_sdk::prelude::*;
+use warden_sdk::terminal::{self, Session, SessionInfo, Target};
+
+/// Default and largest `timeout_ms` of `terminal_execute`.
+const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Default and largest output kept by `terminal_execute`.
+const DEFAULT_OUTPUT_CAP: usize = 256 * 1024;
+const MAX_OUTPUT_CAP: usize = 768 * 1024;
+
+/// Arguments of `terminal_open`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OpenArgs {
+    /// SSH host alias defined by the administrator (see the refusal message for the granted
+    /// ones). Omit for a shell on the Warden host itself, which needs terminal.local.
+    host: Option<String>,
+    /// Terminal width in columns (default 200).
+    cols: Option<u16>,
+    /// Terminal height in rows (default 50).
+    rows: Option<u16>,
+}
+
+/// Arguments of `terminal_execute`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ExecuteArgs {
+    /// Session from terminal_open. Omit to open a new session on `host`.
+    session_id: Option<String>,
+    /// SSH host alias for a new session when `session_id` is omitted.
+    host: Option<String>,
+    /// One shell command line, run as if typed at the prompt. Shell state (cd, variables)
+    /// carries over between calls on the same session.
+    command: String,
+    /// Stop waiting after this many milliseconds (default 30000). The command keeps
+    /// running: the result says `still_running`, poll with terminal_read, stop it with
+    /// terminal_write keys ["ctrl-c"].
+    timeout_ms: Option<u64>,
+    /// Keep at most this many bytes of output (default 262144): the beginning and the end
+    /// are kept, the middle is cut with a note.
+    max_output_bytes: Option<usize>,
+}
+
+/// The result of `terminal_execute`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ExecuteOutput {
+    session_id: String,
+    /// The command's output (ANSI escapes stripped).
+    output: String,
+    /// `$?` after the command; null while it still runs.
+    exit_code: Option<i32>,
+    /// The shell's working directory after the command.
+    cwd: Option<String>,
+    /// The wait ended before the command did.
+    timed_out: bool,
+    /// The command is still running (same as timed_out); poll with terminal_read.
+    still_running: bool,
+    /// Output was cut in the middle to stay under max_output_bytes.
+    truncated: bool,
+    /// Bytes of terminal output the command produced.
+    total_bytes: u64,
+}
+
+/// Arguments naming a session.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SessionArgs {
+    /// Session id from terminal_open or terminal_list_sessions.
+    session_id: String,
+}
+
+/// Arguments of `terminal_read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    /// Session id from terminal_open or terminal_list_sessions.
+    session_id: String,
+    /// How many of the last lines to return (default 50).
+    lines: Option<u32>,
+    /// Wait up to this many milliseconds for new output first (default 0).
+    wait_ms: Option<u32>,
+}
+
+/// Arguments of `terminal_write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    /// Session id from terminal_open or terminal_list_sessions.
+    session_id: String,
+    /// Text to type, sent as is (add "\n" or the key "enter" to submit a line).
+    text: Option<String>,
+    /// Named keys sent after `text`, in order: enter, tab, escape, backspace, up, down,
+    /// left, right, home, end, pageup, pagedown, delete, f1-f12, ctrl-a .. ctrl-z.
+    keys: Option<Vec<String>>,
+    /// Wait up to this long (default 500 ms) for the answer to settle, then return the
+    /// last lines of output.
+    wait_ms: Option<u32>,
+}
+
+fn attach(id: &str) -> Result<Session, ToolError> {
+    Ok(terminal::attach(id)?)
+}
+
+fn target(host: Option<String>) -> Target {
+    match host {
+        Some(h) if !h.is_empty() && h != "local" => Target::Ssh(h),
+        _ => Target::Local,
+    }
+}
+
+fn describe(i: &SessionInfo) -> String {
+    let state = match (i.ended, i.exit_status) {
+        (true, Some(code)) => format!("ended (exit {code})"),
+        (true, None) => "ended".to_string(),
+        (false, _) => "open".to_string(),
+    };
+    format!(
+        "{}  {}  {}x{}  {}{}  {} bytes of output",
+        i.id,
+        i.target,
+        i.cols,
+        i.rows,
+        state,
+        if i.read_only { ", read-only" } else { "" },
+        i.output_bytes
+    )
+}
+
+fn info_json(i: &SessionInfo) -> serde_json::Value {
+    serde_json::json!({
+        "id": i.id,
+        "target": i.target,
+        "cols": i.cols,
+        "rows": i.rows,
+        "read_only": i.read_only,
+        "output_bytes": i.output_bytes,
+        "exit_status": i.exit_status,
+        "ended": i.ended,
+        "created": i.created,
+    })
+}
+
+fn open(args: OpenArgs) -> Result<ToolOutput, ToolError> {
+    let session = terminal::open(
+        target(args.host),
+        args.cols.unwrap_or(200),
+        args.rows.unwrap_or(50),
+    )?;
+    // Give the shell a moment to print its banner and prompt.
+    session.read(0, 0, Duration::from_millis(1500))?;
+    let info = session.info();
+    let banner = session.scrollback(10)?;
+    let mut out = ToolOutput::text(format!(
+        "Opened session {} on {}. Run commands with terminal_execute {{\"session_id\": \"{}\", \"command\": ...}}.\n{banner}",
+        info.id, info.target, info.id
+    ));
+    out.structured = Some(info_json(&info));
+    Ok(out)
+}
+
+fn execute(args: ExecuteArgs) -> Result<Structured<ExecuteOutput>, ToolError> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::invalid_arguments("`command` must not be empty"));
+    }
+    if args.command.contains('\n') {
+        return Err(ToolError::invalid_arguments(
+            "`command` must be one line; join commands with ';' or '&&', or write a script with sftp_write and run it",
+        ));
+    }
+    let session = match (&args.session_id, args.host) {
+        (Some(id), _) => attach(id)?,
+        (None, Some(host)) => terminal::open(target(Some(host)), 200, 50)?,
+        (None, None) => {
+            return Err(ToolError::invalid_arguments(
+                "give `session_id` (from terminal_open) or `host` (an SSH host alias)",
+            ));
+        }
+    };
+    let id = session.info().id;
+    let timeout = Duration::from_millis(
+        args.timeout_ms
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .clamp(1, MAX_TIMEOUT_MS),
+    );
+    let cap = args
+        .max_output_bytes
+        .unwrap_or(DEFAULT_OUTPUT_CAP)
+        .clamp(1024, MAX_OUTPUT_CAP);
+    let o = execute::run(&session, &args.command, timeout, cap)?;
+
+    let mut text = o.output.clone();
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if o.truncated {
+        text.push_str(&format!(
+            "[output truncated: {} bytes in all, the middle was cut; redirect it to a file and read that with sftp_read, or narrow it with grep/head/tail]\n",
+            o.total_bytes
+        ));
+    }
+    if o.timed_out {
+        text.push_str(&format!(
+            "[still running after {} ms in session {id}: poll with terminal_read, or stop it with terminal_write keys [\"ctrl-c\"]]",
+            timeout.as_millis()
+        ));
+    } else if o.session_ended {
+        text.push_str(&format!(
+            "[the shell of session {id} ended{}]",
+            o.exit_code
+                .map(|c| format!(" with status {c}"))
+                .unwrap_or_default()
+        ));
+    } else {
+        text.push_str(&format!(
+            "[exit code {}, cwd {}]",
+            o.exit_code.map_or("?".to_string(), |c| c.to_string()),
+            o.cwd.as_deref().unwrap_or("?")
+        ));
+    }
+    Ok(Structured::new(ExecuteOutput {
+        session_id: id,
+        output: o.output,
+        exit_code: o.exit_code,
+        cwd: o.cwd,
+        timed_out: o.timed_out,
+        still_running: o.timed_out,
+        truncated: o.truncated,
+        total_bytes: o.total_bytes,
+    })
+    .text(text))
+}
+
+fn read(args: ReadArgs) -> Result<ToolOutput, ToolError> {
+    let session = attach(&args.session_id)?;
+    if let Some(wait) = args.wait_ms.filter(|w| *w > 0) {
+        let at = session.info().output_bytes;
+        session.read(at, 0, Duration::from_millis(wait.into()))?;
+    }
+    let text = session.scrollback(args.lines.unwrap_or(50).max(1))?;
+    let info = session.info();
+    let mut out = ToolOutput::text(format!("{text}\n[{}]", describe(&info)));
+    out.structured = Some(serde_json::json!({ "output": text, "session": info_json(&info) }));
+    Ok(out)
+}
+
+fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
+    let session = attach(&args.session_id)?;
+    let mut bytes = args.text.unwrap_or_default().into_bytes();
+    for key in args.keys.unwrap_or_default() {
+        let k = keys::bytes(&key).ok_or_else(|| {
+            ToolError::invalid_arguments(format!(
+                "unknown key \"{key}\"; known keys: {}",
+                keys::NAMES
+            ))
+        })?;
+        bytes.extend(k);
+    }
+    if bytes.is_empty() {
+        return Err(ToolError::invalid_arguments(
+            "give `text` and/or `keys` to send",
+        ));
+    }
+    let at = session.info().output_bytes;
+    session.write(&bytes)?;
+    settle(
+        &session,
+        at,
+        Duration::from_millis(args.wait_ms.unwrap_or(500).into()),
+    )?;
+    let tail = session.scrollback(20)?;
+    Ok(ToolOutput::text(format!(
+        "sent {} bytes to session {}; last lines:\n{tail}",
+        bytes.len(),
+        args.session_id
+    )))
+}
+
+/// Wait, up to `max`, until output that started after `from` has been quiet for a moment:
+/// the answer to a keystroke usually comes in a burst.
+fn settle(session: &Session, from: u64, max: Duration) -> Result<(), ToolError> {
+    const QUIET: Duration = Duration::from_millis(150);
+    let deadline = Instant::now() + max;
+    let mut seen = from;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(());
+        }
+        let left = deadline - now;
+        let wait = if seen > from { QUIET.min(left) } else { left };
+        session.read(seen, 0, wait)?;
+        let total = session.info().output_bytes;
+        if total == seen && seen > from {
+            return Ok(());
+        }
+        seen = total;
+    }
+}
+
+fn screen(args: SessionArgs) -> Result<ToolOutput, ToolError> {
+    let session = attach(&args.session_id)?;
+    let info = session.info();
+    Ok(ToolOutput::text(format!(
+        "{}\n[screen of session {} ({}x{})]",
+        session.screen()?,
+        info.id,
+        info.cols,
+        info.rows
+    )))
+}
+
+fn list(_: NoArgs) -> Result<ToolOutput, ToolError> {
+    let sessions = terminal::list_sessions();
+    let text = if sessions.is_empty() {
+        "no sessions; open one with terminal_open".to_string()
+    } else {
+        sessions.iter().map(describe).collect::<Vec<_>>().join("\n")
+    };
+    let mut out = ToolOutput::text(text);
+    out.structured = Some(serde_json::json!({
+        "sessions": sessions.iter().map(info_json).collect::<Vec<_>>()
+    }));
+    Ok(out)
+}
+
+fn close(args: SessionArgs) -> Result<String, ToolError> {
+    attach(&args.session_id)?.close()?;
+    Ok(format!("closed session {}", args.session_id))
+}
+
+fn plugin() -> Plugin {
+    Plugin::new()
+        .tool(
+            Tool::new("terminal_open", open)
+                .title("Open a terminal session")
+                .description(
+                    "Open a shell session on an SSH host alias defined by the administrator \
+                     (or, if granted, on the Warden host when `host` is omitted). Returns the \
+                     session id to pass to the other terminal tools. Sessions stay open until \
+                     terminal_close.",
+                )
+                .open_world(),
+        )
+        .tool(
+            Tool::new("terminal_execute", execute)
+                .title("Run a command")
+                .description(
+                    "Run one shell command line in a terminal session and return its output, \
+                     exit code and working directory. Completion is detected with a random \
+                     marker, not by guessing the prompt. Shell state (cd, exports) persists \
+                     across calls. On timeout (default 30 s) the partial output is returned \
+                     with still_running=true and the session stays usable: poll with \
+                     terminal_read, answer prompts or press ctrl-c with terminal_write. Large \
+                     outputs keep their beginning and end (default cap 256 KiB).",
+                )
+                .destructive()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("terminal_read", read)
+                .title("Read terminal output")
+                .description(
+                    "Return the last lines (default 50) of a session's output, ANSI escapes \
+                     stripped, without sending anything. Use wait_ms to wait for new output.",
+                )
+                .read_only(),
+        )
+        .tool(
+            Tool::new("terminal_write", write)
+                .title("Type into a terminal")
+                .description(
+                    "Send text and/or named keys (enter, ctrl-c, up, tab, q...) to a session: \
+                     answer prompts, drive TUIs, interrupt a running command. Returns the last \
+                     lines of output after a short wait.",
+                )
+                .destructive()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("terminal_screen", screen)
+                .title("Show the terminal screen")
+                .description(
+                    "Return the session's screen as a terminal emulator shows it (rows x \
+                     cols of text): the way to read full-screen programs such as top, less \
+                     or vim.",
+                )
+                .read_only(),
+        )
+        .tool(
+            Tool::new("terminal_list_sessions", list)
+                .title("List terminal sessions")
+                .description("List this plugin's terminal sessions: id, target, size, state.")
+                .read_only(),
+        )
+        .tool(
+            Tool::new("terminal_close", close)
+                .title("Close a terminal session")
+                .description("Close a session: its shell is hung up and its channel released.")
+                .idempotent(),
+        )
+        .resource(
+            Resource::new("sessions://list", "sessions")
+                .description("This plugin's terminal sessions (JSON).")
+                .mime_type("application/json"),
+            |uri| {
+                let list: Vec<_> = terminal::list_sessions().iter().map(info_json).collect();
+                Ok(vec![
+                    EmbeddedResource::text(uri, serde_json::Value::from(list).to_string())
+                        .mime_type("application/json"),
+                ])
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("sessions://{id}/info", "session info")
+                .description("One terminal session: target, size, state (JSON).")
+                .mime_type("application/json"),
+            |uri, vars| {
+                let info = attach(&vars["id"])?.info();
+                Ok(vec![
+                    EmbeddedResource::text(uri, info_json(&info).to_string())
+                        .mime_type("application/json"),
+                ])
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("sessions://{id}/scrollback", "session scrollback")
+                .description("The buffered output of a session (last 64 KiB, ANSI stripped).")
+                .mime_type("text/plain"),
+            |uri, vars| {
+                let text = attach(&vars["id"])?.scrollback(u32::MAX)?;
+                Ok(vec![
+                    EmbeddedResource::text(uri, text).mime_type("text/plain"),
+                ])
+            },
+        )
+}
+
+warden_sdk::export_plugin!(plugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_and_schemas() {
+        let p = plugin();
+        let names: Vec<_> = p.tools().iter().map(|t| t.name().to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "terminal_open",
+                "terminal_execute",
+                "terminal_read",
+                "terminal_write",
+                "terminal_screen",
+                "terminal_list_sessions",
+                "terminal_close"
+            ]
+        );
+        let exec = p.tool_named("terminal_execute").expect("tool");
+        assert_eq!(
+            exec.input_schema().as_value()["required"],
+            serde_json::json!(["command"])
+        );
+        let err = p
+            .call("terminal_execute", r#"{"command": "a\nb"}"#)
+            .expect_err("multi-line");
+        assert!(matches!(err, ToolError::InvalidArguments(_)));
+    }
+}

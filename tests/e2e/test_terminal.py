@@ -1,0 +1,256 @@
+"""terminal plugin end to end: warden serve over stdio, the official MCP client, a real sshd."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from sshd import MAX_SESSIONS, _keygen, sshd  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.anyio
+
+
+def terminal_manifest(sshd, extra_grants: str = "", known_hosts: Path | None = None) -> str:
+    grants = extra_grants or 'ssh_hosts = ["box"]'
+    return sshd.host_block(known_hosts=known_hosts) + (
+        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+        'limits = { call_timeout = "120s", output = "4MiB" }\n'
+        f"grants.terminal = {{ {grants} }}\n"
+    )
+
+
+async def open_session(w, helpers, host: str | None = "box") -> str:
+    args = {"host": host} if host else {}
+    result = await w.call("terminal_open", args)
+    assert not result.is_error, helpers.text_of(result)
+    return result.structured_content["id"]
+
+
+async def run(w, helpers, sid: str, command: str, **kw):
+    result = await w.call("terminal_execute", {"session_id": sid, "command": command, **kw}, timeout=120)
+    assert not result.is_error, helpers.text_of(result)
+    return result.structured_content, helpers.text_of(result)
+
+
+async def test_execute_exit_codes_markers_cwd_and_big_outputs(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    outputs: list[str] = []
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+
+        out, text = await run(w, helpers, sid, "echo hi")
+        outputs.append(text)
+        assert out["output"] == "hi", out
+        assert out["exit_code"] == 0 and not out["timed_out"] and not out["still_running"], out
+        assert "[exit code 0, cwd " in text, text
+
+        out, text = await run(w, helpers, sid, "(exit 3)")
+        assert out["exit_code"] == 3, out
+        out, text = await run(w, helpers, sid, "false")
+        assert out["exit_code"] == 1, out
+
+        # Output that looks like a prompt or a marker does not end the capture early.
+        tricky = "printf '$ \\n# done\\n__DONE__\\nWDS\\nWDE:0:/\\n'; echo after"
+        out, text = await run(w, helpers, sid, tricky)
+        assert out["output"].splitlines() == ["$ ", "# done", "__DONE__", "WDS", "WDE:0:/", "after"], out
+        assert out["exit_code"] == 0
+
+        # cd is kept across calls.
+        out, _ = await run(w, helpers, sid, f"mkdir -p {sshd.dir}/work && cd {sshd.dir}/work")
+        assert out["cwd"] == f"{sshd.dir}/work", out
+        out, _ = await run(w, helpers, sid, "pwd")
+        assert out["output"] == f"{sshd.dir}/work", out
+
+        # 5,000 lines arrive whole and in order.
+        out, _ = await run(w, helpers, sid, "seq 1 5000")
+        lines = out["output"].splitlines()
+        assert lines == [str(i) for i in range(1, 5001)], (len(lines), lines[:3], lines[-3:])
+        assert not out["truncated"]
+
+        # 10 MB: truncated with a note, never hangs, and the session still works.
+        started = time.monotonic()
+        out, text = await run(w, helpers, sid, "head -c 10000000 /dev/zero | tr '\\0' x | fold -w 100")
+        took = time.monotonic() - started
+        assert out["exit_code"] == 0, out
+        assert out["truncated"] and not out["timed_out"], {k: v for k, v in out.items() if k != "output"}
+        assert out["total_bytes"] > 10_000_000
+        assert len(out["output"]) <= 300 * 1024
+        assert "output truncated" in text and "bytes omitted" in out["output"]
+        assert out["output"].startswith("x" * 100)
+        print(f"10 MB of output through terminal_execute in {took:.2f} s")
+        out, _ = await run(w, helpers, sid, "echo still-alive")
+        assert out["output"] == "still-alive"
+
+        listed = await w.call("terminal_list_sessions")
+        assert sid in helpers.text_of(listed)
+        outputs.append(helpers.text_of(listed))
+
+        # Resources.
+        res = await w.session.read_resource("sessions://list")
+        assert sid in res.contents[0].text
+        res = await w.session.read_resource(f"sessions://{sid}/info")
+        assert json.loads(res.contents[0].text)["target"] == "ssh:box"
+        res = await w.session.read_resource(f"sessions://{sid}/scrollback")
+        assert "still-alive" in res.contents[0].text
+
+        closed = await w.call("terminal_close", {"session_id": sid})
+        assert not closed.is_error, helpers.text_of(closed)
+        gone = await w.call("terminal_execute", {"session_id": sid, "command": "echo x"})
+        assert gone.is_error and "not found" in helpers.text_of(gone), helpers.text_of(gone)
+        outputs.append(helpers.text_of(gone))
+
+    # The private key never appears in a tool output, the audit log or warden's log.
+    key = sshd.private_key_text()
+    body = "".join(line for line in key.splitlines() if "PRIVATE KEY" not in line)
+    assert len(body) > 50
+    audit = manifest.audit.read_text()
+    for haystack in [*outputs, audit, w.stderr()]:
+        assert body[:40] not in haystack and key not in haystack
+    for line in manifest.audit_lines():
+        helpers.check_audit_line(line)
+
+
+async def test_timeout_prompt_and_tui(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+
+        # A command past its timeout: partial output, still running, the session stays usable.
+        out, text = await run(w, helpers, sid, "echo before; sleep 30; echo never", timeout_ms=1500)
+        assert out["timed_out"] and out["still_running"] and out["exit_code"] is None, out
+        assert "before" in out["output"] and "never" not in out["output"], out
+        assert "terminal_read" in text
+        polled = await w.call("terminal_read", {"session_id": sid, "lines": 5})
+        assert "before" in helpers.text_of(polled)
+        stopped = await w.call("terminal_write", {"session_id": sid, "keys": ["ctrl-c"]})
+        assert not stopped.is_error, helpers.text_of(stopped)
+        out, _ = await run(w, helpers, sid, "echo after-interrupt")
+        assert out["output"] == "after-interrupt" and out["exit_code"] == 0, out
+
+        # A prompt answered through terminal_write.
+        out, _ = await run(w, helpers, sid, "read -p 'name? ' x; echo \"got:$x\"", timeout_ms=1000)
+        assert out["still_running"] and "name?" in out["output"], out
+        answered = await w.call("terminal_write", {"session_id": sid, "text": "alice\n", "wait_ms": 1000})
+        assert "got:alice" in helpers.text_of(answered), helpers.text_of(answered)
+        out, _ = await run(w, helpers, sid, "echo $x")
+        assert out["output"] == "alice"
+
+        # A TUI read through the vt100 screen.
+        await run(w, helpers, sid, f"seq 1 200 > {sshd.dir}/numbers.txt")
+        await w.call("terminal_write", {"session_id": sid, "text": f"less {sshd.dir}/numbers.txt\n", "wait_ms": 1000})
+        screen = helpers.text_of(await w.call("terminal_screen", {"session_id": sid}))
+        rows = screen.splitlines()
+        assert rows[:3] == ["1", "2", "3"], screen[:300]
+        assert "150" not in rows, screen
+        await w.call("terminal_write", {"session_id": sid, "keys": ["space"], "wait_ms": 500})
+        screen = helpers.text_of(await w.call("terminal_screen", {"session_id": sid}))
+        assert "60" in screen.splitlines(), screen
+        await w.call("terminal_write", {"session_id": sid, "text": "q", "wait_ms": 500})
+        out, _ = await run(w, helpers, sid, "echo back-at-shell")
+        assert out["output"] == "back-at-shell"
+
+        out, _ = await run(w, helpers, sid, "top -b -n 1 | head -5")
+        assert "load average" in out["output"], out
+
+
+async def test_open_close_cycles_leave_no_channel_open(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        for i in range(20):
+            sid = await open_session(w, helpers)
+            out, _ = await run(w, helpers, sid, f"echo cycle-{i}")
+            assert out["output"] == f"cycle-{i}"
+            closed = await w.call("terminal_close", {"session_id": sid})
+            assert not closed.is_error
+        # sshd allows MaxSessions channels per connection: all of them are free again.
+        ids = [await open_session(w, helpers) for _ in range(MAX_SESSIONS)]
+        for sid in ids:
+            out, _ = await run(w, helpers, sid, "echo ok")
+            assert out["output"] == "ok"
+        for sid in ids:
+            await w.call("terminal_close", {"session_id": sid})
+        shells = await helpers.wait_for(lambda: not sshd.shells(), timeout=5)
+        assert shells, [p.name() for p in sshd.shells()]
+
+
+async def test_unknown_and_changed_host_keys_are_refused(sshd, start_warden, write_manifest, helpers, tmp_path):
+    empty = tmp_path / "empty_known_hosts"
+    empty.write_text("")
+    manifest = write_manifest(terminal_manifest(sshd, known_hosts=empty))
+    async with start_warden(manifest) as w:
+        result = await w.call("terminal_open", {"host": "box"})
+        text = helpers.text_of(result)
+        assert result.is_error, text
+        assert "host key" in text and "not in its known_hosts" in text and "refused" in text, text
+        assert str(sshd.port) not in text, text
+
+    _keygen(tmp_path / "other_key")
+    other = " ".join((tmp_path / "other_key.pub").read_text().split()[:2])
+    changed = tmp_path / "changed_known_hosts"
+    changed.write_text(f"[127.0.0.1]:{sshd.port} {other}\n")
+    manifest = write_manifest(terminal_manifest(sshd, known_hosts=changed), name="changed.toml", audit="a2.jsonl")
+    async with start_warden(manifest) as w:
+        result = await w.call("terminal_open", {"host": "box"})
+        text = helpers.text_of(result)
+        assert result.is_error and "CHANGED" in text, text
+
+
+async def test_grants_local_pty_and_read_only(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        result = await w.call("terminal_open", {})
+        text = helpers.text_of(result)
+        assert result.is_error and text.startswith("access denied"), text
+        assert "grants.terminal.local = true" in text, text
+        result = await w.call("terminal_open", {"host": "elsewhere"})
+        assert result.is_error and "ssh_hosts" in helpers.text_of(result)
+    denied = [line for line in manifest.audit_lines() if line["event"] == "capability_denied"]
+    assert any(line["target"] == "a local terminal" for line in denied), denied
+
+    manifest = write_manifest(
+        terminal_manifest(sshd, 'ssh_hosts = ["box"], local = true'), name="local.toml", audit="local.jsonl"
+    )
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers, host=None)
+        out, _ = await run(w, helpers, sid, "echo local-$((40+2))")
+        assert out["output"] == "local-42" and out["exit_code"] == 0, out
+        await w.call("terminal_close", {"session_id": sid})
+
+    manifest = write_manifest(
+        terminal_manifest(sshd, 'ssh_hosts = ["box"], read_only = true'), name="ro.toml", audit="ro.jsonl"
+    )
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        for tool, args in [
+            ("terminal_execute", {"session_id": sid, "command": "touch /tmp/should-not-exist"}),
+            ("terminal_write", {"session_id": sid, "text": "ls\n"}),
+        ]:
+            result = await w.call(tool, args)
+            text = helpers.text_of(result)
+            assert result.is_error and "read_only" in text, (tool, text)
+        read = await w.call("terminal_read", {"session_id": sid})
+        assert not read.is_error
+
+
+async def test_dropped_connection_is_reopened(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid, "echo first")
+        assert out["output"] == "first"
+        # Cut the connection from the server side: kill sshd's per-connection processes.
+        listener = psutil.Process(sshd.proc.pid)
+        conns = listener.children()
+        assert conns, "no connection process under sshd"
+        for p in conns:
+            p.kill()
+        # The old session ends; a new one gets a fresh connection.
+        gone = await w.call("terminal_execute", {"session_id": sid, "command": "echo x", "timeout_ms": 3000})
+        assert gone.is_error or gone.structured_content["exit_code"] is None, helpers.text_of(gone)
+        sid2 = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid2, "echo second")
+        assert out["output"] == "second"
