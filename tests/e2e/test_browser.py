@@ -113,6 +113,8 @@ async def test_login_behind_cookie_banner_with_secret(start_warden, write_manife
         assert "OVERLAY" not in snap
         email = ref_of(snap, "textbox", "Email")
         password = ref_of(snap, "password", "Password")
+        refused = await err(w, "browse_fill", {"ref": email, "secret": "APP_PASSWORD"})
+        assert "not a password field" in refused, refused
         outputs.append(await ok(w, "browse_fill", {"ref": email, "value": "user@example.com"}))
         filled = await ok(w, "browse_fill", {"ref": f"e{password}", "secret": "APP_PASSWORD"})
         outputs.append(filled)

@@ -324,9 +324,13 @@
     return { x: r.left, y: r.top, width: r.width, height: r.height };
   };
 
-  const focus = (id, selectAll) => {
+  const focus = (id, selectAll, secret) => {
     const el = find(id);
     if (!el) return { gone: true };
+    // A secret goes only where the page itself hides it, so no screenshot or echo shows it.
+    if (secret && !(el.tagName === 'INPUT' && el.type === 'password')) {
+      return { error: 'it is not a password field; a secret can only be typed into one' };
+    }
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     el.focus();
     if (selectAll) {

@@ -532,7 +532,7 @@ impl Tab {
     pub async fn fill(&self, handle: u64, text: &str, secret: bool) -> Result<()> {
         self.no_dialog()?;
         let seq = self.blocked_seq()?;
-        self.on_node(handle, |n| format!("focus({n}, true)"))
+        self.on_node(handle, |n| format!("focus({n}, true, {secret})"))
             .await?;
         if secret {
             let owned = text.to_string();
