@@ -192,6 +192,11 @@ impl Page {
         Ok(self.0.set_checked(handle, checked)?)
     }
 
+    /// Puts host files (under the grant's `upload_dirs`) into a file input.
+    pub fn upload(&self, handle: u64, paths: &[String]) -> Result<(), CapabilityError> {
+        Ok(self.0.upload(handle, paths)?)
+    }
+
     pub fn scroll_into_view(&self, handle: u64) -> Result<(), CapabilityError> {
         Ok(self.0.scroll_into_view(handle)?)
     }

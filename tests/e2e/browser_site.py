@@ -185,6 +185,12 @@ class Site:
             return 200, {}, DIALOGS
         if p == "/stale":
             return 200, {}, STALE
+        if p == "/upload":
+            return 200, {}, page(
+                "Upload",
+                """<label>Attachment <input type=file id=f onchange="document.getElementById('o').textContent =
+  Array.from(this.files).map(f => f.name + ' ' + f.size + ' bytes').join(', ')"></label><p id=o></p>""",
+            )
         if p == "/news":
             return 200, {}, news_page()
         if p == "/big":

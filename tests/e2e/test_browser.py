@@ -325,3 +325,25 @@ async def test_chromium_killed_then_recovery(start_warden, write_manifest, sites
     # warden stopped: no Chromium is left behind.
     for p in procs:
         assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE
+
+
+async def test_upload_only_from_granted_dirs(start_warden, write_manifest, sites, tmp_path) -> None:
+    main, other, _ = sites
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    report = uploads / "report.txt"
+    report.write_text("quarterly numbers\n")
+    outside = tmp_path / "private.txt"
+    outside.write_text("not for upload\n")
+    (uploads / "escape.txt").symlink_to(outside)
+    manifest = browser_manifest(write_manifest, main, other, f', upload_dirs = ["{uploads}"]')
+    async with start_warden(manifest) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/upload")})
+        field = ref_of(snap, "file", "Attachment")
+        await ok(w, "browse_upload", {"ref": field, "paths": [str(report)]})
+        assert "report.txt 18 bytes" in await ok(w, "browse_snapshot", {"mode": "full"})
+        for path in (str(outside), str(uploads / "escape.txt"), str(uploads / ".." / "private.txt"), "/etc/passwd"):
+            denied = await err(w, "browse_upload", {"ref": field, "paths": [path]})
+            assert "grants.browser.upload_dirs" in denied or "upload_dirs" in denied, denied
+        not_file_input = await err(w, "browse_upload", {"ref": ref_of(await ok(w, "browse_navigate", {"url": main.url("/form")}), "textbox", "Name"), "paths": [str(report)]})
+        assert "not a file input" in not_file_input, not_file_input

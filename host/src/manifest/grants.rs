@@ -291,6 +291,38 @@ impl Grants {
         }
     }
 
+    /// May this plugin upload `path` from the host? The path is resolved (symlinks and `..`
+    /// included) and must lie under a granted upload directory; returns the resolved path.
+    pub fn check_upload(&self, path: &str) -> Result<PathBuf, Denied> {
+        const KEY: &str = "grants.browser.upload_dirs";
+        let resolved = std::fs::canonicalize(path).map_err(|e| Denied {
+            grant: KEY,
+            target: path.to_string(),
+            message: format!("cannot upload {path}: {e}"),
+        })?;
+        let allowed = self.browser.as_ref().is_some_and(|b| {
+            b.upload_dirs
+                .iter()
+                .filter_map(|d| std::fs::canonicalize(d).ok())
+                .any(|d| resolved.starts_with(d))
+        });
+        if allowed && resolved.is_file() {
+            Ok(resolved)
+        } else if allowed {
+            Err(Denied {
+                grant: KEY,
+                target: path.to_string(),
+                message: format!("{path} is not a file"),
+            })
+        } else {
+            Err(self.denied(
+                KEY,
+                format!("upload of {path}"),
+                format!("add its directory to {KEY}"),
+            ))
+        }
+    }
+
     /// May this plugin open a local PTY?
     pub fn check_terminal_local(&self) -> Result<(), Denied> {
         if self.terminal.as_ref().is_some_and(|t| t.local) {

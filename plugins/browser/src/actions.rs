@@ -111,6 +111,17 @@ struct SelectArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct UploadArgs {
+    /// The file input: the N of @eN.
+    #[serde(rename = "ref")]
+    element: RefArg,
+    /// Absolute paths of files on the Warden host, inside a directory the administrator
+    /// granted (browser.upload_dirs).
+    paths: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ScrollArgs {
     /// Scroll this element into view (the N of @eN); or, with direction, scroll inside it.
     #[serde(rename = "ref")]
@@ -239,6 +250,13 @@ fn browse_select(args: SelectArgs) -> Result<String, ToolError> {
     })
 }
 
+fn browse_upload(args: UploadArgs) -> Result<String, ToolError> {
+    act(&args.element, |tab, h| {
+        tab.page.upload(h, &args.paths)?;
+        Ok(format!("Attached {} file(s).", args.paths.len()))
+    })
+}
+
 fn browse_scroll(args: ScrollArgs) -> Result<String, ToolError> {
     let amount = args.amount.unwrap_or(600.0);
     let delta = match args.direction.as_deref() {
@@ -334,6 +352,14 @@ pub fn register(p: Plugin) -> Plugin {
         Tool::new("browse_select", browse_select)
             .title("Select options")
             .description("Choose options of a <select> (ref) by value or label."),
+    )
+    .tool(
+        Tool::new("browse_upload", browse_upload)
+            .title("Upload files")
+            .description(
+                "Attach files from the Warden host to a file input (ref). Only files inside the \
+                 administrator's browser.upload_dirs can be attached.",
+            ),
     )
     .tool(
         Tool::new("browse_scroll", browse_scroll)

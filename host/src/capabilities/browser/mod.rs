@@ -509,6 +509,29 @@ impl HostPage for PluginState {
         Ok(tab.set_checked(handle, checked).await?)
     }
 
+    async fn upload(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        paths: Vec<String>,
+    ) -> Result<(), Error> {
+        if paths.is_empty() {
+            return Err(Error::InvalidArgument(
+                "give at least one file to upload".into(),
+            ));
+        }
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let resolved = self
+                .grants
+                .check_upload(path)
+                .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+            files.push(resolved.display().to_string());
+        }
+        let tab = self.tab(&page).await?;
+        Ok(tab.upload(handle, &files).await?)
+    }
+
     async fn scroll_into_view(
         &mut self,
         page: Resource<PageHandle>,

@@ -686,6 +686,47 @@ impl Tab {
         }
     }
 
+    /// Set the files of a file input (the paths were checked against the grant already).
+    pub async fn upload(&self, handle: u64, files: &[String]) -> Result<()> {
+        self.no_dialog()?;
+        let (doc, node) = split_handle(handle);
+        let frame = self
+            .state(|t| t.docs.get(&doc).cloned())?
+            .ok_or_else(|| gone(handle))?;
+        let world = self
+            .call(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame, "worldName": WORLD, "grantUniveralAccess": false }),
+            )
+            .await?;
+        let expression = format!(
+            "(() => {{ const w = globalThis.__warden; return w && w.doc === {doc} ? w.find({node}) : null; }})()"
+        );
+        let found = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "contextId": world["executionContextId"], "returnByValue": false }),
+            )
+            .await?;
+        let object = found["result"]["objectId"]
+            .as_str()
+            .ok_or_else(|| gone(handle))?
+            .to_string();
+        let seq = self.blocked_seq()?;
+        self.call(
+            "DOM.setFileInputFiles",
+            json!({ "files": files, "objectId": object }),
+        )
+        .await
+        .map_err(|e| match e {
+            BrowserError::Io(m) => BrowserError::Invalid(format!(
+                "cannot act on that element: it is not a file input ({m})"
+            )),
+            other => other,
+        })?;
+        self.settle(seq).await
+    }
+
     pub async fn scroll_into_view(&self, handle: u64) -> Result<()> {
         self.no_dialog()?;
         self.on_node(handle, |n| format!("rectOf({n})"))
