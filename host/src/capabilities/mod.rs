@@ -64,10 +64,3 @@ impl PluginState {
         denied.message.clone()
     }
 }
-
-/// The text every not-yet-provided capability answers with once its grant check passes.
-pub(crate) fn not_provided(capability: &str) -> String {
-    format!(
-        "the {capability} provider is not part of this build of warden yet; the call was allowed by the manifest but cannot run"
-    )
-}
