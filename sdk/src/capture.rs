@@ -122,3 +122,29 @@ pub fn http_get(request: HttpRequest) -> Result<HttpResponse, CapabilityError> {
         truncated: response.truncated,
     })
 }
+
+/// Page capture in the host's capture profile (`warden:capture/page`): a real browser on a
+/// persistent profile where the user may be logged in. Every URL must match the plugin's
+/// `capture.origins` grant; cookies need `capture.cookies` (httpOnly ones also
+/// `capture.http_only_cookies`). The host closes the tab when the call ends.
+pub mod page {
+    use crate::CapabilityError;
+    use crate::bindings::warden::capture::page as wit;
+
+    pub use wit::{Capture, CaptureRequest, Cookie, Cookies, Format, LoginRequest, WaitUntil};
+
+    /// Opens `request.url`, waits, and returns its content (and cookies when asked).
+    pub fn capture_page(request: &CaptureRequest) -> Result<Capture, CapabilityError> {
+        Ok(wit::capture_page(request)?)
+    }
+
+    /// The profile's cookies for `url`'s host, after opening `url` when `open` is true.
+    pub fn get_cookies(url: &str, open: bool) -> Result<Cookies, CapabilityError> {
+        Ok(wit::get_cookies(url, open)?)
+    }
+
+    /// Opens the login page, waits until the login condition holds, then captures.
+    pub fn login_then_capture(request: &LoginRequest) -> Result<Capture, CapabilityError> {
+        Ok(wit::login_then_capture(request)?)
+    }
+}

@@ -39,6 +39,18 @@ LOGIN = page(
 """,
 )
 
+# A login page that "the user" completes by themselves half a second after it loads: the
+# capture tests wait for the login without driving the page.
+LOGIN_AUTO = page(
+    "Sign in (auto)",
+    f"""
+<form id=f method=post action=/login>
+  <input name=email value="user@example.com"><input name=password type=password value="{PASSWORD}">
+</form>
+<script>setTimeout(() => document.getElementById("f").submit(), 500)</script>
+""",
+)
+
 LIST = page(
     "List",
     """
@@ -171,6 +183,10 @@ class Site:
         p = parsed.path
         if p == "/login":
             return 200, {}, LOGIN
+        if p == "/login-auto":
+            return 200, {}, LOGIN_AUTO
+        if p == "/prefs":
+            return 200, {"Set-Cookie": "theme=dark; Path=/"}, page("Preferences", "<h1>Preferences saved</h1>")
         if p == "/dashboard":
             if SESSION_COOKIE not in cookies:
                 return 302, {"Location": "/login"}, ""

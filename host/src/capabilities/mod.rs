@@ -23,6 +23,8 @@ pub struct HostServices {
     pub http: reqwest::Client,
     /// The browser, started on first use and shared by the plugins (each in its own contexts).
     pub browser: browser::BrowserProvider,
+    /// The capture browser on the persistent `[capture] profile_dir`, started on first capture.
+    pub capture_browser: browser::BrowserProvider,
     /// SSH connections, one per host alias, shared by terminal sessions and SFTP.
     pub ssh: Arc<terminal::ssh::SshPool>,
     /// Terminal sessions, per plugin.
@@ -45,6 +47,7 @@ impl HostServices {
         Ok(Self {
             audit,
             http,
+            capture_browser: browser::BrowserProvider::capture(browser.clone()),
             browser: browser::BrowserProvider::new(browser),
             sftp: sftp::client::SftpPool::new(ssh.clone()),
             ssh,

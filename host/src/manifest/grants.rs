@@ -248,6 +248,55 @@ impl Grants {
         }
     }
 
+    /// May the capture browser load `url` for this plugin (a capture, or any navigation of
+    /// its capture tab)? Checked against `grants.capture.origins`.
+    pub fn check_capture_origin(&self, url: &Url) -> Result<(), Denied> {
+        const KEY: &str = "grants.capture.origins";
+        if matches!(url.scheme(), "about" | "data" | "blob" | "javascript") {
+            return Ok(());
+        }
+        let origin = url.origin().ascii_serialization();
+        let with_port = match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+            _ => origin.clone(),
+        };
+        let allowed = self
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.origins.is_match(&origin) || c.origins.is_match(&with_port));
+        if allowed {
+            Ok(())
+        } else {
+            Err(self.denied(
+                KEY,
+                format!("origin {origin}"),
+                format!("add \"{origin}\" to {KEY}"),
+            ))
+        }
+    }
+
+    /// May this plugin read the capture profile's cookies of `url`'s origin (and httpOnly
+    /// ones when `http_only`)? The origin must be granted too.
+    pub fn check_capture_cookies(&self, url: &Url, http_only: bool) -> Result<(), Denied> {
+        self.check_capture_origin(url)?;
+        let c = self.capture.as_ref();
+        if !c.is_some_and(|c| c.cookies) {
+            return Err(self.denied(
+                "grants.capture.cookies",
+                "reading cookies".into(),
+                "set grants.capture.cookies = true".into(),
+            ));
+        }
+        if http_only && !c.is_some_and(|c| c.http_only_cookies) {
+            return Err(self.denied(
+                "grants.capture.http_only_cookies",
+                "reading httpOnly cookies".into(),
+                "set grants.capture.http_only_cookies = true".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// May this plugin run JavaScript in its pages?
     pub fn check_eval_js(&self) -> Result<(), Denied> {
         if self.browser.as_ref().is_some_and(|b| b.eval_js) {

@@ -137,6 +137,8 @@ pub struct BrowserConfig {
     pub args: Vec<String>,
     /// `[browser.secrets]`: only the host reads them, when it types one into a page.
     pub secrets: BTreeMap<String, SecretSource>,
+    /// `[capture] profile_dir`: the persistent profile of the capture browser.
+    pub capture_profile: PathBuf,
 }
 
 /// Where a secret (a client's bearer token, a password for a page) comes from. Resolved when
@@ -438,6 +440,13 @@ impl Validator<'_> {
             headless: file.browser.headless.unwrap_or(true),
             args: file.browser.args,
             secrets,
+            capture_profile: match &file.capture.profile_dir {
+                Some(dir) => self.resolve(dir),
+                None => audit_log.parent().map_or_else(
+                    || PathBuf::from("capture-profile"),
+                    |d| d.join("capture-profile"),
+                ),
+            },
         };
 
         let mut plugins: Vec<PluginConfig> = Vec::new();

@@ -19,6 +19,9 @@ pub struct ManifestFile {
     /// Host-side browser provider settings.
     #[serde(default)]
     pub browser: BrowserSection,
+    /// The capture profile: `capture_page`, `get_cookies` and `login_then_capture` run there.
+    #[serde(default)]
+    pub capture: CaptureSection,
     /// The plugins to load, in order: `[[plugin]]`.
     #[serde(default)]
     pub plugin: Vec<PluginEntry>,
@@ -111,6 +114,16 @@ pub struct BrowserSection {
     /// (`grants.browser.secrets`). Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD" }`.
     #[serde(default)]
     pub secrets: BTreeMap<String, Spanned<SecretSpec>>,
+}
+
+/// `[capture]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSection {
+    /// Persistent Chromium user-data-dir of the capture browser (its cookies and logins
+    /// survive restarts), relative to the manifest. Example: `profile_dir = "capture-profile"`.
+    /// Default: `capture-profile` next to the audit log (the state directory by default).
+    pub profile_dir: Option<String>,
 }
 
 /// Where a `[browser.secrets]` value comes from: the environment (preferred) or the file.

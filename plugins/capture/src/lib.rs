@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use warden_sdk::capture::page::{self as cap, Capture, CaptureRequest, Format, LoginRequest};
 use warden_sdk::capture::{self, HttpRequest, HttpResponse};
 use warden_sdk::prelude::*;
 
@@ -153,12 +154,224 @@ fn is_textual(content_type: &str) -> bool {
         )
 }
 
+/// How page content is returned.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum ContentFormat {
+    /// The document's HTML.
+    Html,
+    /// The main content's visible text.
+    Text,
+    /// The main content as Markdown (the default).
+    #[default]
+    Markdown,
+}
+
+impl From<ContentFormat> for Format {
+    fn from(f: ContentFormat) -> Self {
+        match f {
+            ContentFormat::Html => Format::Html,
+            ContentFormat::Text => Format::Text,
+            ContentFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// When the page counts as loaded.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Wait {
+    /// The load event (the default).
+    #[default]
+    Load,
+    DomContentLoaded,
+    NetworkIdle,
+}
+
+/// Arguments of `capture_page`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CapturePageArgs {
+    /// Absolute URL of an origin allowed by the capture.origins grant.
+    url: String,
+    /// When the page counts as loaded (default "load").
+    #[serde(default)]
+    wait_until: Wait,
+    /// Give up after this many milliseconds (default 30000).
+    timeout_ms: Option<u32>,
+    /// Also return the page's cookies (needs the capture.cookies grant).
+    #[serde(default)]
+    capture_cookies: bool,
+    /// "html", "text" or "markdown" (default).
+    #[serde(default)]
+    format: ContentFormat,
+}
+
+/// A cookie of the capture profile.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CookieOut {
+    name: String,
+    value: String,
+    domain: String,
+    path: String,
+    http_only: bool,
+    secure: bool,
+    /// Seconds since the epoch; absent for a session cookie.
+    expires: Option<f64>,
+}
+
+fn cookie_out(c: cap::Cookie) -> CookieOut {
+    CookieOut {
+        name: c.name,
+        value: c.value,
+        domain: c.domain,
+        path: c.path,
+        http_only: c.http_only,
+        secure: c.secure,
+        expires: c.expires,
+    }
+}
+
+/// The result of `capture_page` and `login_then_capture`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CaptureOutput {
+    title: String,
+    /// The URL after redirects.
+    url: String,
+    content: String,
+    /// Present when cookies were asked for.
+    cookies: Option<Vec<CookieOut>>,
+}
+
+fn render_capture(c: Capture) -> Structured<CaptureOutput> {
+    let text = format!("{} ({})\n\n{}", c.title, c.final_url, c.content);
+    Structured::new(CaptureOutput {
+        title: c.title,
+        url: c.final_url,
+        content: c.content,
+        cookies: c.cookies.map(|v| v.into_iter().map(cookie_out).collect()),
+    })
+    .text(text)
+}
+
+fn capture_page(args: CapturePageArgs) -> Result<Structured<CaptureOutput>, ToolError> {
+    let request = CaptureRequest {
+        url: args.url,
+        wait_until: match args.wait_until {
+            Wait::Load => cap::WaitUntil::Load,
+            Wait::DomContentLoaded => cap::WaitUntil::DomContentLoaded,
+            Wait::NetworkIdle => cap::WaitUntil::NetworkIdle,
+        },
+        timeout_ms: args.timeout_ms.unwrap_or(0),
+        capture_cookies: args.capture_cookies,
+        format: args.format.into(),
+    };
+    Ok(render_capture(cap::capture_page(&request)?))
+}
+
+/// Arguments of `get_cookies`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GetCookiesArgs {
+    /// A URL of the site (its host selects the cookies); its origin must be in capture.origins.
+    url: String,
+    /// Open the URL first, so the site can set or refresh its cookies (default false).
+    #[serde(default)]
+    open: bool,
+}
+
+/// The result of `get_cookies`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CookiesOutput {
+    /// `name=value; ...`, ready for a Cookie request header.
+    header: String,
+    cookies: Vec<CookieOut>,
+}
+
+fn get_cookies(args: GetCookiesArgs) -> Result<Structured<CookiesOutput>, ToolError> {
+    let got = cap::get_cookies(&args.url, args.open)?;
+    let names: Vec<&str> = got.cookies.iter().map(|c| c.name.as_str()).collect();
+    let text = format!("{} cookie(s): {}", names.len(), names.join(", "));
+    Ok(Structured::new(CookiesOutput {
+        header: got.header,
+        cookies: got.cookies.into_iter().map(cookie_out).collect(),
+    })
+    .text(text))
+}
+
+/// Arguments of `login_then_capture`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LoginThenCaptureArgs {
+    /// The page to capture once logged in (origin in capture.origins).
+    url: String,
+    /// The login page to open first (default: url).
+    login_url: Option<String>,
+    /// Logged in once the tab's URL matches this glob, e.g. "https://app.example.com/home*".
+    until_url: Option<String>,
+    /// Logged in once this CSS selector matches, e.g. "#logout".
+    until_selector: Option<String>,
+    /// How long to wait for the login, in milliseconds (default 120000).
+    timeout_ms: Option<u32>,
+    /// "html", "text" or "markdown" (default).
+    #[serde(default)]
+    format: ContentFormat,
+}
+
+fn login_then_capture(args: LoginThenCaptureArgs) -> Result<Structured<CaptureOutput>, ToolError> {
+    let request = LoginRequest {
+        url: args.url,
+        login_url: args.login_url,
+        until_url: args.until_url,
+        until_selector: args.until_selector,
+        timeout_ms: args.timeout_ms.unwrap_or(0),
+        format: args.format.into(),
+    };
+    Ok(render_capture(cap::login_then_capture(&request)?))
+}
+
 fn plugin() -> Plugin {
-    Plugin::new().tool(
-        Tool::new("http_get", http_get)
-            .title("HTTP GET")
-            .description(
-                "Fetch a URL with an HTTP GET request made by the Warden host, and return the \
+    Plugin::new()
+        .tool(
+            Tool::new("capture_page", capture_page)
+                .title("Capture a page")
+                .description(
+                    "Open a URL in the host's capture browser (a persistent profile where the \
+                     user may already be logged in), wait for it to load, and return its title, \
+                     final URL and content as markdown (default), text or html. Set \
+                     capture_cookies to also get its cookies. Only origins in the \
+                     capture.origins grant can be opened.",
+                )
+                .read_only()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("get_cookies", get_cookies)
+                .title("Cookies of a site")
+                .description(
+                    "Return the capture profile's cookies for a URL's host, as a Cookie header \
+                     value and as a list. Needs the capture.cookies grant; httpOnly cookies \
+                     are included only with capture.http_only_cookies. Set open to load the \
+                     page first.",
+                )
+                .read_only()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("login_then_capture", login_then_capture)
+                .title("Log in, then capture")
+                .description(
+                    "Open a login page in the capture browser, wait until the user has logged \
+                     in (the URL matches until_url, or until_selector appears), then capture \
+                     url. Fails with a timeout error when the login does not happen in time.",
+                )
+                .open_world(),
+        )
+        .tool(
+            Tool::new("http_get", http_get)
+                .title("HTTP GET")
+                .description(
+                    "Fetch a URL with an HTTP GET request made by the Warden host, and return the \
                  response. The first line of the text is `HTTP <status> (<final url>, <N> \
                  bytes)`, followed by the body: decoded as text for textual content types \
                  (HTML, JSON, XML, plain text, ...), or `<N bytes of TYPE>` for binary ones. \
@@ -166,10 +379,10 @@ fn plugin() -> Plugin {
                  errors. Only hosts allowed by the administrator's capture.http_hosts grant \
                  can be fetched: a refusal says which grant to change. Use max_bytes to \
                  limit large bodies.",
-            )
-            .read_only()
-            .open_world(),
-    )
+                )
+                .read_only()
+                .open_world(),
+        )
 }
 
 warden_sdk::export_plugin!(plugin);

@@ -23,8 +23,9 @@ pub struct Launched {
     pub ws_url: String,
     /// Held for its `Drop`, which kills the process (`kill_on_drop`).
     _child: Child,
-    /// Held for its `Drop`, which deletes the profile directory.
-    _profile: tempfile::TempDir,
+    /// Held for its `Drop`, which deletes a temporary profile directory (a persistent
+    /// profile stays).
+    _profile: Option<tempfile::TempDir>,
 }
 
 pub fn executable(config: &BrowserConfig) -> Result<PathBuf, String> {
@@ -58,15 +59,31 @@ fn running_as_root() -> bool {
     })
 }
 
-pub async fn launch(config: &BrowserConfig) -> Result<Launched, String> {
+/// Start Chromium: with a fresh temporary profile, or with `persistent` (created if missing)
+/// whose cookies and logins outlive the process.
+pub async fn launch(config: &BrowserConfig, persistent: Option<&Path>) -> Result<Launched, String> {
     let exe = executable(config)?;
-    let profile = tempfile::Builder::new()
-        .prefix("warden-browser-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a browser profile directory: {e}"))?;
+    let (dir, profile) = match persistent {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                format!(
+                    "cannot create the capture profile {}: {e}; fix [capture] profile_dir",
+                    dir.display()
+                )
+            })?;
+            (dir.to_path_buf(), None)
+        }
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix("warden-browser-")
+                .tempdir()
+                .map_err(|e| format!("cannot create a browser profile directory: {e}"))?;
+            (temp.path().to_path_buf(), Some(temp))
+        }
+    };
     let mut cmd = Command::new(&exe);
     cmd.arg("--remote-debugging-port=0")
-        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--user-data-dir={}", dir.display()))
         .args([
             "--no-first-run",
             "--no-default-browser-check",

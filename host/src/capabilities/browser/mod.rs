@@ -5,8 +5,8 @@
 mod cdp;
 mod keys;
 mod launch;
-mod provider;
-mod tab;
+pub(crate) mod provider;
+pub(crate) mod tab;
 
 pub use provider::BrowserProvider;
 

@@ -58,10 +58,35 @@ pub struct Dialog {
     pub default_prompt: String,
 }
 
-/// Who owns a browser context.
-struct ContextEntry {
-    grants: Arc<Grants>,
-    scope: GuestScope,
+/// Who owns a browser context or a tab: whose grants its origin guard checks.
+#[derive(Clone)]
+pub struct Owner {
+    pub grants: Arc<Grants>,
+    pub scope: GuestScope,
+}
+
+/// Which grant the origin guard checks: the agents' browser or the capture profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    Browser,
+    Capture,
+}
+
+impl Guard {
+    fn check(self, grants: &Grants, url: &Url) -> std::result::Result<(), String> {
+        match self {
+            Self::Browser => grants.check_browser_origin(url),
+            Self::Capture => grants.check_capture_origin(url),
+        }
+        .map_err(|d| d.message)
+    }
+
+    fn capability(self) -> &'static str {
+        match self {
+            Self::Browser => "browser",
+            Self::Capture => "capture.page",
+        }
+    }
 }
 
 /// What the provider knows about one tab.
@@ -91,11 +116,15 @@ pub struct TabState {
     /// Secret values typed into this tab; scrubbed from everything the plugin reads.
     pub secrets: Vec<String>,
     pub crashed: bool,
+    /// The tab's own owner (capture tabs in the shared default context); else the context's.
+    pub owner: Option<Owner>,
 }
 
 #[derive(Default)]
 struct State {
-    contexts: HashMap<String, ContextEntry>,
+    contexts: HashMap<String, Owner>,
+    /// The browser's default (persistent) context, whose tabs the capture provider opens.
+    default_context: Option<String>,
     by_owner: HashMap<(String, String), String>,
     tabs: HashMap<String, TabState>,
     sessions: HashMap<String, String>,
@@ -105,6 +134,7 @@ struct State {
 pub struct Live {
     pub cdp: Cdp,
     pub generation: u64,
+    guard: Guard,
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
@@ -115,6 +145,7 @@ pub struct Live {
 /// Starts and restarts the browser; shared by all plugins of one manifest.
 pub struct BrowserProvider {
     config: BrowserConfig,
+    guard: Guard,
     live: tokio::sync::Mutex<Option<Arc<Live>>>,
     generation: std::sync::atomic::AtomicU64,
 }
@@ -131,6 +162,18 @@ impl BrowserProvider {
     pub fn new(config: BrowserConfig) -> Self {
         Self {
             config,
+            guard: Guard::Browser,
+            live: tokio::sync::Mutex::new(None),
+            generation: Default::default(),
+        }
+    }
+
+    /// The capture browser: its own Chromium on the persistent `[capture] profile_dir` (a
+    /// user-data-dir belongs to one process), with the guard on `grants.capture.origins`.
+    pub fn capture(config: BrowserConfig) -> Self {
+        Self {
+            config,
+            guard: Guard::Capture,
             live: tokio::sync::Mutex::new(None),
             generation: Default::default(),
         }
@@ -153,9 +196,12 @@ impl BrowserProvider {
             .generation
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
-        let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(&self.config, generation))
-            .await
-            .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
+        let live = tokio::time::timeout(
+            SETUP_TIMEOUT,
+            Live::start(&self.config, generation, self.guard),
+        )
+        .await
+        .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
         *guard = Some(live.clone());
         Ok(live)
     }
@@ -172,11 +218,15 @@ fn s<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 impl Live {
-    async fn start(config: &BrowserConfig, generation: u64) -> Result<Arc<Self>> {
-        let (ws_url, process) = match &config.endpoint {
+    async fn start(config: &BrowserConfig, generation: u64, guard: Guard) -> Result<Arc<Self>> {
+        let endpoint = config.endpoint.as_ref().filter(|_| guard == Guard::Browser);
+        let profile = (guard == Guard::Capture).then_some(config.capture_profile.as_path());
+        let (ws_url, process) = match endpoint {
             Some(endpoint) => (endpoint.clone(), None),
             None => {
-                let launched = launch::launch(config).await.map_err(BrowserError::Io)?;
+                let launched = launch::launch(config, profile)
+                    .await
+                    .map_err(BrowserError::Io)?;
                 (launched.ws_url.clone(), Some(launched))
             }
         };
@@ -186,6 +236,7 @@ impl Live {
         let live = Arc::new(Self {
             cdp,
             generation,
+            guard,
             state: Mutex::new(State::default()),
             changed: watch::channel(0).0,
             _process: process,
@@ -198,6 +249,26 @@ impl Live {
                 json!({ "discover": true }),
             )
             .await?;
+        if guard == Guard::Capture {
+            // The persistent cookies live in the default context: find its id on the first tab.
+            let targets = live
+                .cdp
+                .call_raw(None, "Target.getTargets", json!({}))
+                .await?;
+            let id = targets["targetInfos"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| s(t, "type") == "page")
+                .map(|t| s(t, "browserContextId").to_string())
+                .filter(|id| !id.is_empty())
+                .ok_or_else(|| {
+                    BrowserError::Io(
+                        "the capture browser has no default page to find its profile by".into(),
+                    )
+                })?;
+            live.lock().default_context = Some(id);
+        }
         // Every new target starts paused, so its guard is in place before it runs.
         live.cdp
             .call_raw(
@@ -251,7 +322,7 @@ impl Live {
         let mut st = self.lock();
         st.contexts.insert(
             id.clone(),
-            ContextEntry {
+            Owner {
                 grants: grants.clone(),
                 scope: scope.clone(),
             },
@@ -309,6 +380,33 @@ impl Live {
         .await
         .map_err(|_| BrowserError::Timeout("the new tab did not attach within 30 s".into()))?;
         Ok(target)
+    }
+
+    /// Open a blank tab in the default (persistent) context for one request of `owner`,
+    /// whose grants guard its navigations.
+    pub async fn open_owned_tab(&self, owner: Owner) -> Result<String> {
+        let context = self.lock().default_context.clone().ok_or_else(|| {
+            BrowserError::Invalid("this browser has no persistent profile".into())
+        })?;
+        let target = self.open_tab(&context).await?;
+        self.with_tab(&target, |t| t.owner = Some(owner))?;
+        Ok(target)
+    }
+
+    /// How many tabs opened for a request (`open_owned_tab`) are still open.
+    pub fn owned_tab_count(&self) -> usize {
+        self.lock()
+            .tabs
+            .values()
+            .filter(|t| t.owner.is_some())
+            .count()
+    }
+
+    /// Wait (up to `timeout`) until `target` is gone from the browser.
+    pub async fn wait_closed(&self, target: &str, timeout: Duration) {
+        let _ = self
+            .wait_for(timeout, |st| (!st.tabs.contains_key(target)).then_some(()))
+            .await;
     }
 
     /// Tabs of a context: (id, url, title, opener).
@@ -429,13 +527,22 @@ impl Live {
         let info = &p["targetInfo"];
         let target = s(info, "targetId").to_string();
         let context = s(info, "browserContextId").to_string();
-        let ours = s(info, "type") == "page" && self.lock().contexts.contains_key(&context);
+        let ours = s(info, "type") == "page" && {
+            let st = self.lock();
+            st.contexts.contains_key(&context)
+                || st.default_context.as_deref() == Some(context.as_str())
+        };
         if ours {
             let opener = info
                 .get("openerId")
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let mut st = self.lock();
+            // A popup is guarded by the grants of the tab that opened it.
+            let owner = opener
+                .as_ref()
+                .and_then(|o| st.tabs.get(o))
+                .and_then(|t| t.owner.clone());
             st.sessions.insert(session.clone(), target.clone());
             st.tabs.insert(
                 target.clone(),
@@ -458,6 +565,7 @@ impl Live {
                     next_doc: 0,
                     secrets: Vec::new(),
                     crashed: false,
+                    owner,
                 },
             );
             drop(st);
@@ -500,16 +608,13 @@ impl Live {
         let verdict = target
             .as_ref()
             .and_then(|t| st.tabs.get(t))
-            .and_then(|tab| st.contexts.get(&tab.context))
-            .map(|ctx| {
+            .and_then(|tab| tab.owner.as_ref().or_else(|| st.contexts.get(&tab.context)))
+            .map(|owner| {
                 let decision = match Url::parse(&url) {
-                    Ok(parsed) => ctx
-                        .grants
-                        .check_browser_origin(&parsed)
-                        .map_err(|d| d.message),
+                    Ok(parsed) => self.guard.check(&owner.grants, &parsed),
                     Err(e) => Err(format!("{url} is not a valid URL: {e}")),
                 };
-                (decision, ctx.scope.clone())
+                (decision, owner.scope.clone())
             });
         let allowed = match verdict {
             Some((Ok(()), _)) => true,
@@ -517,7 +622,7 @@ impl Live {
                 let origin = Url::parse(&url)
                     .map(|u| u.origin().ascii_serialization())
                     .unwrap_or_else(|_| url.clone());
-                scope.denied("browser", &origin, &reason);
+                scope.denied(self.guard.capability(), &origin, &reason);
                 let message = format!("navigation to {url} was blocked: {reason}");
                 if let Some(target) = &target {
                     let opener = st.tabs.get(target).and_then(|t| {

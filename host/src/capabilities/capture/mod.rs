@@ -1,6 +1,7 @@
-//! `warden:capture`: host-performed HTTP now; page capture in the capture profile later.
+//! `warden:capture`: host-performed HTTP and page capture in the persistent capture profile.
 
 mod http;
+mod page;
 
 use crate::runtime::bindings::warden::capture::types;
 use crate::runtime::state::PluginState;
