@@ -106,6 +106,8 @@ pub struct TabState {
     pub stop_seq: u64,
     /// A navigation the page scheduled for within a second (meta refresh, location change).
     pub scheduled: bool,
+    /// How many times the page asked for a new window (window.open, target=_blank).
+    pub window_opens: u64,
     /// Navigations refused by the origin guard, with the message for the agent.
     pub blocked: Vec<String>,
     pub blocked_seq: u64,
@@ -466,6 +468,20 @@ impl Live {
         }
     }
 
+    /// Tabs the page `opener` opened that have shown a URL or had their navigation blocked.
+    pub fn popups_of(&self, opener: &str) -> usize {
+        ready_popups(&self.lock(), opener)
+    }
+
+    /// Wait until `opener` has more than `before` such popups.
+    pub async fn wait_popup(&self, opener: &str, before: usize, timeout: Duration) {
+        let _ = self
+            .wait_for(timeout, |st| {
+                (ready_popups(st, opener) > before).then_some(())
+            })
+            .await;
+    }
+
     /// Wait on a tab's state (see [`Live::wait_for`]).
     pub async fn wait_tab<R>(
         &self,
@@ -558,6 +574,7 @@ impl Live {
                     nav_seq: 0,
                     stop_seq: 0,
                     scheduled: false,
+                    window_opens: 0,
                     blocked: Vec::new(),
                     blocked_seq: 0,
                     dialog: None,
@@ -698,6 +715,7 @@ impl Live {
                 tab.scheduled = p["delay"].as_f64().is_some_and(|d| d <= 1.0);
             }
             "Page.frameClearedScheduledNavigation" if main => tab.scheduled = false,
+            "Page.windowOpen" => tab.window_opens += 1,
             "Page.frameNavigated" => {
                 let frame = &p["frame"];
                 if s(frame, "id") == target {
@@ -719,6 +737,14 @@ impl Live {
         drop(st);
         self.bump();
     }
+}
+
+fn ready_popups(st: &State, opener: &str) -> usize {
+    st.tabs
+        .values()
+        .filter(|t| t.opener.as_deref() == Some(opener))
+        .filter(|t| (!t.url.is_empty() && t.url != "about:blank") || t.blocked_seq > 0)
+        .count()
 }
 
 async fn event_loop(live: Weak<Live>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {

@@ -19,6 +19,8 @@ const WORLD: &str = "__warden__";
 const SETTLE: Duration = Duration::from_millis(150);
 /// How long a navigation watches for the page moving on by itself after it loaded.
 const AFTER_LOAD: Duration = Duration::from_millis(400);
+/// How long an action waits for a window it opened to show its URL.
+const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an action waits for the navigation it started.
 const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
 const MASK: &str = "••••";
@@ -216,7 +218,8 @@ impl Tab {
     }
 
     async fn settle_for(&self, seq: u64, window: Duration) -> Result<()> {
-        let (loader, nav) = self.state(|t| (t.loader.clone(), t.nav_seq))?;
+        let (loader, nav, opens) = self.state(|t| (t.loader.clone(), t.nav_seq, t.window_opens))?;
+        let popups = self.live.popups_of(&self.target);
         let started = self
             .live
             .wait_tab(&self.target, window, |t| {
@@ -240,6 +243,13 @@ impl Tab {
                     let stopped = t.stop_seq > stops_then && !t.loading;
                     (new_doc || stopped || t.blocked_seq > seq || t.dialog.is_some()).then_some(())
                 })
+                .await;
+        }
+        // A new window the action opened: wait until its tab is attached (and guarded), so the
+        // answer can name it.
+        if self.state(|t| t.window_opens > opens)? {
+            self.live
+                .wait_popup(&self.target, popups, POPUP_TIMEOUT)
                 .await;
         }
         match self.blocked_since(seq) {
