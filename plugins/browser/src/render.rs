@@ -100,11 +100,12 @@ pub fn render(snap: &Snapshot, refs: &mut RefMap, mode: Mode) -> Rendered {
         .filter(wanted)
         .partition(|e| e.overlay.is_some());
     for e in in_overlay.iter().chain(rest.iter()) {
-        if let (Some(o), true) = (e.overlay, e.interactive) {
-            let slot = &mut overlay_first_ref[o as usize];
-            if slot.is_none() {
-                *slot = Some(refs.ref_of(e.handle));
-            }
+        let slot = e
+            .overlay
+            .filter(|_| e.interactive)
+            .and_then(|o| overlay_first_ref.get_mut(o as usize));
+        if let Some(slot @ None) = slot {
+            *slot = Some(refs.ref_of(e.handle));
         }
         lines.push(element_line(e, refs, mode, &frames));
     }
