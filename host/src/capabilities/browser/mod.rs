@@ -10,6 +10,7 @@ pub(crate) mod tab;
 
 pub use provider::BrowserProvider;
 
+use crate::manifest::grants::Denied;
 use crate::runtime::bindings::warden::browser::browser::{
     ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Host, HostPage, Modifiers,
     MouseButton, Overlay, PageMeta, Rect, ScreenshotArea, Snapshot, TabInfo, WaitCondition,
@@ -97,10 +98,13 @@ fn session_name(session: Option<String>) -> Result<String, Error> {
 }
 
 impl PluginState {
+    /// A grant check's refusal, audited, as the WIT `access-denied` error.
+    fn granted<T>(&self, check: Result<T, Denied>) -> Result<T, Error> {
+        check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
+    }
+
     fn browser_allowed(&self) -> Result<(), Error> {
-        self.grants
-            .check_browser()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
+        self.granted(self.grants.check_browser())
     }
 
     /// The tab behind a handle, in the running browser; refreshes the session's grants.
@@ -364,9 +368,7 @@ impl HostPage for PluginState {
                 "\"{url}\" is not an absolute URL ({e}); include the scheme, like https://example.com/"
             ))
         })?;
-        self.grants
-            .check_browser_origin(&parsed)
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_browser_origin(&parsed))?;
         let tab = self.tab(&page).await?;
         Ok(tab
             .navigate(parsed.as_str(), wait_until(wait), timeout(timeout_ms))
@@ -453,9 +455,7 @@ impl HostPage for PluginState {
         handle: u64,
         name: String,
     ) -> Result<(), Error> {
-        self.grants
-            .check_secret(&name)
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_secret(&name))?;
         let tab = self.tab(&page).await?;
         let source = self
             .services
@@ -522,10 +522,7 @@ impl HostPage for PluginState {
         }
         let mut files = Vec::with_capacity(paths.len());
         for path in &paths {
-            let resolved = self
-                .grants
-                .check_upload(path)
-                .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+            let resolved = self.granted(self.grants.check_upload(path))?;
             files.push(resolved.display().to_string());
         }
         let tab = self.tab(&page).await?;
@@ -589,17 +586,13 @@ impl HostPage for PluginState {
         page: Resource<PageHandle>,
         expression: String,
     ) -> Result<String, Error> {
-        self.grants
-            .check_eval_js()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_eval_js())?;
         let tab = self.tab(&page).await?;
         Ok(tab.evaluate(&expression).await?)
     }
 
     async fn cookies(&mut self, page: Resource<PageHandle>) -> Result<Vec<Cookie>, Error> {
-        self.grants
-            .check_browser_cookies()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
         Ok(tab
             .cookies()
@@ -618,9 +611,7 @@ impl HostPage for PluginState {
         page: Resource<PageHandle>,
         cookie: Cookie,
     ) -> Result<(), Error> {
-        self.grants
-            .check_browser_cookies()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
         let mut params = json!({
             "name": cookie.name, "value": cookie.value, "path": cookie.path,
@@ -641,9 +632,7 @@ impl HostPage for PluginState {
     }
 
     async fn clear_cookies(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
-        self.grants
-            .check_browser_cookies()
-            .map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))?;
+        self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
         Ok(tab.clear_cookies().await?)
     }

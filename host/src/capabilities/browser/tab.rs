@@ -78,6 +78,14 @@ pub struct Tab {
     pub target: String,
 }
 
+/// The message of a `Runtime.evaluate` exception.
+fn exception_text(ex: &Value) -> &str {
+    ex["exception"]["description"]
+        .as_str()
+        .or_else(|| ex["text"].as_str())
+        .unwrap_or("unknown error")
+}
+
 pub fn split_handle(handle: u64) -> (u32, u64) {
     ((handle >> 32) as u32, handle & 0xffff_ffff)
 }
@@ -354,10 +362,7 @@ impl Tab {
             )
             .await?;
         if let Some(ex) = result.get("exceptionDetails") {
-            let text = ex["exception"]["description"]
-                .as_str()
-                .or_else(|| ex["text"].as_str())
-                .unwrap_or("unknown error");
+            let text = exception_text(ex);
             return Err(BrowserError::Io(format!("the page script failed: {text}")));
         }
         let answer = &result["result"]["value"];
@@ -896,10 +901,7 @@ impl Tab {
             )
             .await?;
         if let Some(ex) = result.get("exceptionDetails") {
-            let text = ex["exception"]["description"]
-                .as_str()
-                .or_else(|| ex["text"].as_str())
-                .unwrap_or("unknown error");
+            let text = exception_text(ex);
             return Err(BrowserError::Invalid(format!(
                 "the script threw: {}",
                 self.scrub(text)
