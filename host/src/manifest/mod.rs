@@ -119,11 +119,13 @@ pub struct PluginConfig {
 }
 
 /// One validated `[ssh.hosts.NAME]`. Lives only in the host.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SshHostConfig {
     pub address: String,
     pub user: String,
     pub identity_file: Option<PathBuf>,
+    /// Decrypts `identity_file`; resolved when connecting, never shown.
+    pub identity_passphrase: Option<SecretSource>,
     pub agent: bool,
     pub known_hosts: Option<PathBuf>,
 }
@@ -143,7 +145,7 @@ pub struct BrowserConfig {
 
 /// Where a secret (a client's bearer token, a password for a page) comes from. Resolved when
 /// it is used, so a deployment that never uses it does not need the variable set.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum SecretSource {
     Env(String),
     Literal(String),
@@ -396,14 +398,30 @@ impl Validator<'_> {
                 );
             }
             if host.identity_file.is_none() && !host.agent {
-                self.error(span, format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
+                self.error(span.clone(), format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
             }
+            let identity_passphrase = host.identity_passphrase.and_then(|spec| {
+                let span = spec.span();
+                let spec = spec.into_inner();
+                if host.identity_file.is_none() {
+                    self.error(span.clone(), format!("ssh.hosts.{alias}.identity_passphrase: it decrypts identity_file, which is not set"));
+                }
+                match (spec.env, spec.value) {
+                    (Some(var), None) => Some(SecretSource::Env(var)),
+                    (None, Some(value)) => Some(SecretSource::Literal(value)),
+                    _ => {
+                        self.error(span, format!("ssh.hosts.{alias}.identity_passphrase: set exactly one of env (preferred) or value"));
+                        None
+                    }
+                }
+            });
             ssh_hosts.insert(
                 alias,
                 SshHostConfig {
                     address: host.address.into_inner(),
                     user: host.user,
                     identity_file: host.identity_file.map(|p| self.resolve(&p)),
+                    identity_passphrase,
                     agent: host.agent,
                     known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
                 },

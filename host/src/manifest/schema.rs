@@ -90,6 +90,9 @@ pub struct SshHost {
     pub user: String,
     /// Private key file. Example: `identity_file = "keys/id_ed25519"`.
     pub identity_file: Option<String>,
+    /// Passphrase of an encrypted `identity_file`, from the environment (preferred) or the
+    /// file; only the host reads it. Example: `identity_passphrase = { env = "WEB1_KEY_PASS" }`.
+    pub identity_passphrase: Option<Spanned<SecretSpec>>,
     /// Use the SSH agent at `$SSH_AUTH_SOCK`. Example: `agent = true`.
     #[serde(default)]
     pub agent: bool,

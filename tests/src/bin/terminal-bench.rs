@@ -316,6 +316,7 @@ fn main() {
             address: format!("127.0.0.1:{}", sshd.port),
             user: user.clone(),
             identity_file: Some(work.join("id_ed25519")),
+            identity_passphrase: None,
             agent: false,
             known_hosts: Some(work.join("known_hosts")),
         },

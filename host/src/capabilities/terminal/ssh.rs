@@ -40,6 +40,14 @@ pub enum SshError {
     AuthFailed { alias: String, detail: String },
     #[error("cannot load the credentials of ssh host '{0}'; the host log has the details")]
     Credentials(String),
+    /// The identity file is encrypted and its passphrase is missing or wrong. `key` is the
+    /// key's public fingerprint (never the file's path or text).
+    #[error("cannot decrypt the identity_file of ssh host '{alias}' (key {key}): {detail}")]
+    Passphrase {
+        alias: String,
+        key: String,
+        detail: String,
+    },
     #[error("cannot connect to ssh host '{alias}': {detail}")]
     Connect { alias: String, detail: String },
     #[error("ssh host '{0}' did not finish connecting within 15 s")]
@@ -134,6 +142,11 @@ impl SshPool {
             hosts,
             conns: Mutex::default(),
         }
+    }
+
+    /// The manifest's settings of `alias`.
+    pub fn config(&self, alias: &str) -> Option<&SshHostConfig> {
+        self.hosts.get(alias)
     }
 
     /// The live connection to `alias`, made (or remade, after a drop) on demand.
@@ -254,11 +267,7 @@ async fn authenticate(
         .flatten()
         .flatten();
     if let Some(path) = &config.identity_file {
-        let key = russh::keys::load_secret_key(path, None).map_err(|e| {
-            // The error names the problem (format, encryption), never the key's bytes.
-            tracing::error!(alias, file = %path.display(), "cannot load identity file: {e}");
-            SshError::Credentials(alias.to_string())
-        })?;
+        let key = load_identity(alias, path, config.identity_passphrase.as_ref())?;
         let result = handle
             .authenticate_publickey(
                 config.user.clone(),
@@ -303,4 +312,120 @@ async fn authenticate(
         return Err(failed("no key of the ssh agent was accepted"));
     }
     Err(failed("no credentials are configured"))
+}
+
+/// Load (and decrypt, with the manifest's passphrase) a host's identity file. Errors name the
+/// alias and the key's public fingerprint; the passphrase and the key's text stay here.
+fn load_identity(
+    alias: &str,
+    path: &std::path::Path,
+    passphrase: Option<&crate::manifest::SecretSource>,
+) -> Result<russh::keys::PrivateKey, SshError> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        // The error names the problem (format, encryption), never the key's bytes.
+        tracing::error!(alias, file = %path.display(), "cannot load identity file: {e}");
+        SshError::Credentials(alias.to_string())
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(&e))?;
+    let pass_error = |detail: String| SshError::Passphrase {
+        alias: alias.to_string(),
+        key: public_fingerprint(&text),
+        detail,
+    };
+    let passphrase = match passphrase.map(|p| p.resolve()) {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(why)) => {
+            return Err(pass_error(format!(
+                "its identity_passphrase is not available ({why})"
+            )));
+        }
+    };
+    match russh::keys::decode_secret_key(&text, passphrase.as_deref()) {
+        Ok(key) => Ok(key),
+        Err(russh::keys::Error::KeyIsEncrypted) => Err(pass_error(format!(
+            "the key is encrypted; set identity_passphrase = {{ env = \"VAR\" }} in [ssh.hosts.{alias}]"
+        ))),
+        Err(e) if passphrase.is_some() && is_encrypted(&text) => {
+            tracing::warn!(alias, file = %path.display(), "cannot decrypt identity file: {e}");
+            Err(pass_error(format!(
+                "the passphrase from identity_passphrase in [ssh.hosts.{alias}] is wrong"
+            )))
+        }
+        Err(e) => Err(unreadable(&e)),
+    }
+}
+
+/// An OpenSSH private key that carries a cipher.
+fn is_encrypted(text: &str) -> bool {
+    russh::keys::ssh_key::PrivateKey::from_openssh(text).is_ok_and(|k| k.is_encrypted())
+}
+
+/// The SHA-256 fingerprint of the public half of an OpenSSH private key (stored unencrypted
+/// in the file), to name the key in errors.
+fn public_fingerprint(text: &str) -> String {
+    russh::keys::ssh_key::PrivateKey::from_openssh(text).map_or_else(
+        |_| "of unknown type".to_string(),
+        |k| {
+            k.public_key()
+                .fingerprint(russh::keys::HashAlg::Sha256)
+                .to_string()
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::SecretSource;
+
+    /// `ssh-keygen -t ed25519 -N hunter2-pass`, made for this test only.
+    fn encrypted_key(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        let path = dir.join("id");
+        let made = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "hunter2-pass", "-C", "t", "-f"])
+            .arg(&path)
+            .status()
+            .ok()?;
+        made.success().then_some(path)
+    }
+
+    #[test]
+    fn an_encrypted_identity_needs_its_passphrase() {
+        let dir = std::env::temp_dir().join(format!("warden-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let Some(path) = encrypted_key(&dir) else {
+            panic!("ssh-keygen is needed for this test");
+        };
+        let good = SecretSource::Literal("hunter2-pass".into());
+        assert!(load_identity("web1", &path, Some(&good)).is_ok());
+
+        let missing = load_identity("web1", &path, None).expect_err("no passphrase");
+        let text = missing.to_string();
+        assert!(
+            text.contains("'web1'") && text.contains("SHA256:"),
+            "{text}"
+        );
+        assert!(text.contains("identity_passphrase"), "{text}");
+
+        let wrong = SecretSource::Literal("nope".into());
+        let text = load_identity("web1", &path, Some(&wrong))
+            .expect_err("wrong passphrase")
+            .to_string();
+        assert!(
+            text.contains("is wrong") && text.contains("'web1'"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("nope") && !text.contains("hunter2"),
+            "{text}"
+        );
+
+        let unset = SecretSource::Env("WARDEN_TEST_UNSET_PASSPHRASE_VAR".into());
+        let text = load_identity("web1", &path, Some(&unset))
+            .expect_err("unset variable")
+            .to_string();
+        assert!(text.contains("WARDEN_TEST_UNSET_PASSPHRASE_VAR"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
