@@ -51,6 +51,11 @@ async fn reload_loop(path: PathBuf, server: WardenServer, mut events: mpsc::Unbo
         last = now;
         match App::load(Some(&path)).await {
             Ok(app) => {
+                // Open terminal sessions the new manifest still allows carry over.
+                app.registry
+                    .services()
+                    .adopt_sessions(server.registry().services(), &app.manifest)
+                    .await;
                 let tools = app.registry.tools().len();
                 server.replace(app.registry).await;
                 tracing::info!(manifest = %path.display(), "manifest reloaded: {tools} tools served; clients were told the tool list changed");

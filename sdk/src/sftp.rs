@@ -118,3 +118,10 @@ pub fn rename(host: &str, from: &str, to: &str) -> Result<(), CapabilityError> {
 pub fn realpath(host: &str, path: &str) -> Result<String, CapabilityError> {
     wit::realpath(host, path).map_err(Into::into)
 }
+
+/// The host alias of the open SSH terminal session `session_id` (opened by any plugin, e.g.
+/// with `terminal_open`). The calling plugin's SFTP grants for that alias apply exactly as if
+/// it had named the alias; a local PTY session has no alias.
+pub fn session_host(session_id: &str) -> Result<String, CapabilityError> {
+    wit::session_host(session_id).map_err(Into::into)
+}

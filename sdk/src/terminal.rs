@@ -139,6 +139,18 @@ impl Session {
         Ok(self.0.resize(cols, rows)?)
     }
 
+    /// Records that a command was typed which prints `end_marker` when it finishes: the
+    /// session is [`busy`](Self::busy) until the host sees the marker in later output, the
+    /// session ends, or the shell's prompt is back (after Ctrl-C).
+    pub fn begin_command(&self, end_marker: &[u8]) {
+        self.0.begin_command(end_marker);
+    }
+
+    /// A command started with [`begin_command`](Self::begin_command) has not finished yet.
+    pub fn busy(&self) -> bool {
+        self.0.busy()
+    }
+
     /// Ends the session: the shell is hung up and its channel or PTY released.
     pub fn close(self) -> Result<(), CapabilityError> {
         Ok(self.0.close()?)

@@ -169,3 +169,68 @@ async def test_read_only_grant_refuses_every_change(sshd, tree, start_warden, wr
             text = helpers.text_of(result)
             assert result.is_error and "grants.sftp.write" in text, (tool, text)
     assert sorted(p.name for p in root.iterdir()) == ["hello.txt", "in-link", "out-dir", "out-file"]
+
+
+async def test_sftp_by_terminal_session_id(sshd, tree, start_warden, write_manifest, helpers):
+    root, outside = tree
+    # Two aliases for the same server: the terminal plugin may reach both, sftp only "box".
+    body = (
+        sshd.host_block()
+        + sshd.host_block(alias="box2")
+        + '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+        'grants.terminal = { ssh_hosts = ["box", "box2"], local = true }\n\n'
+        + '[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
+        f'grants.sftp = {{ hosts = ["box"], roots = ["{root}"], write = true }}\n'
+    )
+    manifest = write_manifest(body)
+    async with start_warden(manifest) as w:
+
+        async def open_on(host: str | None) -> str:
+            result = await w.call("terminal_open", {"host": host} if host else {})
+            assert not result.is_error, helpers.text_of(result)
+            return result.structured_content["id"]
+
+        sid = await open_on("box")
+        read = await call_ok(w, helpers, "sftp_read", {"session": sid, "path": "hello.txt"})
+        assert read.structured_content["content"] == "hello from the root\n"
+        await call_ok(w, helpers, "sftp_write", {"session": sid, "path": "by-session.txt", "content": "via id"})
+        assert (root / "by-session.txt").read_text() == "via id"
+        listed = await call_ok(w, helpers, "sftp_list", {"session": sid, "path": "."})
+        assert "by-session.txt" in [e["name"] for e in listed.structured_content["entries"]]
+        await call_ok(w, helpers, "sftp_stat", {"session": sid, "path": "by-session.txt"})
+        await call_ok(w, helpers, "sftp_mkdir", {"session": sid, "path": "d"})
+        await call_ok(w, helpers, "sftp_rename", {"session": sid, "from": "by-session.txt", "to": "d/moved.txt"})
+        await call_ok(w, helpers, "sftp_remove", {"session": sid, "path": "d/moved.txt"})
+        await call_ok(w, helpers, "sftp_remove", {"session": sid, "path": "d"})
+        assert not (root / "d").exists()
+
+        # The roots still hold: a session id reaches no further than its alias.
+        escaped = await w.call("sftp_read", {"session": sid, "path": "../outside/secret.txt"})
+        assert escaped.is_error and helpers.text_of(escaped).startswith("access denied"), helpers.text_of(escaped)
+        # A session on an alias the sftp plugin is not granted is refused like the alias.
+        sid2 = await open_on("box2")
+        refused = await w.call("sftp_read", {"session": sid2, "path": "hello.txt"})
+        text = helpers.text_of(refused)
+        assert refused.is_error and text.startswith("access denied") and "grants.sftp.hosts" in text, text
+        assert "box2" in text, text
+
+        local = await open_on(None)
+        result = await w.call("sftp_list", {"session": local, "path": "."})
+        text = helpers.text_of(result)
+        assert result.is_error and "local terminal, not an SSH session" in text, text
+        result = await w.call("sftp_list", {"session": "ssh-000000", "path": "."})
+        text = helpers.text_of(result)
+        assert result.is_error and "no open terminal session 'ssh-000000'" in text, text
+        for args in [{"path": "."}, {"host": "box", "session": sid, "path": "."}]:
+            result = await w.call("sftp_list", args)
+            assert result.is_error and "`host`" in helpers.text_of(result), helpers.text_of(result)
+
+        # A closed session is gone for SFTP too.
+        await w.call("terminal_close", {"session_id": sid})
+        result = await w.call("sftp_stat", {"session": sid, "path": "hello.txt"})
+        assert result.is_error and "no open terminal session" in helpers.text_of(result)
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+    denied = [line for line in manifest.audit_lines() if line["event"] == "capability_denied"]
+    assert any("box2" in line["target"] for line in denied), denied
+    for line in manifest.audit_lines():
+        helpers.check_audit_line(line)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
+import mcp_types
 import psutil
 import pytest
 
@@ -254,3 +256,186 @@ async def test_dropped_connection_is_reopened(sshd, start_warden, write_manifest
         sid2 = await open_session(w, helpers)
         out, _ = await run(w, helpers, sid2, "echo second")
         assert out["output"] == "second"
+
+
+async def test_resize_changes_the_pty_and_the_screen(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        opened = await w.call("terminal_open", {"host": "box", "cols": 100, "rows": 30})
+        assert not opened.is_error, helpers.text_of(opened)
+        sid = opened.structured_content["id"]
+        assert (opened.structured_content["cols"], opened.structured_content["rows"]) == (100, 30)
+        out, _ = await run(w, helpers, sid, "stty size")
+        assert out["output"] == "30 100", out
+        screen = helpers.text_of(await w.call("terminal_screen", {"session_id": sid}))
+        assert screen.endswith("(100x30)]"), screen[-80:]
+
+        resized = await w.call("terminal_resize", {"session_id": sid, "cols": 132, "rows": 40})
+        assert not resized.is_error, helpers.text_of(resized)
+        assert (resized.structured_content["cols"], resized.structured_content["rows"]) == (132, 40)
+        out, _ = await run(w, helpers, sid, "stty size")
+        assert out["output"] == "40 132", out
+        # The remote shell got SIGWINCH and sees the new size in its own variables too.
+        out, _ = await run(w, helpers, sid, "echo $COLUMNS")
+        assert out["output"] == "132", out
+        screen = helpers.text_of(await w.call("terminal_screen", {"session_id": sid}))
+        assert screen.endswith("(132x40)]"), screen[-80:]
+
+        for args in [{"cols": 5, "rows": 40}, {"cols": 80, "rows": 5000}]:
+            bad = await w.call("terminal_resize", {"session_id": sid, **args})
+            assert bad.is_error and "cols 10-500, rows 2-200" in helpers.text_of(bad), helpers.text_of(bad)
+        bad = await w.call("terminal_open", {"host": "box", "cols": 1})
+        assert bad.is_error and "outside the allowed size" in helpers.text_of(bad)
+        out, _ = await run(w, helpers, sid, "stty size")
+        assert out["output"] == "40 132", out
+
+
+async def test_a_running_command_is_not_typed_into(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid, "echo started; sleep 60", timeout_ms=1000)
+        assert out["still_running"], out
+
+        refused = await w.call("terminal_execute", {"session_id": sid, "command": "echo intruder"})
+        text = helpers.text_of(refused)
+        assert refused.is_error, text
+        assert f"session {sid} is still running a command" in text, text
+        assert "terminal_read" in text and "Ctrl-C" in text, text
+        polled = await w.call("terminal_read", {"session_id": sid})
+        assert polled.structured_content["still_running"], helpers.text_of(polled)
+        assert "intruder" not in helpers.text_of(polled)
+
+        await w.call("terminal_write", {"session_id": sid, "keys": ["ctrl-c"], "wait_ms": 1000})
+        out, _ = await run(w, helpers, sid, "echo after-ctrl-c")
+        assert out["output"] == "after-ctrl-c" and out["exit_code"] == 0, out
+
+        # A command that outlives its timeout and then ends by itself frees the session too:
+        # its end marker is seen on a later read.
+        out, _ = await run(w, helpers, sid, "sleep 2; echo finished-late", timeout_ms=300)
+        assert out["still_running"], out
+
+        async def finished() -> bool:
+            polled = await w.call("terminal_read", {"session_id": sid, "wait_ms": 500})
+            return not polled.structured_content["still_running"]
+
+        for _ in range(40):
+            if await finished():
+                break
+        else:
+            pytest.fail("the late command never finished")
+        out, _ = await run(w, helpers, sid, "echo next")
+        assert out["output"] == "next", out
+
+
+async def test_comments_and_broken_quotes_do_not_swallow_the_marker(sshd, start_warden, write_manifest, helpers):
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        out, _ = await run(w, helpers, sid, "echo hi # a comment", timeout_ms=20000)
+        assert out["output"] == "hi" and out["exit_code"] == 0 and not out["timed_out"], out
+        out, _ = await run(w, helpers, sid, "X=kept; echo \"it's $X\" # quote ' in a comment")
+        assert out["output"] == "it's kept" and out["exit_code"] == 0, out
+
+        # An unbalanced quote is the shell's syntax error, answered at once.
+        out, _ = await run(w, helpers, sid, "echo 'never closed", timeout_ms=20000)
+        assert not out["timed_out"] and out["exit_code"] == 2, out
+        assert "unexpected EOF" in out["output"], out
+        # A heredoc without its body ends at the end of the line.
+        out, _ = await run(w, helpers, sid, "cat <<EOF", timeout_ms=20000)
+        assert not out["timed_out"] and out["exit_code"] == 0, out
+
+        # A command waiting for input times out, and Ctrl-C gets the shell back.
+        out, _ = await run(w, helpers, sid, "cat", timeout_ms=800)
+        assert out["still_running"], out
+        await w.call("terminal_write", {"session_id": sid, "keys": ["ctrl-c"], "wait_ms": 1000})
+        out, _ = await run(w, helpers, sid, "echo $X")
+        assert out["output"] == "kept" and out["exit_code"] == 0, out
+
+
+async def test_passphrase_protected_identity(sshd, start_warden, write_manifest, helpers, tmp_path):
+    passphrase = "correct horse battery 42"
+    key = tmp_path / "id_encrypted"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "enc", "-f", str(key)], check=True
+    )
+    authorized = sshd.dir / "authorized_keys"
+    authorized.write_text(authorized.read_text() + key.with_suffix(".pub").read_text())
+    fingerprint = subprocess.run(
+        ["ssh-keygen", "-l", "-E", "sha256", "-f", str(key.with_suffix(".pub"))],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()[1]
+
+    def manifest_for(secret: str, name: str):
+        block = sshd.host_block().replace(str(sshd.identity), str(key))
+        block = block.rstrip("\n") + "\n" + secret + "\n\n"
+        body = block + (
+            '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+            'grants.terminal = { ssh_hosts = ["box"] }\n'
+        )
+        return write_manifest(body, name=f"{name}.toml", audit=f"{name}.jsonl")
+
+    outputs: list[str] = []
+    stderrs: list[str] = []
+    audits: list[str] = []
+    env = {"WARDEN_TEST_KEY_PASS": passphrase}
+    manifest = manifest_for('identity_passphrase = { env = "WARDEN_TEST_KEY_PASS" }', "env")
+    async with start_warden(manifest, env=env) as w:
+        sid = await open_session(w, helpers)
+        out, text = await run(w, helpers, sid, "echo via-encrypted-key")
+        assert out["output"] == "via-encrypted-key", out
+        outputs.append(text)
+    stderrs.append(w.stderr())
+    audits.append(manifest.audit.read_text())
+
+    for secret, name, expected in [
+        ('identity_passphrase = { value = "wrong horse" }', "wrong", "is wrong"),
+        ("", "missing", "the key is encrypted; set identity_passphrase"),
+        ('identity_passphrase = { env = "WARDEN_TEST_UNSET_VAR" }', "unset", "WARDEN_TEST_UNSET_VAR is not set"),
+    ]:
+        manifest = manifest_for(secret, name)
+        async with start_warden(manifest) as w:
+            result = await w.call("terminal_open", {"host": "box"})
+            text = helpers.text_of(result)
+            assert result.is_error, text
+            assert "ssh host 'box'" in text and fingerprint in text and expected in text, text
+            outputs.append(text)
+        stderrs.append(w.stderr())
+        audits.append(manifest.audit.read_text())
+
+    body = "".join(line for line in key.read_text().splitlines() if "PRIVATE KEY" not in line)
+    for haystack in [*outputs, *stderrs, *audits]:
+        assert passphrase not in haystack and "wrong horse" not in haystack
+        assert body[:40] not in haystack
+
+
+async def test_reload_keeps_sessions_whose_host_grant_is_unchanged(sshd, start_warden, write_manifest, helpers):
+    changes: list[object] = []
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            changes.append(message)
+
+    both = sshd.host_block() + sshd.host_block(alias="box2")
+    plugin = '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+    manifest = write_manifest(both + plugin + 'grants.terminal = { ssh_hosts = ["box", "box2"] }\n')
+    async with start_warden(manifest, message_handler=on_message) as w:
+        sid = await open_session(w, helpers, host="box")
+        sid2 = await open_session(w, helpers, host="box2")
+        await run(w, helpers, sid, "KEPT=yes-$((6*7))")
+
+        # An edit that leaves box's grant and settings alone (read_only changes, a comment).
+        write_manifest(both + "# edited\n" + plugin + 'grants.terminal = { ssh_hosts = ["box", "box2"], read_only = false }\n')
+        assert await helpers.wait_for(lambda: len(changes) == 1, timeout=15), "no reload"
+        out, _ = await run(w, helpers, sid, "echo $KEPT")
+        assert out["output"] == "yes-42", out
+
+        # box2 is no longer granted: its session is closed by the reload; box's stays.
+        write_manifest(both + plugin + 'grants.terminal = { ssh_hosts = ["box"] }\n')
+        assert await helpers.wait_for(lambda: len(changes) == 2, timeout=15), "no second reload"
+        listed = helpers.text_of(await w.call("terminal_list_sessions"))
+        assert sid in listed and sid2 not in listed, listed
+        out, _ = await run(w, helpers, sid, "echo $KEPT")
+        assert out["output"] == "yes-42", out
+        assert await helpers.wait_for(lambda: len(sshd.shells()) == 1, timeout=10), sshd.shells()
+    assert "1 terminal sessions kept, 1 closed" in w.stderr(), w.stderr()[-3000:]

@@ -9,7 +9,7 @@ pub mod terminal;
 
 use crate::audit::AuditLog;
 use crate::manifest::grants::Denied;
-use crate::manifest::{BrowserConfig, SshHostConfig};
+use crate::manifest::{BrowserConfig, Manifest, SshHostConfig};
 use crate::runtime::state::PluginState;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,8 +27,8 @@ pub struct HostServices {
     pub capture_browser: browser::BrowserProvider,
     /// SSH connections, one per host alias, shared by terminal sessions and SFTP.
     pub ssh: Arc<terminal::ssh::SshPool>,
-    /// Terminal sessions, per plugin.
-    pub sessions: terminal::table::SessionTable,
+    /// Terminal sessions, per plugin (shared with the next services after a reload).
+    pub sessions: Arc<terminal::table::SessionTable>,
     /// SFTP subsystems, one per host alias, on the `ssh` connections.
     pub sftp: sftp::client::SftpPool,
 }
@@ -51,8 +51,36 @@ impl HostServices {
             browser: browser::BrowserProvider::new(browser),
             sftp: sftp::client::SftpPool::new(ssh.clone()),
             ssh,
-            sessions: terminal::table::SessionTable::default(),
+            sessions: Arc::default(),
         })
+    }
+
+    /// After a manifest reload: take over the terminal sessions of `previous` that the new
+    /// manifest still allows (the same plugin, a grant that still covers the session's
+    /// target, and for SSH the alias's `[ssh.hosts]` settings unchanged) and close the rest,
+    /// so a reload that leaves a plugin's hosts alone does not drop its shells.
+    pub async fn adopt_sessions(&self, previous: &HostServices, manifest: &Manifest) {
+        let (kept, closed) = self
+            .sessions
+            .adopt(&previous.sessions, |plugin, session| {
+                let Some(config) = manifest.plugins.iter().find(|p| p.name == plugin) else {
+                    return false;
+                };
+                match session.ssh_alias() {
+                    None => config.grants.check_terminal_local().is_ok(),
+                    Some(alias) => {
+                        config.grants.check_terminal_ssh(alias).is_ok()
+                            && previous.ssh.config(alias).is_some()
+                            && previous.ssh.config(alias) == manifest.ssh_hosts.get(alias)
+                    }
+                }
+            })
+            .await;
+        if kept + closed > 0 {
+            tracing::info!(
+                "manifest reload: {kept} terminal sessions kept, {closed} closed (their plugin, grant or host settings changed)"
+            );
+        }
     }
 }
 

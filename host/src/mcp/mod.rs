@@ -92,6 +92,11 @@ impl WardenServer {
             .clone()
     }
 
+    /// The registry being served.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.served().registry.clone()
+    }
+
     /// Serve `registry` from now on and tell every connected client that the tools changed.
     pub async fn replace(&self, registry: Arc<Registry>) {
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Served::new(registry);

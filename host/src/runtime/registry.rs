@@ -166,6 +166,11 @@ impl Registry {
         &self.tools
     }
 
+    /// The host services these plugins call.
+    pub fn services(&self) -> &Arc<HostServices> {
+        &self.services
+    }
+
     pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
         &self.plugins
     }

@@ -16,8 +16,12 @@ const MAX_READ: u64 = 16 * 1024 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PathArgs {
-    /// SSH host alias defined by the administrator.
-    host: String,
+    /// SSH host alias defined by the administrator. Give this or `session`.
+    host: Option<String>,
+    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
+    /// alias is used, under the same SFTP grants.
+    #[serde(alias = "session_id")]
+    session: Option<String>,
     /// Remote path; relative paths start at the first granted root.
     path: String,
 }
@@ -26,8 +30,12 @@ struct PathArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
-    /// SSH host alias defined by the administrator.
-    host: String,
+    /// SSH host alias defined by the administrator. Give this or `session`.
+    host: Option<String>,
+    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
+    /// alias is used, under the same SFTP grants.
+    #[serde(alias = "session_id")]
+    session: Option<String>,
     /// Remote file path; relative paths start at the first granted root.
     path: String,
     /// Byte offset to start at (default 0).
@@ -60,8 +68,12 @@ struct ReadOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WriteArgs {
-    /// SSH host alias defined by the administrator.
-    host: String,
+    /// SSH host alias defined by the administrator. Give this or `session`.
+    host: Option<String>,
+    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
+    /// alias is used, under the same SFTP grants.
+    #[serde(alias = "session_id")]
+    session: Option<String>,
     /// Remote file path; relative paths start at the first granted root.
     path: String,
     /// The data: text, or base64 when `encoding` is "base64".
@@ -76,12 +88,30 @@ struct WriteArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameArgs {
-    /// SSH host alias defined by the administrator.
-    host: String,
+    /// SSH host alias defined by the administrator. Give this or `session`.
+    host: Option<String>,
+    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
+    /// alias is used, under the same SFTP grants.
+    #[serde(alias = "session_id")]
+    session: Option<String>,
     /// Current path.
     from: String,
     /// New path (must not exist).
     to: String,
+}
+
+/// The host alias named by `host`, or that of the SSH session `session`.
+fn resolve(host: &Option<String>, session: &Option<String>) -> Result<String, ToolError> {
+    match (host, session) {
+        (Some(h), None) => Ok(h.clone()),
+        (None, Some(id)) => Ok(sftp::session_host(id)?),
+        (Some(_), Some(_)) => Err(ToolError::invalid_arguments(
+            "give either `host` or `session`, not both",
+        )),
+        (None, None) => Err(ToolError::invalid_arguments(
+            "give `host` (an SSH host alias) or `session` (an SSH session id from terminal_open)",
+        )),
+    }
 }
 
 fn kind(k: FileKind) -> &'static str {
@@ -103,7 +133,8 @@ fn stat_json(s: &FileStat) -> serde_json::Value {
 }
 
 fn list(args: PathArgs) -> Result<ToolOutput, ToolError> {
-    let entries = sftp::list(&args.host, &args.path)?;
+    let host = resolve(&args.host, &args.session)?;
+    let entries = sftp::list(&host, &args.path)?;
     let mut text = format!("{} ({} entries)\n", args.path, entries.len());
     for e in &entries {
         let suffix = match e.stat.kind {
@@ -128,7 +159,8 @@ fn list(args: PathArgs) -> Result<ToolOutput, ToolError> {
 }
 
 fn stat(args: PathArgs) -> Result<ToolOutput, ToolError> {
-    let s = sftp::stat(&args.host, &args.path)?;
+    let host = resolve(&args.host, &args.session)?;
+    let s = sftp::stat(&host, &args.path)?;
     let mut out = ToolOutput::text(format!(
         "{}: {}, {} bytes, mode {:04o}{}",
         args.path,
@@ -146,8 +178,9 @@ fn stat(args: PathArgs) -> Result<ToolOutput, ToolError> {
 fn read(args: ReadArgs) -> Result<Structured<ReadOutput>, ToolError> {
     let offset = args.offset.unwrap_or(0);
     let max = args.max_bytes.unwrap_or(DEFAULT_READ).clamp(1, MAX_READ);
-    let size = sftp::stat(&args.host, &args.path)?.size;
-    let data = sftp::read(&args.host, &args.path, offset, max)?;
+    let host = resolve(&args.host, &args.session)?;
+    let size = sftp::stat(&host, &args.path)?.size;
+    let data = sftp::read(&host, &args.path, offset, max)?;
     let bytes = data.len() as u64;
     let (content, encoding) = match args.encoding.as_deref() {
         Some("base64") => (B64.encode(&data), "base64"),
@@ -194,6 +227,7 @@ fn read(args: ReadArgs) -> Result<Structured<ReadOutput>, ToolError> {
 }
 
 fn write(args: WriteArgs) -> Result<String, ToolError> {
+    let host = resolve(&args.host, &args.session)?;
     let data = match args.encoding.as_deref() {
         None | Some("text") => args.content.into_bytes(),
         Some("base64") => B64.decode(args.content.trim()).map_err(|e| {
@@ -215,7 +249,7 @@ fn write(args: WriteArgs) -> Result<String, ToolError> {
             )));
         }
     };
-    let size = sftp::write(&args.host, &args.path, &data, mode)?;
+    let size = sftp::write(&host, &args.path, &data, mode)?;
     Ok(format!(
         "wrote {} bytes to {}; the file now has {size} bytes",
         data.len(),
@@ -224,17 +258,17 @@ fn write(args: WriteArgs) -> Result<String, ToolError> {
 }
 
 fn mkdir(args: PathArgs) -> Result<String, ToolError> {
-    sftp::mkdir(&args.host, &args.path)?;
+    sftp::mkdir(&resolve(&args.host, &args.session)?, &args.path)?;
     Ok(format!("created directory {}", args.path))
 }
 
 fn remove(args: PathArgs) -> Result<String, ToolError> {
-    sftp::remove(&args.host, &args.path)?;
+    sftp::remove(&resolve(&args.host, &args.session)?, &args.path)?;
     Ok(format!("removed {}", args.path))
 }
 
 fn rename(args: RenameArgs) -> Result<String, ToolError> {
-    sftp::rename(&args.host, &args.from, &args.to)?;
+    sftp::rename(&resolve(&args.host, &args.session)?, &args.from, &args.to)?;
     Ok(format!("renamed {} to {}", args.from, args.to))
 }
 
@@ -244,7 +278,8 @@ fn plugin() -> Plugin {
             Tool::new("sftp_list", list)
                 .title("List a remote directory")
                 .description(
-                    "List a directory on an SSH host alias: mode, size and name of each entry \
+                    "List a directory on an SSH host alias (`host`, or `session`: the id of an \
+                     SSH terminal session on it): mode, size and name of each entry \
                      (directories end in /, symlinks in @). Paths must stay under the roots the \
                      administrator granted.",
                 )
@@ -333,5 +368,12 @@ mod tests {
             )
             .expect_err("bad mode");
         assert!(matches!(err, ToolError::InvalidArguments(_)));
+        for args in [
+            r#"{"path":"p"}"#,
+            r#"{"host":"h","session":"ssh-000001","path":"p"}"#,
+        ] {
+            let err = p.call("sftp_stat", args).expect_err("host xor session");
+            assert!(matches!(err, ToolError::InvalidArguments(_)), "{args}");
+        }
     }
 }

@@ -4,6 +4,15 @@
 //! `printf '%s%s\n' 'WDS' 'TOKEN'` prints `WDSTOKEN`, but the shell's echo of the line
 //! shows `'WDS' 'TOKEN'`, so neither the echo nor output that merely looks like a marker can
 //! end the capture early. The end marker carries `$?` and `$PWD`.
+//!
+//! The command itself runs through `eval` with its text single-quoted, so nothing in it can
+//! reach the end marker: a trailing `# comment` comments out only the command, and an
+//! unbalanced quote or a missing heredoc body is a syntax error of the `eval` (exit 2,
+//! reported at once) instead of a shell waiting for the rest of the line. `eval` runs in the
+//! current shell, so `cd`, variables, functions and aliases behave as if typed.
+//!
+//! The host is told the end marker (`begin-command`), so a later call can see that a
+//! command which outlived its timeout is still running and refuse to type into it.
 
 use crate::capture::{Capture, find};
 use std::hash::{BuildHasher, Hasher};
@@ -36,15 +45,17 @@ fn token() -> String {
 
 /// The line typed into the shell.
 pub fn command_line(command: &str, token: &str) -> String {
-    let command = command.trim_end_matches(['\n', '\r', ' ', '\t', ';']);
-    // `cmd &;` is a syntax error: a backgrounded command needs no separator.
-    let sep = if command.ends_with('&') && !command.ends_with("&&") {
-        " "
-    } else {
-        "; "
-    };
+    let command = command.trim_end_matches(['\n', '\r', ' ', '\t']);
+    let quoted = command.replace('\'', r"'\''");
     format!(
-        "printf '%s%s\\n' 'WDS' '{token}'; {command}{sep}printf '\\n%s%s:%s:%s\\n' 'WDE' '{token}' \"$?\" \"$PWD\"\n"
+        "printf '%s%s\\n' 'WDS' '{token}'; eval '{quoted}'; printf '\\n%s%s:%s:%s\\n' 'WDE' '{token}' \"$?\" \"$PWD\"\n"
+    )
+}
+
+/// The refusal for a session whose earlier command still runs.
+pub fn busy_message(id: &str) -> String {
+    format!(
+        "session {id} is still running a command; poll with terminal_read, or send Ctrl-C with terminal_write keys [\"ctrl-c\"]"
     )
 }
 
@@ -57,7 +68,12 @@ pub fn run(
     let token = token();
     let start_marker = format!("WDS{token}");
     let end_marker = format!("WDE{token}:");
-    let mut offset = session.info().output_bytes;
+    let info = session.info();
+    if session.busy() {
+        return Err(ToolError::failed(busy_message(&info.id)));
+    }
+    let mut offset = info.output_bytes;
+    session.begin_command(end_marker.as_bytes());
     session.write(command_line(command, &token).as_bytes())?;
 
     let deadline = Instant::now() + timeout;
@@ -144,9 +160,22 @@ mod tests {
         let line = command_line("echo hi", "abc");
         assert!(!line.contains("WDSabc"));
         assert!(!line.contains("WDEabc"));
-        assert!(line.starts_with("printf '%s%s\\n' 'WDS' 'abc'; echo hi; printf"));
-        assert!(command_line("sleep 9 &", "t").contains("sleep 9 & printf"));
-        assert!(command_line("a && b\n", "t").contains("a && b; printf"));
+        assert!(line.starts_with("printf '%s%s\\n' 'WDS' 'abc'; eval 'echo hi'; printf"));
+        assert!(line.ends_with("\"$?\" \"$PWD\"\n"));
+        assert_eq!(line.matches('\n').count(), 1);
+    }
+
+    #[test]
+    fn the_command_is_quoted_whole_for_eval() {
+        // A comment, a quote or a background job cannot reach the end marker.
+        assert!(command_line("echo hi # note", "t").contains("eval 'echo hi # note'; printf"));
+        assert!(
+            command_line("echo 'a b' \"c\"", "t")
+                .contains(r#"eval 'echo '\''a b'\'' "c"'; printf"#)
+        );
+        assert!(command_line("echo 'open", "t").contains(r"eval 'echo '\''open'; printf"));
+        assert!(command_line("sleep 9 &", "t").contains("eval 'sleep 9 &'; printf"));
+        assert!(command_line("a && b  \n", "t").contains("eval 'a && b'; printf"));
     }
 
     #[test]

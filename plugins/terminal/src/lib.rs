@@ -4,7 +4,8 @@
 //! The host owns the sessions (`warden:terminal`); this plugin turns them into tools:
 //! `terminal_execute` (marker-delimited command runs, see `execute.rs`), `terminal_open`,
 //! `terminal_read`, `terminal_write` (text and named keys), `terminal_screen`,
-//! `terminal_list_sessions`, `terminal_close`, and the `sessions://` resources.
+//! `terminal_resize`, `terminal_list_sessions`, `terminal_close`, and the `sessions://`
+//! resources.
 
 mod capture;
 mod execute;
@@ -20,6 +21,10 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Default and largest output kept by `terminal_execute`.
 const DEFAULT_OUTPUT_CAP: usize = 256 * 1024;
 const MAX_OUTPUT_CAP: usize = 768 * 1024;
+/// Terminal sizes a session may have, and the default.
+const COLS: std::ops::RangeInclusive<u16> = 10..=500;
+const ROWS: std::ops::RangeInclusive<u16> = 2..=200;
+const DEFAULT_SIZE: (u16, u16) = (200, 50);
 
 /// Arguments of `terminal_open`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -28,10 +33,22 @@ struct OpenArgs {
     /// SSH host alias defined by the administrator (see the refusal message for the granted
     /// ones). Omit for a shell on the Warden host itself, which needs terminal.local.
     host: Option<String>,
-    /// Terminal width in columns (default 200).
+    /// Terminal width in columns, 10 to 500 (default 200).
     cols: Option<u16>,
-    /// Terminal height in rows (default 50).
+    /// Terminal height in rows, 2 to 200 (default 50).
     rows: Option<u16>,
+}
+
+/// Arguments of `terminal_resize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ResizeArgs {
+    /// Session id from terminal_open or terminal_list_sessions.
+    session_id: String,
+    /// New width in columns, 10 to 500.
+    cols: u16,
+    /// New height in rows, 2 to 200.
+    rows: u16,
 }
 
 /// Arguments of `terminal_execute`.
@@ -153,14 +170,27 @@ fn info_json(i: &SessionInfo) -> serde_json::Value {
     })
 }
 
+/// `cols` x `rows`, or an error that gives the allowed range.
+fn size(cols: u16, rows: u16) -> Result<(u16, u16), ToolError> {
+    if !COLS.contains(&cols) || !ROWS.contains(&rows) {
+        return Err(ToolError::invalid_arguments(format!(
+            "a terminal of {cols}x{rows} is outside the allowed size: cols {}-{}, rows {}-{}",
+            COLS.start(),
+            COLS.end(),
+            ROWS.start(),
+            ROWS.end()
+        )));
+    }
+    Ok((cols, rows))
+}
+
 fn open(args: OpenArgs) -> Result<ToolOutput, ToolError> {
-    let session = terminal::open(
-        target(args.host),
-        args.cols.unwrap_or(200),
-        args.rows.unwrap_or(50),
+    let (cols, rows) = size(
+        args.cols.unwrap_or(DEFAULT_SIZE.0),
+        args.rows.unwrap_or(DEFAULT_SIZE.1),
     )?;
-    // Give the shell a moment to print its banner and prompt.
-    session.read(0, 0, Duration::from_millis(1500))?;
+    let session = terminal::open(target(args.host), cols, rows)?;
+    wait_for_prompt(&session)?;
     let info = session.info();
     let banner = session.scrollback(10)?;
     let mut out = ToolOutput::text(format!(
@@ -182,7 +212,11 @@ fn execute(args: ExecuteArgs) -> Result<Structured<ExecuteOutput>, ToolError> {
     }
     let session = match (&args.session_id, args.host) {
         (Some(id), _) => attach(id)?,
-        (None, Some(host)) => terminal::open(target(Some(host)), 200, 50)?,
+        (None, Some(host)) => {
+            let session = terminal::open(target(Some(host)), DEFAULT_SIZE.0, DEFAULT_SIZE.1)?;
+            wait_for_prompt(&session)?;
+            session
+        }
         (None, None) => {
             return Err(ToolError::invalid_arguments(
                 "give `session_id` (from terminal_open) or `host` (an SSH host alias)",
@@ -251,8 +285,21 @@ fn read(args: ReadArgs) -> Result<ToolOutput, ToolError> {
     }
     let text = session.scrollback(args.lines.unwrap_or(50).max(1))?;
     let info = session.info();
-    let mut out = ToolOutput::text(format!("{text}\n[{}]", describe(&info)));
-    out.structured = Some(serde_json::json!({ "output": text, "session": info_json(&info) }));
+    let running = session.busy();
+    let mut out = ToolOutput::text(format!(
+        "{text}\n[{}{}]",
+        describe(&info),
+        if running {
+            "; a terminal_execute command is still running"
+        } else {
+            ""
+        }
+    ));
+    out.structured = Some(serde_json::json!({
+        "output": text,
+        "session": info_json(&info),
+        "still_running": running,
+    }));
     Ok(out)
 }
 
@@ -279,6 +326,7 @@ fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
         &session,
         at,
         Duration::from_millis(args.wait_ms.unwrap_or(500).into()),
+        Duration::from_millis(150),
     )?;
     let tail = session.scrollback(20)?;
     Ok(ToolOutput::text(format!(
@@ -288,10 +336,36 @@ fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
     )))
 }
 
+/// Let a new shell print its banner and prompt before anything is typed: the prompt on the
+/// cursor line is how the host recognises, after a Ctrl-C, that the shell is back. Waits (at
+/// most 3 s) until output has been quiet for 200 ms and does not end with a newline, which
+/// a prompt never does; the banner before it does, and the shell may start after a pause.
+fn wait_for_prompt(session: &Session) -> Result<(), ToolError> {
+    const QUIET: Duration = Duration::from_millis(200);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let info = session.info();
+        let seen = info.output_bytes;
+        if info.ended {
+            return Ok(());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        session.read(seen, 0, if seen == 0 { left } else { QUIET.min(left) })?;
+        if seen > 0 && session.info().output_bytes == seen {
+            let last = session.read(seen - 1, 1, Duration::ZERO)?.data;
+            if !matches!(last.first(), Some(b'\n' | b'\r')) {
+                return Ok(());
+            }
+        }
+    }
+}
+
 /// Wait, up to `max`, until output that started after `from` has been quiet for a moment:
 /// the answer to a keystroke usually comes in a burst.
-fn settle(session: &Session, from: u64, max: Duration) -> Result<(), ToolError> {
-    const QUIET: Duration = Duration::from_millis(150);
+fn settle(session: &Session, from: u64, max: Duration, quiet: Duration) -> Result<(), ToolError> {
     let deadline = Instant::now() + max;
     let mut seen = from;
     loop {
@@ -300,7 +374,7 @@ fn settle(session: &Session, from: u64, max: Duration) -> Result<(), ToolError> 
             return Ok(());
         }
         let left = deadline - now;
-        let wait = if seen > from { QUIET.min(left) } else { left };
+        let wait = if seen > from { quiet.min(left) } else { left };
         session.read(seen, 0, wait)?;
         let total = session.info().output_bytes;
         if total == seen && seen > from {
@@ -320,6 +394,19 @@ fn screen(args: SessionArgs) -> Result<ToolOutput, ToolError> {
         info.cols,
         info.rows
     )))
+}
+
+fn resize(args: ResizeArgs) -> Result<ToolOutput, ToolError> {
+    let (cols, rows) = size(args.cols, args.rows)?;
+    let session = attach(&args.session_id)?;
+    session.resize(cols, rows)?;
+    let info = session.info();
+    let mut out = ToolOutput::text(format!(
+        "session {} is now {}x{} (cols x rows); full-screen programs redraw on their own",
+        info.id, info.cols, info.rows
+    ));
+    out.structured = Some(info_json(&info));
+    Ok(out)
 }
 
 fn list(_: NoArgs) -> Result<ToolOutput, ToolError> {
@@ -400,6 +487,16 @@ fn plugin() -> Plugin {
                 .read_only(),
         )
         .tool(
+            Tool::new("terminal_resize", resize)
+                .title("Resize a terminal")
+                .description(
+                    "Change a session's terminal size (cols 10-500, rows 2-200): the remote \
+                     PTY gets the new window size (programs see SIGWINCH, `stty size` \
+                     changes) and terminal_screen renders at the new size.",
+                )
+                .idempotent(),
+        )
+        .tool(
             Tool::new("terminal_list_sessions", list)
                 .title("List terminal sessions")
                 .description("List this plugin's terminal sessions: id, target, size, state.")
@@ -466,6 +563,7 @@ mod tests {
                 "terminal_read",
                 "terminal_write",
                 "terminal_screen",
+                "terminal_resize",
                 "terminal_list_sessions",
                 "terminal_close"
             ]
@@ -478,6 +576,17 @@ mod tests {
         let err = p
             .call("terminal_execute", r#"{"command": "a\nb"}"#)
             .expect_err("multi-line");
+        assert!(matches!(err, ToolError::InvalidArguments(_)));
+        for args in [
+            r#"{"session_id": "s", "cols": 9, "rows": 24}"#,
+            r#"{"session_id": "s", "cols": 80, "rows": 201}"#,
+        ] {
+            let err = p.call("terminal_resize", args).expect_err("out of range");
+            assert!(matches!(err, ToolError::InvalidArguments(_)), "{args}");
+        }
+        let err = p
+            .call("terminal_open", r#"{"cols": 5000}"#)
+            .expect_err("too wide");
         assert!(matches!(err, ToolError::InvalidArguments(_)));
     }
 }

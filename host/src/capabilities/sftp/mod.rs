@@ -294,6 +294,36 @@ impl Host for PluginState {
         }
     }
 
+    async fn session_host(&mut self, session_id: String) -> Result<String, Error> {
+        if self.grants.sftp.is_none() {
+            // Without any SFTP grant, not even whether the session exists is told.
+            let d = crate::manifest::grants::Denied {
+                grant: "grants.sftp.hosts",
+                target: format!("the host of session '{session_id}'"),
+                message: format!(
+                    "plugin '{}' has no SFTP grant; add grants.sftp = {{ hosts = [...], roots = [...] }} to it in the manifest",
+                    self.plugin()
+                ),
+            };
+            return Err(Error::AccessDenied(self.refuse("sftp", &d)));
+        }
+        let session = self.services.sessions.find(&session_id).ok_or_else(|| {
+            Error::NotFound(format!(
+                "no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`"
+            ))
+        })?;
+        let alias = session.ssh_alias().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "session '{session_id}' is a local terminal, not an SSH session: SFTP needs an SSH host; name its alias with `host`"
+            ))
+        })?;
+        // The same check as for a named alias, so the refusal is explained and audited.
+        self.grants
+            .check_sftp_host(alias)
+            .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
+        Ok(alias.to_string())
+    }
+
     async fn realpath(&mut self, host: String, path: String) -> Result<String, Error> {
         let ctx = self.sftp_ctx(&host, false).await?;
         match paths::existing(&ctx.remote, &ctx.roots, &path).await {

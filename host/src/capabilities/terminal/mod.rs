@@ -214,6 +214,20 @@ impl HostSession for PluginState {
             .map_err(Error::Io)
     }
 
+    async fn begin_command(&mut self, s: Resource<SessionHandle>, end_marker: Vec<u8>) {
+        // Bounded: the marker is searched in every byte of output.
+        if end_marker.is_empty() || end_marker.len() > 256 {
+            return;
+        }
+        if let Ok(session) = self.session(&s) {
+            session.log.begin_command(end_marker);
+        }
+    }
+
+    async fn busy(&mut self, s: Resource<SessionHandle>) -> bool {
+        self.session(&s).is_ok_and(|session| session.log.busy())
+    }
+
     async fn close(&mut self, s: Resource<SessionHandle>) -> Result<(), Error> {
         let session = self.session(&s)?;
         let plugin = self.plugin().to_string();

@@ -33,6 +33,60 @@ struct Output {
     start: u64,
     screen: vt100::Parser,
     exit_status: Option<i32>,
+    /// A command typed by `terminal_execute` that has not printed its end marker yet.
+    pending: Option<Pending>,
+    /// The last non-blank cursor line while no command was pending: the shell's prompt, for
+    /// a command typed right after the previous one ended, before the prompt was redrawn.
+    idle_prompt: String,
+}
+
+/// A running command: its end marker is watched for in everything the pump pushes (not only
+/// what a reader happens to read), so its end is seen even after the ring moved past it.
+struct Pending {
+    marker: Vec<u8>,
+    /// The last `marker.len() - 1` bytes pushed, so a marker split across pushes is found.
+    carry: Vec<u8>,
+    /// The cursor line when the command was typed: the shell's prompt.
+    prompt: String,
+    /// Bytes pushed since; the prompt only counts as back once the line has been echoed.
+    seen: u64,
+}
+
+impl Pending {
+    /// Feed output; true once the marker has gone by.
+    fn feed(&mut self, bytes: &[u8]) -> bool {
+        self.seen += bytes.len() as u64;
+        let m = self.marker.len();
+        let head = &bytes[..bytes.len().min(m.saturating_sub(1))];
+        let mut joined = std::mem::take(&mut self.carry);
+        joined.extend_from_slice(head);
+        if contains(&joined, &self.marker) || contains(bytes, &self.marker) {
+            return true;
+        }
+        // Keep the last m - 1 bytes of (carry + bytes).
+        if bytes.len() >= m.saturating_sub(1) {
+            self.carry = bytes[bytes.len() + 1 - m.max(1)..].to_vec();
+        } else {
+            let cut = joined.len().saturating_sub(m.saturating_sub(1));
+            joined.drain(..cut);
+            self.carry = joined;
+        }
+        false
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty()
+        && hay.len() >= needle.len()
+        && hay
+            .windows(needle.len())
+            .any(|w| w[0] == needle[0] && w == needle)
+}
+
+/// The text of the cursor's row up to the cursor.
+fn cursor_line(screen: &vt100::Screen) -> String {
+    let (row, col) = screen.cursor_position();
+    screen.contents_between(row, 0, row, col)
 }
 
 /// The output of one session, shared by its pump and its readers.
@@ -58,6 +112,8 @@ impl OutputLog {
                 start: 0,
                 screen: vt100::Parser::new(rows.max(1), cols.max(1), 0),
                 exit_status: None,
+                pending: None,
+                idle_prompt: String::new(),
             }),
             progress: watch::Sender::new(Progress::default()),
             created: SystemTime::now(),
@@ -77,6 +133,17 @@ impl OutputLog {
         {
             let mut out = self.lock();
             out.screen.process(bytes);
+            if let Some(p) = out.pending.as_mut()
+                && p.feed(bytes)
+            {
+                out.pending = None;
+            }
+            if out.pending.is_none() {
+                let line = cursor_line(out.screen.screen());
+                if !line.trim().is_empty() {
+                    out.idle_prompt = line;
+                }
+            }
             // Only the last RING_BYTES of a large chunk can be kept anyway.
             let keep = &bytes[bytes.len().saturating_sub(RING_BYTES)..];
             let overflow = (out.ring.len() + keep.len()).saturating_sub(RING_BYTES);
@@ -156,6 +223,41 @@ impl OutputLog {
         contents.trim_end_matches('\n').to_string()
     }
 
+    /// A command was typed that prints `marker` when it ends (see [`Self::busy`]).
+    pub fn begin_command(&self, marker: Vec<u8>) {
+        let mut out = self.lock();
+        let mut prompt = cursor_line(out.screen.screen());
+        if prompt.trim().is_empty() {
+            prompt = out.idle_prompt.clone();
+        }
+        out.pending = Some(Pending {
+            marker,
+            carry: Vec::new(),
+            prompt,
+            seen: 0,
+        });
+    }
+
+    /// The command from [`Self::begin_command`] still runs: its marker has not been seen,
+    /// the session has not ended, and the cursor is not back at the same (non-blank) prompt
+    /// after output, which is how an interrupted command (Ctrl-C skips the marker) ends.
+    pub fn busy(&self) -> bool {
+        if self.ended() {
+            return false;
+        }
+        let mut out = self.lock();
+        let Some(p) = out.pending.as_ref() else {
+            return false;
+        };
+        let prompt_back = !p.prompt.trim().is_empty()
+            && p.seen > 0
+            && cursor_line(out.screen.screen()) == p.prompt;
+        if prompt_back {
+            out.pending = None;
+        }
+        !prompt_back
+    }
+
     pub fn resize(&self, cols: u16, rows: u16) {
         self.lock()
             .screen
@@ -214,6 +316,56 @@ mod tests {
         let c = log.read(4, 100, Duration::from_secs(5)).await;
         assert!(c.ended && c.data.is_empty());
         assert_eq!(log.exit_status(), Some(3));
+    }
+
+    #[test]
+    fn a_command_is_busy_until_its_marker_even_when_split() {
+        let log = OutputLog::new(40, 5);
+        assert!(!log.busy());
+        log.push(b"user@box:~$ ");
+        log.begin_command(b"WDEtoken:".to_vec());
+        assert!(log.busy());
+        log.push(b"printf ... 'WDE' 'token'\r\nbefore\r\n");
+        assert!(log.busy());
+        log.push(b"xxWD");
+        log.push(b"Eto");
+        assert!(log.busy());
+        log.push(b"ken:0:/\r\nuser@box:~$ ");
+        assert!(!log.busy());
+        // A marker inside one big push.
+        log.begin_command(b"WDEnext:".to_vec());
+        log.push(&[b'y'; 5000]);
+        log.push(&[&[b'z'; 100][..], b"WDEnext:1:/tmp", &[b'z'; 100][..]].concat());
+        assert!(!log.busy());
+    }
+
+    #[test]
+    fn an_interrupted_command_ends_when_its_prompt_is_back() {
+        let log = OutputLog::new(40, 5);
+        log.push(b"user@box:~$ ");
+        log.begin_command(b"WDEtoken:".to_vec());
+        // Before anything was echoed the prompt is still there: that is not an end.
+        assert!(log.busy());
+        log.push(b"sleep 30 ...\r\nbefore\r\n");
+        assert!(log.busy());
+        log.push(b"^C\r\nuser@box:~$ ");
+        assert!(!log.busy());
+        // A command typed as soon as the previous one's marker came, before the prompt.
+        log.begin_command(b"WDEone:".to_vec());
+        log.push(b"echo one ...\r\none\r\nWDEone:0:/\r\n");
+        assert!(!log.busy());
+        log.begin_command(b"WDEtwo:".to_vec());
+        log.push(b"user@box:~$ cat ...\r\n");
+        assert!(log.busy());
+        log.push(b"^C\r\nuser@box:~$ ");
+        assert!(!log.busy());
+        // Without a visible prompt only the marker (or the end) ends it.
+        let log = OutputLog::new(40, 5);
+        log.begin_command(b"WDEtoken:".to_vec());
+        log.push(b"cmd\r\n");
+        assert!(log.busy());
+        log.end(Some(0));
+        assert!(!log.busy());
     }
 
     #[test]

@@ -194,13 +194,14 @@ impl SessionTable {
     ) -> Arc<Session> {
         let kind = if target == "local" { "local" } else { "ssh" };
         let mut map = self.lock();
-        let list = map.entry(plugin.to_string()).or_default();
+        // Unique across plugins, so another plugin (sftp) can name a session by its id.
         let id = loop {
             let id = format!("{kind}-{:06x}", rand::random::<u32>() & 0x00ff_ffff);
-            if !list.iter().any(|s| s.id == id) {
+            if !map.values().flatten().any(|s| s.id == id) {
                 break id;
             }
         };
+        let list = map.entry(plugin.to_string()).or_default();
         let session = Arc::new(Session {
             id,
             target,
@@ -219,9 +220,47 @@ impl SessionTable {
             .and_then(|l| l.iter().find(|s| s.id == id).cloned())
     }
 
+    /// The session `id` of whichever plugin opened it (ids are unique across plugins).
+    pub fn find(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock().values().flatten().find(|s| s.id == id).cloned()
+    }
+
     /// `plugin`'s sessions, oldest first.
     pub fn list(&self, plugin: &str) -> Vec<Arc<Session>> {
         self.lock().get(plugin).cloned().unwrap_or_default()
+    }
+
+    /// Take over the live sessions of `previous` for which `keep(plugin, session)` holds
+    /// (a manifest reload); close the others. Returns (kept, closed).
+    pub async fn adopt(
+        &self,
+        previous: &SessionTable,
+        keep: impl Fn(&str, &Session) -> bool,
+    ) -> (usize, usize) {
+        let all: Vec<(String, Vec<Arc<Session>>)> = previous
+            .lock()
+            .iter()
+            .map(|(plugin, list)| (plugin.clone(), list.clone()))
+            .collect();
+        let mut closed = Vec::new();
+        let mut kept = 0;
+        {
+            let mut map = self.lock();
+            for (plugin, list) in all {
+                for session in list {
+                    if !session.log.ended() && keep(&plugin, &session) {
+                        map.entry(plugin.clone()).or_default().push(session);
+                        kept += 1;
+                    } else {
+                        closed.push(session);
+                    }
+                }
+            }
+        }
+        for session in &closed {
+            session.close().await;
+        }
+        (kept, closed.len())
     }
 
     /// Close and forget `plugin`'s session `id`.
