@@ -1,4 +1,5 @@
-//! Append-only JSONL audit log: one line per tool call and one per denied capability use.
+//! Append-only JSONL audit log: one line per tool call, one per host request a capability
+//! made for a plugin (capture pages, cookies, HTTP), and one per denied capability use.
 //! A line is written with a single `write` on an unbuffered file, so it is in the kernel
 //! before the response that it describes is sent. Arguments are recorded only as a sha256
 //! digest and a size: secret values never reach this file.
@@ -27,7 +28,7 @@ pub enum Outcome {
 #[derive(Debug, Serialize)]
 pub struct Record<'a> {
     pub ts: String,
-    /// `tool_call` or `capability_denied`.
+    /// `tool_call`, `capability_used` (an allowed host request) or `capability_denied`.
     pub event: &'static str,
     pub plugin: &'a str,
     pub tool: &'a str,
@@ -51,6 +52,17 @@ pub struct Record<'a> {
     /// Who asked (the MCP client's identity), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<&'a str>,
+    /// The transport and session the request came in on (`stdio`, `http session ID`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<&'a str>,
+    /// For capability lines that end in an error: its kind (`timeout`, `io`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+    /// For browser-backed requests: tabs the request opened, and tabs still open after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tabs_opened: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tabs_open: Option<usize>,
 }
 
 /// The audit log. Cheap to share behind an `Arc`.

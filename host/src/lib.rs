@@ -10,6 +10,7 @@
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
 //! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
+//! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
@@ -20,6 +21,7 @@ pub mod app;
 pub mod audit;
 pub mod builtin;
 pub mod capabilities;
+pub mod content;
 pub mod manifest;
 pub mod mcp;
 pub mod reload;

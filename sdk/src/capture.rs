@@ -131,16 +131,24 @@ pub mod page {
     use crate::CapabilityError;
     use crate::bindings::warden::capture::page as wit;
 
-    pub use wit::{Capture, CaptureRequest, Cookie, Cookies, Format, LoginRequest, WaitUntil};
+    pub use wit::{
+        Capture, CaptureRequest, Cookie, Cookies, CookiesRequest, EnsureLoginRequest, Format,
+        LoginRequest, LoginState, WaitUntil,
+    };
 
     /// Opens `request.url`, waits, and returns its content (and cookies when asked).
     pub fn capture_page(request: &CaptureRequest) -> Result<Capture, CapabilityError> {
         Ok(wit::capture_page(request)?)
     }
 
-    /// The profile's cookies for `url`'s host, after opening `url` when `open` is true.
-    pub fn get_cookies(url: &str, open: bool) -> Result<Cookies, CapabilityError> {
-        Ok(wit::get_cookies(url, open)?)
+    /// The profile's cookies for a URL's host or a domain, after opening `open_url` if given.
+    pub fn get_cookies(request: &CookiesRequest) -> Result<Cookies, CapabilityError> {
+        Ok(wit::get_cookies(request)?)
+    }
+
+    /// Makes sure the profile is logged in (waiting for the user at the login page if not).
+    pub fn ensure_login(request: &EnsureLoginRequest) -> Result<LoginState, CapabilityError> {
+        Ok(wit::ensure_login(request)?)
     }
 
     /// Opens the login page, waits until the login condition holds, then captures.

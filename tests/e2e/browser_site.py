@@ -160,6 +160,8 @@ class Site:
     server: http.server.ThreadingHTTPServer
     requests: list[str] = field(default_factory=list)
     links: dict[str, str] = field(default_factory=dict)
+    # Extra pages a test adds: path -> full HTML document.
+    pages: dict[str, str] = field(default_factory=dict)
 
     @property
     def port(self) -> int:
@@ -181,6 +183,8 @@ class Site:
         blocked = self.links.get("blocked", "")
         parsed = urllib.parse.urlparse(path)
         p = parsed.path
+        if p in self.pages:
+            return 200, {}, self.pages[p]
         if p == "/login":
             return 200, {}, LOGIN
         if p == "/login-auto":

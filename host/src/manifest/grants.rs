@@ -279,6 +279,36 @@ impl Grants {
     /// ones when `http_only`)? The origin must be granted too.
     pub fn check_capture_cookies(&self, url: &Url, http_only: bool) -> Result<(), Denied> {
         self.check_capture_origin(url)?;
+        self.check_cookie_flags(http_only)
+    }
+
+    /// May this plugin read the capture profile's cookies for `domain` (and httpOnly ones when
+    /// `http_only`)? Cookies carry no scheme or port, so the rule is on hosts: `domain` must
+    /// match the host part of a `capture.origins` pattern (`https://*.example.com` covers
+    /// `app.example.com`; `http://127.0.0.1:*` covers `127.0.0.1`).
+    pub fn check_capture_cookie_domain(&self, domain: &str, http_only: bool) -> Result<(), Denied> {
+        const KEY: &str = "grants.capture.origins";
+        let domain = domain.trim().trim_start_matches('.').to_ascii_lowercase();
+        let covered = self.capture.as_ref().is_some_and(|c| {
+            let hosts: Vec<String> = c
+                .origins
+                .patterns()
+                .iter()
+                .map(|p| origin_host(p))
+                .collect();
+            GlobList::new(&hosts).is_ok_and(|h| h.is_match(&domain))
+        });
+        if !covered {
+            return Err(self.denied(
+                KEY,
+                format!("cookies of {domain}"),
+                format!("add an origin on {domain} (such as \"https://{domain}\") to {KEY}"),
+            ));
+        }
+        self.check_cookie_flags(http_only)
+    }
+
+    fn check_cookie_flags(&self, http_only: bool) -> Result<(), Denied> {
         let c = self.capture.as_ref();
         if !c.is_some_and(|c| c.cookies) {
             return Err(self.denied(
@@ -451,6 +481,21 @@ impl Grants {
     }
 }
 
+/// The host part of an origin pattern: `https://*.example.com:8443` -> `*.example.com`.
+fn origin_host(pattern: &str) -> String {
+    let rest = pattern.split_once("://").map_or(pattern, |(_, r)| r);
+    let rest = rest.split('/').next().unwrap_or(rest);
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split_once(']').map_or(rest, |(h, _)| h)
+    } else {
+        match rest.rsplit_once(':') {
+            Some((h, port)) if port == "*" || port.chars().all(|c| c.is_ascii_digit()) => h,
+            _ => rest,
+        }
+    };
+    host.to_ascii_lowercase()
+}
+
 /// Default `grants.capture.max_body`.
 pub const DEFAULT_MAX_BODY: u64 = 4 * 1024 * 1024;
 
@@ -505,6 +550,137 @@ mod tests {
             err.message
         );
         assert!(err.message.contains("plugin 'p'"), "{}", err.message);
+    }
+
+    fn capture(origins: &[&str], cookies: bool, http_only_cookies: bool) -> Grants {
+        let origins: Vec<String> = origins.iter().map(|s| s.to_string()).collect();
+        Grants {
+            plugin: "p".into(),
+            capture: Some(CaptureGrant {
+                http_hosts: GlobList::empty(),
+                max_body: DEFAULT_MAX_BODY,
+                origins: GlobList::new(&origins).expect("valid globs"),
+                cookies,
+                http_only_cookies,
+            }),
+            ..Grants::default()
+        }
+    }
+
+    #[test]
+    fn capture_origins_match_scheme_host_and_port() {
+        let g = capture(
+            &[
+                "https://app.example.test",
+                "http://127.0.0.1:*",
+                "https://*.corp.test",
+                "http://intranet.test:8080",
+            ],
+            false,
+            false,
+        );
+        let ok = |u: &str| g.check_capture_origin(&url(u)).is_ok();
+        // Exact origin; a pattern without a port means the scheme's default port.
+        assert!(ok("https://app.example.test/dashboard?x=1"));
+        assert!(ok("https://APP.example.test:443/"));
+        assert!(!ok("https://app.example.test:8443/"));
+        // The scheme is part of the origin.
+        assert!(!ok("http://app.example.test/"));
+        // Port globs.
+        assert!(ok("http://127.0.0.1:8000/"));
+        assert!(ok("http://127.0.0.1/"));
+        assert!(!ok("https://127.0.0.1:8000/"));
+        assert!(!ok("http://127.0.0.2:8000/"));
+        // Host globs cover subdomains, not the parent, and not look-alike suffixes.
+        assert!(ok("https://a.b.corp.test/"));
+        assert!(!ok("https://corp.test/"));
+        assert!(!ok("https://evilcorp.test/"));
+        assert!(!ok("https://a.corp.test.evil.test/"));
+        // Explicit ports must match exactly.
+        assert!(ok("http://intranet.test:8080/"));
+        assert!(!ok("http://intranet.test/"));
+        // Documents without an origin of their own stay allowed (the browser's blank pages).
+        assert!(ok("about:blank"));
+        let denied = g
+            .check_capture_origin(&url("https://other.test/x"))
+            .expect_err("denied");
+        assert_eq!(denied.grant, "grants.capture.origins");
+        assert!(
+            denied.message.contains("add \"https://other.test\""),
+            "{}",
+            denied.message
+        );
+        // No capture grant at all: nothing.
+        let none = Grants {
+            plugin: "p".into(),
+            ..Grants::default()
+        };
+        assert!(
+            none.check_capture_origin(&url("https://app.example.test/"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn capture_cookies_need_the_origin_and_the_flags() {
+        let page = url("https://app.example.test/");
+        let none = capture(&["https://app.example.test"], false, false);
+        let err = none
+            .check_capture_cookies(&page, false)
+            .expect_err("no cookies");
+        assert_eq!(err.grant, "grants.capture.cookies");
+
+        let plain = capture(&["https://app.example.test"], true, false);
+        assert!(plain.check_capture_cookies(&page, false).is_ok());
+        let err = plain
+            .check_capture_cookies(&page, true)
+            .expect_err("httpOnly");
+        assert_eq!(err.grant, "grants.capture.http_only_cookies");
+        // The origin is checked first: cookies of an origin not granted are refused.
+        let err = plain
+            .check_capture_cookies(&url("https://other.test/"), false)
+            .expect_err("origin");
+        assert_eq!(err.grant, "grants.capture.origins");
+
+        let full = capture(&["https://app.example.test"], true, true);
+        assert!(full.check_capture_cookies(&page, true).is_ok());
+    }
+
+    #[test]
+    fn cookie_domains_are_covered_by_origin_hosts() {
+        let g = capture(
+            &[
+                "https://app.example.test",
+                "http://127.0.0.1:*",
+                "https://*.corp.test:8443",
+            ],
+            true,
+            false,
+        );
+        let ok = |d: &str| g.check_capture_cookie_domain(d, false).is_ok();
+        assert!(ok("app.example.test"));
+        assert!(ok(".APP.example.test"));
+        assert!(ok("127.0.0.1"));
+        assert!(ok("wiki.corp.test"));
+        // A parent domain is not covered by an origin on one of its hosts.
+        assert!(!ok("example.test"));
+        assert!(!ok("corp.test"));
+        assert!(!ok("other.test"));
+        let err = g
+            .check_capture_cookie_domain("other.test", false)
+            .expect_err("denied");
+        assert_eq!(err.grant, "grants.capture.origins");
+        assert!(
+            err.message.contains("https://other.test"),
+            "{}",
+            err.message
+        );
+        let err = g
+            .check_capture_cookie_domain("app.example.test", true)
+            .expect_err("httpOnly");
+        assert_eq!(err.grant, "grants.capture.http_only_cookies");
+        assert_eq!(origin_host("https://[::1]:8080"), "::1");
+        assert_eq!(origin_host("*"), "*");
     }
 
     #[test]

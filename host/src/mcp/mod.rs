@@ -237,6 +237,25 @@ fn client_identity(context: &RequestContext<RoleServer>) -> Option<String> {
     }
 }
 
+/// The transport a request came in on, with the HTTP session it belongs to, for the audit log.
+fn session_of(context: &RequestContext<RoleServer>) -> String {
+    match context.extensions.get::<axum::http::request::Parts>() {
+        Some(parts) => match parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            // A digest: it tells sessions apart in the log without handing out the id.
+            Some(id) => format!(
+                "http session {}",
+                &crate::audit::digest(id.as_bytes())[..12]
+            ),
+            None => "http".to_string(),
+        },
+        None => "stdio".to_string(),
+    }
+}
+
 fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
     let client = client_identity(context);
     CallContext {
@@ -251,6 +270,7 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
         })),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
+        session: Some(Arc::from(session_of(context))),
     }
 }
 

@@ -184,6 +184,7 @@ impl Registry {
         let (index, local) = self.routes.get(name)?;
         let plugin = &self.plugins[*index];
         let client = call.client.clone();
+        let session = call.session.clone();
         let started = Instant::now();
         let result = match &plugin.backend {
             Backend::Native => native::echo(arguments).map_err(CallFailure::Tool),
@@ -208,6 +209,10 @@ impl Registry {
             target: None,
             reason: None,
             client: client.as_deref(),
+            session: session.as_deref(),
+            error: None,
+            tabs_opened: None,
+            tabs_open: None,
         });
         Some(CallReport {
             plugin: plugin.name().to_string(),

@@ -29,7 +29,29 @@ pub struct GuestScope {
     pub plugin: Arc<str>,
     pub audit: Arc<AuditLog>,
     pub tool: Arc<Mutex<String>>,
+    /// Who made the call in progress.
+    pub caller: Arc<Mutex<Caller>>,
     pub stderr_tail: Arc<Mutex<String>>,
+}
+
+/// The MCP client behind the call in progress, for audit lines.
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    pub client: Option<Arc<str>>,
+    pub session: Option<Arc<str>>,
+}
+
+/// An allowed host request a capability made for a plugin, for [`GuestScope::used`].
+#[derive(Debug)]
+pub struct Used<'a> {
+    pub capability: &'a str,
+    /// Origin and path (no query: it may carry tokens), or a host, or a cookie domain.
+    pub target: &'a str,
+    /// The error kind when the request failed (`timeout`, `io`, ...).
+    pub error: Option<&'a str>,
+    pub duration: std::time::Duration,
+    pub tabs_opened: Option<usize>,
+    pub tabs_open: Option<usize>,
 }
 
 /// How much of a guest's last stderr output is kept for trap messages.
@@ -62,9 +84,44 @@ impl GuestScope {
         self.tool.lock().map(|t| t.clone()).unwrap_or_default()
     }
 
+    pub fn caller(&self) -> Caller {
+        self.caller.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Record an allowed host request with its outcome; never a cookie or a header value.
+    pub fn used(&self, used: &Used<'_>) {
+        let caller = self.caller();
+        let outcome = match used.error {
+            None => Outcome::Ok,
+            Some("timeout") => Outcome::Timeout,
+            Some("access_denied") => Outcome::Denied,
+            Some(_) => Outcome::ToolError,
+        };
+        self.audit.write(&Record {
+            ts: audit::now(),
+            event: "capability_used",
+            plugin: &self.plugin,
+            tool: &self.current_tool(),
+            args_sha256: None,
+            args_bytes: None,
+            decision: "allowed",
+            outcome,
+            duration_ms: Some(audit::millis(used.duration)),
+            capability: Some(used.capability),
+            target: Some(used.target),
+            reason: None,
+            client: caller.client.as_deref(),
+            session: caller.session.as_deref(),
+            error: used.error,
+            tabs_opened: used.tabs_opened,
+            tabs_open: used.tabs_open,
+        });
+    }
+
     /// Record a refused capability use.
     pub fn denied(&self, capability: &str, target: &str, reason: &str) {
         tracing::warn!(plugin = %self.plugin, capability, target, "denied: {reason}");
+        let caller = self.caller();
         self.audit.write(&Record {
             ts: audit::now(),
             event: "capability_denied",
@@ -78,7 +135,11 @@ impl GuestScope {
             capability: Some(capability),
             target: Some(target),
             reason: Some(reason),
-            client: None,
+            client: caller.client.as_deref(),
+            session: caller.session.as_deref(),
+            error: None,
+            tabs_opened: None,
+            tabs_open: None,
         });
     }
 }

@@ -1,7 +1,7 @@
 //! The data a plugin's store carries: its sandbox, its grants, the host services its
 //! capability imports use, and the context of the call in progress.
 
-use super::sandbox::{self, GUEST_LOG_BUDGET, GuestScope};
+use super::sandbox::{self, Caller, GUEST_LOG_BUDGET, GuestScope};
 use crate::capabilities::HostServices;
 use crate::manifest::grants::Grants;
 use futures::future::BoxFuture;
@@ -40,6 +40,8 @@ pub struct CallContext {
     pub cancel: CancellationToken,
     /// The MCP client's identity, for audit lines.
     pub client: Option<Arc<str>>,
+    /// The transport and session the call came in on, for audit lines.
+    pub session: Option<Arc<str>>,
 }
 
 /// Linear-memory cap that remembers whether the guest hit it, so the trap that follows can be
@@ -92,6 +94,7 @@ impl PluginState {
             plugin: Arc::from(grants.plugin.as_str()),
             audit: services.audit.clone(),
             tool: Arc::default(),
+            caller: Arc::default(),
             stderr_tail: Arc::default(),
         };
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
@@ -117,6 +120,12 @@ impl PluginState {
         }
         if let Ok(mut tail) = self.scope.stderr_tail.lock() {
             tail.clear();
+        }
+        if let Ok(mut caller) = self.scope.caller.lock() {
+            *caller = Caller {
+                client: call.client.clone(),
+                session: call.session.clone(),
+            };
         }
         self.call = call;
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);

@@ -1,8 +1,10 @@
-//! Warden's built-in `capture` plugin: HTTP fetches performed by the host.
+//! Warden's built-in `capture` plugin: pages, cookies and logins in the host's capture browser
+//! (`capture_page`, `get_cookies`, `login_then_capture`, `ensure_login`) and HTTP fetches
+//! performed by the host (`http_get`).
 //!
-//! The host makes the request with its own network stack; the manifest's
-//! `grants.capture.http_hosts` decides which hosts (and every redirect hop) are allowed, and
-//! `grants.capture.max_body` caps the body.
+//! The host does the work with its own browser and network stack; the manifest's
+//! `grants.capture` decides which origins, cookies and HTTP hosts (every redirect hop
+//! included) are allowed, and `grants.capture.max_body` caps an HTTP body.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -273,9 +275,14 @@ fn capture_page(args: CapturePageArgs) -> Result<Structured<CaptureOutput>, Tool
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetCookiesArgs {
-    /// A URL of the site (its host selects the cookies); its origin must be in capture.origins.
-    url: String,
-    /// Open the URL first, so the site can set or refresh its cookies (default false).
+    /// A domain such as "app.example.com": the cookies the browser would send to it (set for
+    /// it or a parent domain). It must be the host of a capture.origins entry. Give this or url.
+    domain: Option<String>,
+    /// A URL of the site: its host selects the cookies; its origin must be in capture.origins.
+    url: Option<String>,
+    /// Open this URL first, so the site can set or refresh its cookies.
+    open_url: Option<String>,
+    /// With url: open that URL first (same as open_url = url). Default false.
     #[serde(default)]
     open: bool,
 }
@@ -288,13 +295,83 @@ struct CookiesOutput {
     cookies: Vec<CookieOut>,
 }
 
+fn cookies_request(args: GetCookiesArgs) -> Result<cap::CookiesRequest, ToolError> {
+    if args.url.is_some() == args.domain.is_some() {
+        return Err(ToolError::invalid_arguments(
+            "give either domain (such as \"app.example.com\") or url (a page of the site)",
+        ));
+    }
+    let open_url = match (args.open_url, args.open, &args.url) {
+        (Some(u), _, _) => Some(u),
+        (None, true, Some(url)) => Some(url.clone()),
+        (None, true, None) => {
+            return Err(ToolError::invalid_arguments(
+                "open needs url; with domain, give open_url (the page to open first)",
+            ));
+        }
+        (None, false, _) => None,
+    };
+    Ok(cap::CookiesRequest {
+        url: args.url,
+        domain: args.domain,
+        open_url,
+    })
+}
+
 fn get_cookies(args: GetCookiesArgs) -> Result<Structured<CookiesOutput>, ToolError> {
-    let got = cap::get_cookies(&args.url, args.open)?;
+    let got = cap::get_cookies(&cookies_request(args)?)?;
     let names: Vec<&str> = got.cookies.iter().map(|c| c.name.as_str()).collect();
     let text = format!("{} cookie(s): {}", names.len(), names.join(", "));
     Ok(Structured::new(CookiesOutput {
         header: got.header,
         cookies: got.cookies.into_iter().map(cookie_out).collect(),
+    })
+    .text(text))
+}
+
+/// Arguments of `ensure_login`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EnsureLoginArgs {
+    /// A page that shows whether the profile is logged in (origin in capture.origins).
+    url: String,
+    /// The login page to open when not logged in (default: stay on url).
+    login_url: Option<String>,
+    /// Logged in when the tab's URL matches this glob, e.g. "https://app.example.com/home*".
+    until_url: Option<String>,
+    /// Logged in when this CSS selector matches, e.g. "#logout".
+    until_selector: Option<String>,
+    /// How long to wait for the login, in milliseconds (default 120000).
+    timeout_ms: Option<u32>,
+}
+
+/// The result of `ensure_login`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct LoginStateOutput {
+    /// The profile was logged in already; nobody had to log in.
+    already_logged_in: bool,
+    /// Where the tab was when the login condition held.
+    url: String,
+    title: String,
+}
+
+fn ensure_login(args: EnsureLoginArgs) -> Result<Structured<LoginStateOutput>, ToolError> {
+    let state = cap::ensure_login(&cap::EnsureLoginRequest {
+        url: args.url,
+        login_url: args.login_url,
+        until_url: args.until_url,
+        until_selector: args.until_selector,
+        timeout_ms: args.timeout_ms.unwrap_or(0),
+    })?;
+    let text = if state.already_logged_in {
+        format!("already logged in ({})", state.final_url)
+    } else {
+        format!("logged in ({})", state.final_url)
+    };
+    Ok(Structured::new(LoginStateOutput {
+        already_logged_in: state.already_logged_in,
+        url: state.final_url,
+        title: state.title,
     })
     .text(text))
 }
@@ -349,10 +426,11 @@ fn plugin() -> Plugin {
             Tool::new("get_cookies", get_cookies)
                 .title("Cookies of a site")
                 .description(
-                    "Return the capture profile's cookies for a URL's host, as a Cookie header \
-                     value and as a list. Needs the capture.cookies grant; httpOnly cookies \
-                     are included only with capture.http_only_cookies. Set open to load the \
-                     page first.",
+                    "Return the capture profile's cookies for a domain (the cookies the browser \
+                     would send to it) or for a URL's host, as a Cookie header value and as a \
+                     list. Needs the capture.cookies grant and the domain in capture.origins; \
+                     httpOnly cookies are included only with capture.http_only_cookies. Give \
+                     open_url (or open with url) to load a page first.",
                 )
                 .read_only()
                 .open_world(),
@@ -364,6 +442,18 @@ fn plugin() -> Plugin {
                     "Open a login page in the capture browser, wait until the user has logged \
                      in (the URL matches until_url, or until_selector appears), then capture \
                      url. Fails with a timeout error when the login does not happen in time.",
+                )
+                .open_world(),
+        )
+        .tool(
+            Tool::new("ensure_login", ensure_login)
+                .title("Make sure the capture profile is logged in")
+                .description(
+                    "Open url in the capture browser; if the login condition (until_url glob or \
+                     until_selector) already holds, answer \"already logged in\". Otherwise open \
+                     login_url and wait until the user has logged in, up to timeout_ms. Captures \
+                     no content; fails with a timeout error naming the condition when the login \
+                     does not happen in time.",
                 )
                 .open_world(),
         )
@@ -441,6 +531,25 @@ mod tests {
         );
         assert_eq!(out.value.headers["set-cookie"], "a=1, b=2");
         assert_eq!(out.value.headers["content-type"], "text/plain");
+    }
+
+    #[test]
+    fn cookie_requests() {
+        let args = |json: &str| {
+            cookies_request(warden_sdk::serde_json::from_str(json).expect("valid args"))
+        };
+        let r = args(r#"{"domain": "app.example.test"}"#).expect("domain");
+        assert_eq!(
+            (r.domain.as_deref(), r.url, r.open_url),
+            (Some("app.example.test"), None, None)
+        );
+        let r = args(r#"{"url": "http://a.test/x", "open": true}"#).expect("url");
+        assert_eq!(r.open_url.as_deref(), Some("http://a.test/x"));
+        let r = args(r#"{"domain": "a.test", "open_url": "http://a.test/login"}"#).expect("open");
+        assert_eq!(r.open_url.as_deref(), Some("http://a.test/login"));
+        assert!(args("{}").is_err());
+        assert!(args(r#"{"domain": "a.test", "url": "http://a.test/"}"#).is_err());
+        assert!(args(r#"{"domain": "a.test", "open": true}"#).is_err());
     }
 
     #[test]

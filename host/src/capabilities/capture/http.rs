@@ -5,9 +5,10 @@
 use crate::manifest::grants::host_port;
 use crate::runtime::bindings::warden::capture::http::{Host, Request, Response};
 use crate::runtime::bindings::warden::capture::types::Error;
+use crate::runtime::sandbox::Used;
 use crate::runtime::state::PluginState;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use url::Url;
 
 const CAPABILITY: &str = "capture.http";
@@ -16,10 +17,47 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Host for PluginState {
     async fn get(&mut self, request: Request) -> Result<Response, Error> {
-        let mut url = Url::parse(&request.url).map_err(|e| {
+        let url = Url::parse(&request.url).map_err(|e| {
             Error::InvalidArgument(format!("\"{}\" is not an absolute URL: {e}", request.url))
         })?;
         let headers = headers(&request.headers)?;
+        // Refused before anything is sent: the denial is the audit line.
+        if let Err(denied) = self.grants.check_http(&url) {
+            self.scope
+                .denied(CAPABILITY, &denied.target, &denied.message);
+            return Err(Error::AccessDenied(denied.message));
+        }
+        let started = Instant::now();
+        // Origin and path only: the query may carry tokens.
+        let target = format!("{}{}", url.origin().ascii_serialization(), url.path());
+        let result = self.fetch(&request, url, headers).await;
+        let error = result.as_ref().err().map(|e| match e {
+            Error::AccessDenied(_) => "access_denied",
+            Error::NotFound(_) => "not_found",
+            Error::Timeout(_) => "timeout",
+            Error::InvalidArgument(_) => "invalid_argument",
+            Error::Io(_) => "io",
+        });
+        self.scope.used(&Used {
+            capability: CAPABILITY,
+            target: &target,
+            error,
+            duration: started.elapsed(),
+            tabs_opened: None,
+            tabs_open: None,
+        });
+        result
+    }
+}
+
+impl PluginState {
+    /// GET `url`, following redirects by hand so that every hop is checked.
+    async fn fetch(
+        &mut self,
+        request: &Request,
+        mut url: Url,
+        headers: HeaderMap,
+    ) -> Result<Response, Error> {
         let max = request
             .max_bytes
             .map_or(self.grants.max_body(), |m| m.min(self.grants.max_body()));

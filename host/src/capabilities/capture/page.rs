@@ -4,26 +4,31 @@
 //!
 //! Every URL the capture tab loads, redirects and frames included, passes the browser
 //! provider's origin guard on `grants.capture.origins`. Each call opens its own tab and closes
-//! it when the call ends: on success, error and timeout explicitly, and through `Drop` when the
-//! call is abandoned (the plugin's call_timeout).
+//! it when the call ends, with every popup it opened: on success, error and timeout explicitly,
+//! and through `Drop` when the call is abandoned (the plugin's call_timeout). Each request is
+//! an audit line (`capability_used`) with its caller, target, outcome and tabs.
+//!
+//! Content is read with `DOM.getOuterHTML` (no script of ours runs in the page) and extracted
+//! host-side by [`crate::content`].
 
 use crate::capabilities::HostServices;
 use crate::capabilities::browser::provider::{BrowserError, Live, Owner};
 use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
+use crate::content::{self, ContentError};
 use crate::manifest::grants::Grants;
 use crate::runtime::bindings::warden::capture::page::{
-    Capture, CaptureRequest, Cookie, Cookies, Format, Host, LoginRequest, WaitUntil,
+    Capture, CaptureRequest, Cookie, Cookies, CookiesRequest, EnsureLoginRequest, Format, Host,
+    LoginRequest, LoginState, WaitUntil,
 };
 use crate::runtime::bindings::warden::capture::types::Error;
-use crate::runtime::sandbox::GuestScope;
+use crate::runtime::sandbox::{GuestScope, Used};
 use crate::runtime::state::PluginState;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use url::Url;
 
 const CAPABILITY: &str = "capture.page";
-const EXTRACT_JS: &str = include_str!("extract.js");
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long closing a tab may take before the call returns anyway.
@@ -55,33 +60,93 @@ fn wait_until(w: WaitUntil) -> TabWait {
     }
 }
 
-/// A tab opened for one call; closed when the call ends, whichever way it ends.
+/// The error kind an audit line records.
+fn kind(e: &Error) -> &'static str {
+    match e {
+        Error::AccessDenied(_) => "access_denied",
+        Error::NotFound(_) => "not_found",
+        Error::Timeout(_) => "timeout",
+        Error::InvalidArgument(_) => "invalid_argument",
+        Error::Io(_) => "io",
+    }
+}
+
+/// What an audit line names of a URL: origin and path; the query may carry tokens.
+fn audit_target(url: &Url) -> String {
+    format!("{}{}", url.origin().ascii_serialization(), url.path())
+}
+
+/// A tab opened for one call; closed with its popups when the call ends, whichever way.
 struct CallTab {
     tab: Tab,
+    context: String,
     closed: bool,
 }
 
-impl CallTab {
-    /// Close the tab and wait until the browser reports it gone; returns the tabs still open.
-    async fn close(mut self) -> usize {
-        self.closed = true;
-        if let Err(e) = self.tab.close().await {
+/// `root` and the tabs opened from it (popups, and their popups), from a tab listing.
+fn family_of(root: &str, tabs: &[(String, String, String, Option<String>)]) -> Vec<String> {
+    let mut family = vec![root.to_string()];
+    let mut i = 0;
+    while i < family.len() {
+        for (id, _, _, opener) in tabs {
+            if opener.as_deref() == Some(family[i].as_str()) && !family.contains(id) {
+                family.push(id.clone());
+            }
+        }
+        i += 1;
+    }
+    family
+}
+
+/// Close `target` and every tab opened from it. A popup attaches a moment after the page
+/// asks for it, so first wait (briefly) until every window the family opened is listed.
+async fn close_family(live: &Live, context: &str, target: &str) -> usize {
+    let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+    let family = loop {
+        let family = family_of(target, &live.tabs_of(context));
+        let asked: u64 = family
+            .iter()
+            .map(|id| live.with_tab(id, |t| t.window_opens).unwrap_or(0))
+            .sum();
+        let listed = u64::try_from(family.len() - 1).unwrap_or(u64::MAX);
+        if listed >= asked || tokio::time::Instant::now() >= deadline {
+            break family;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    for id in &family {
+        if let Err(e) = live
+            .cdp
+            .call_raw(None, "Target.closeTarget", json!({ "targetId": id }))
+            .await
+        {
             tracing::debug!("closing a capture tab failed: {e}");
         }
-        self.tab
-            .live
-            .wait_closed(&self.tab.target, CLOSE_WAIT)
-            .await;
-        self.tab.live.owned_tab_count()
+    }
+    for id in &family {
+        live.wait_closed(id, CLOSE_WAIT).await;
+    }
+    family.len()
+}
+
+impl CallTab {
+    /// Close the tab and its popups; returns (tabs the call had open, capture tabs still open).
+    async fn close(mut self) -> (usize, usize) {
+        self.closed = true;
+        let live = &self.tab.live;
+        let opened = close_family(live, &self.context, &self.tab.target).await;
+        (opened, live.owned_tab_count())
     }
 }
 
 impl Drop for CallTab {
     fn drop(&mut self) {
         if !self.closed {
-            let tab = self.tab.clone();
+            let live = self.tab.live.clone();
+            let context = self.context.clone();
+            let target = self.tab.target.clone();
             tokio::spawn(async move {
-                let _ = tab.close().await;
+                close_family(&live, &context, &target).await;
             });
         }
     }
@@ -103,6 +168,74 @@ fn cookie(c: &Value) -> Cookie {
         http_only: c["httpOnly"].as_bool().unwrap_or(false),
         secure: c["secure"].as_bool().unwrap_or(false),
         expires: c["expires"].as_f64().filter(|e| *e > 0.0),
+    }
+}
+
+/// A bare domain name (or IP address) for `get_cookies`: lowercase, no leading dot.
+fn cookie_domain(domain: &str) -> Result<String, Error> {
+    let d = domain.trim().trim_start_matches('.').to_ascii_lowercase();
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "\"{domain}\" is not a domain; give a host name such as \"app.example.com\" (no scheme, port, path or wildcard), or a url"
+        ))
+    };
+    if d.is_empty() || d.contains(['/', ':', '*', '?', '#', '@']) || d.contains(char::is_whitespace)
+    {
+        return Err(bad());
+    }
+    let parsed = Url::parse(&format!("http://{d}/")).map_err(|_| bad())?;
+    if parsed.host_str() != Some(d.as_str()) {
+        return Err(bad());
+    }
+    Ok(d)
+}
+
+/// When a login counts as done: the URL matches a glob, a selector matches, or both.
+struct LoginCondition {
+    until_url: Option<String>,
+    until_selector: Option<String>,
+}
+
+impl LoginCondition {
+    fn new(until_url: Option<String>, until_selector: Option<String>) -> Result<Self, Error> {
+        if until_url.is_none() && until_selector.is_none() {
+            return Err(Error::InvalidArgument(
+                "say when the login is done: give until_url (a URL glob) or until_selector".into(),
+            ));
+        }
+        Ok(Self {
+            until_url,
+            until_selector,
+        })
+    }
+
+    /// Wait up to `timeout` for the condition (a zero timeout checks once).
+    async fn wait(&self, tab: &Tab, timeout: Duration) -> Result<(), BrowserError> {
+        if let Some(pattern) = &self.until_url {
+            tab.wait_url(pattern, timeout).await?;
+        }
+        if let Some(selector) = &self.until_selector {
+            tab.wait_selector(selector, timeout).await?;
+        }
+        Ok(())
+    }
+
+    /// Does the condition hold now?
+    async fn holds(&self, tab: &Tab) -> Result<bool, Error> {
+        match self.wait(tab, Duration::ZERO).await {
+            Ok(()) => Ok(true),
+            Err(BrowserError::Timeout(_)) => Ok(false),
+            Err(e) => Err(error(e)),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (&self.until_url, &self.until_selector) {
+            (Some(u), Some(s)) => format!("the URL to match \"{u}\" and \"{s}\" to appear"),
+            (Some(u), None) => format!("the URL to match \"{u}\""),
+            (None, Some(s)) => format!("\"{s}\" to appear"),
+            (None, None) => String::new(),
+        }
     }
 }
 
@@ -139,23 +272,34 @@ impl PluginState {
         }
     }
 
-    /// Log the request with its context (plugin, tool, client); never cookie values.
-    fn log_request(
+    /// Log and audit a request with its context (plugin, tool, client, session, target,
+    /// outcome, tabs); never a cookie value or a URL query.
+    fn finish<T>(
         &self,
         what: &str,
-        url: &Url,
-        outcome: &Result<impl Sized, Error>,
-        open_tabs: usize,
+        target: &str,
+        started: Instant,
+        outcome: &Result<T, Error>,
+        tabs: Option<(usize, usize)>,
     ) {
+        let error = outcome.as_ref().err().map(kind);
         tracing::info!(
             plugin = %self.plugin(),
             tool = %self.scope.current_tool(),
             client = self.call.client.as_deref().unwrap_or("-"),
-            origin = %url.origin().ascii_serialization(),
+            target,
             ok = outcome.is_ok(),
-            open_tabs,
+            open_tabs = tabs.map_or(0, |t| t.1),
             "capture {what}"
         );
+        self.scope.used(&Used {
+            capability: CAPABILITY,
+            target,
+            error,
+            duration: started.elapsed(),
+            tabs_opened: tabs.map(|t| t.0),
+            tabs_open: tabs.map(|t| t.1),
+        });
     }
 }
 
@@ -183,16 +327,17 @@ impl Ctx {
             scope: self.scope.clone(),
         };
         let target = live.open_owned_tab(owner).await.map_err(error)?;
+        let context = live.tab_context(&target).unwrap_or_default();
         Ok(CallTab {
             tab: Tab { live, target },
+            context,
             closed: false,
         })
     }
 
-    /// The cookies of the capture profile that apply to `url`'s host, httpOnly ones only when
-    /// granted.
-    async fn profile_cookies(&self, live: &Live, url: &Url) -> Result<Vec<Cookie>, Error> {
-        let host = url.host_str().unwrap_or_default();
+    /// The cookies of the capture profile the browser would send to `host`, httpOnly ones
+    /// only when granted.
+    async fn profile_cookies(&self, live: &Live, host: &str) -> Result<Vec<Cookie>, Error> {
         let answer = live
             .cdp
             .call_raw(None, "Storage.getCookies", json!({}))
@@ -210,21 +355,53 @@ impl Ctx {
     }
 }
 
+/// The document's HTML as the browser holds it now, read through the DOM domain: nothing
+/// runs in the page, so the page cannot tamper with the reading.
+async fn document_html(tab: &Tab) -> Result<String, BrowserError> {
+    let session = tab.live.with_tab(&tab.target, |t| t.session.clone())?;
+    let cdp = &tab.live.cdp;
+    let doc = cdp
+        .call_raw(Some(&session), "DOM.getDocument", json!({ "depth": 0 }))
+        .await?;
+    let node = doc["root"]["nodeId"]
+        .as_i64()
+        .ok_or_else(|| BrowserError::Io("the page has no document to read".into()))?;
+    let html = cdp
+        .call_raw(
+            Some(&session),
+            "DOM.getOuterHTML",
+            json!({ "nodeId": node }),
+        )
+        .await?;
+    Ok(html["outerHTML"].as_str().unwrap_or_default().to_string())
+}
+
 /// Read the tab's title, final URL and content in `format`.
-async fn extract(tab: &Tab, format: Format) -> Result<(String, String, String), BrowserError> {
-    let name = match format {
-        Format::Html => "html",
-        Format::Text => "text",
-        Format::Markdown => "markdown",
+async fn extract(tab: &Tab, format: Format) -> Result<(String, String, String), Error> {
+    let html = document_html(tab).await.map_err(error)?;
+    let final_url = tab.url().map_err(error)?;
+    let format = match format {
+        Format::Html => content::Format::Html,
+        Format::Text => content::Format::Text,
+        Format::Markdown => content::Format::Markdown,
     };
-    let script = EXTRACT_JS.replace("FORMAT", &json!(name).to_string());
-    let value: Value = serde_json::from_str(&tab.evaluate(&script).await?)
-        .map_err(|e| BrowserError::Io(format!("the page's content could not be read: {e}")))?;
-    Ok((
-        value["title"].as_str().unwrap_or_default().to_string(),
-        tab.url()?,
-        value["content"].as_str().unwrap_or_default().to_string(),
-    ))
+    let page_url = final_url.clone();
+    // Parsing a large page takes a while: keep it off the async workers.
+    let extracted = tokio::task::spawn_blocking(move || content::extract(&html, &page_url, format))
+        .await
+        .map_err(|e| Error::Io(format!("reading the page's content failed: {e}")))?
+        .map_err(|e| match e {
+            ContentError::TooLarge { .. } => Error::InvalidArgument(e.to_string()),
+            ContentError::BadUrl { .. } => Error::Io(e.to_string()),
+        })?;
+    let title = if extracted.title.is_empty() {
+        tab.live
+            .with_tab(&tab.target, |t| t.title.clone())
+            .unwrap_or_default()
+    } else {
+        extracted.title
+    };
+    Ok((title, final_url, extracted.content))
 }
 
 /// Capture the page a tab shows, with its cookies when asked.
@@ -234,11 +411,12 @@ async fn capture(
     format: Format,
     with_cookies: bool,
 ) -> Result<Capture, Error> {
-    let (title, final_url, content) = extract(tab, format).await.map_err(error)?;
+    let (title, final_url, content) = extract(tab, format).await?;
     let cookies = if with_cookies {
         let url = Url::parse(&final_url)
             .map_err(|e| Error::Io(format!("the page's URL {final_url} is not valid: {e}")))?;
-        Some(state.profile_cookies(&tab.live, &url).await?)
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        Some(state.profile_cookies(&tab.live, &host).await?)
     } else {
         None
     };
@@ -257,8 +435,18 @@ fn timed_out(what: &str, timeout: Duration) -> Error {
     ))
 }
 
+/// The error of a login that did not complete in time.
+fn login_timed_out(login: &Url, condition: &LoginCondition, timeout: Duration) -> Error {
+    Error::Timeout(format!(
+        "not logged in: waited {} ms at {login} for {}; log in in the capture browser within timeout_ms (or raise it)",
+        timeout.as_millis(),
+        condition.describe()
+    ))
+}
+
 impl Host for PluginState {
     async fn capture_page(&mut self, request: CaptureRequest) -> Result<Capture, Error> {
+        let started = Instant::now();
         let url = self.capture_url(&request.url)?;
         if request.capture_cookies {
             self.check_cookies(&url)?;
@@ -276,34 +464,63 @@ impl Host for PluginState {
         })
         .await
         .unwrap_or_else(|_| Err(timed_out(&format!("capturing {url}"), timeout)));
-        let open = call.close().await;
-        self.log_request("page", &url, &result, open);
+        let tabs = call.close().await;
+        self.finish("page", &audit_target(&url), started, &result, Some(tabs));
         result
     }
 
-    async fn get_cookies(&mut self, url: String, open: bool) -> Result<Cookies, Error> {
-        let url = self.capture_url(&url)?;
-        self.check_cookies(&url)?;
+    async fn get_cookies(&mut self, request: CookiesRequest) -> Result<Cookies, Error> {
+        let started = Instant::now();
+        let (host, target) = match (&request.url, &request.domain) {
+            (Some(url), None) => {
+                let url = self.capture_url(url)?;
+                self.check_cookies(&url)?;
+                let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+                (host, format!("cookies of {}", audit_target(&url)))
+            }
+            (None, Some(domain)) => {
+                let domain = cookie_domain(domain)?;
+                self.grants
+                    .check_capture_cookie_domain(&domain, false)
+                    .map_err(|d| Error::AccessDenied(self.refuse(CAPABILITY, &d)))?;
+                let target = format!("cookies of {domain}");
+                (domain, target)
+            }
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "give either url (a page of the site) or domain (such as \"app.example.com\"), not both".into(),
+                ));
+            }
+        };
+        let open = request
+            .open_url
+            .as_deref()
+            .map(|u| self.capture_url(u))
+            .transpose()?;
         let ctx = self.ctx();
-        let (result, open_tabs) = if open {
-            let ctx = self.ctx();
+        let (result, tabs) = if let Some(open) = open {
             let call = ctx.call_tab().await?;
             let result = tokio::time::timeout(DEFAULT_TIMEOUT, async {
                 call.tab
-                    .navigate(url.as_str(), TabWait::Load, DEFAULT_TIMEOUT)
+                    .navigate(open.as_str(), TabWait::Load, DEFAULT_TIMEOUT)
                     .await
-                    .map_err(error)?;
-                ctx.profile_cookies(&call.tab.live, &url).await
+                    .map_err(error)
             })
             .await
-            .unwrap_or_else(|_| Err(timed_out(&format!("opening {url}"), DEFAULT_TIMEOUT)));
-            (result, call.close().await)
+            .unwrap_or_else(|_| Err(timed_out(&format!("opening {open}"), DEFAULT_TIMEOUT)));
+            let live = call.tab.live.clone();
+            let tabs = call.close().await;
+            let result = match result {
+                Ok(_) => ctx.profile_cookies(&live, &host).await,
+                Err(e) => Err(e),
+            };
+            (result, Some(tabs))
         } else {
             let live = ctx.services.capture_browser.live().await.map_err(error)?;
-            let result = ctx.profile_cookies(&live, &url).await;
-            (result, live.owned_tab_count())
+            let result = ctx.profile_cookies(&live, &host).await;
+            (result, Some((0, live.owned_tab_count())))
         };
-        self.log_request("cookies", &url, &result, open_tabs);
+        self.finish("cookies", &target, started, &result, tabs);
         let cookies = result?;
         let header = cookies
             .iter()
@@ -314,16 +531,13 @@ impl Host for PluginState {
     }
 
     async fn login_then_capture(&mut self, request: LoginRequest) -> Result<Capture, Error> {
+        let started = Instant::now();
         let url = self.capture_url(&request.url)?;
         let login = match &request.login_url {
             Some(l) => self.capture_url(l)?,
             None => url.clone(),
         };
-        if request.until_url.is_none() && request.until_selector.is_none() {
-            return Err(Error::InvalidArgument(
-                "say when the login is done: give until_url (a URL glob) or until_selector".into(),
-            ));
-        }
+        let condition = LoginCondition::new(request.until_url, request.until_selector)?;
         let timeout = millis(request.timeout_ms, DEFAULT_LOGIN_TIMEOUT);
         let ctx = self.ctx();
         let call = ctx.call_tab().await?;
@@ -332,11 +546,11 @@ impl Host for PluginState {
             tab.navigate(login.as_str(), TabWait::Load, timeout)
                 .await
                 .map_err(error)?;
-            if let Some(pattern) = &request.until_url {
-                tab.wait_url(pattern, timeout).await.map_err(error)?;
-            }
-            if let Some(selector) = &request.until_selector {
-                tab.wait_selector(selector, timeout).await.map_err(error)?;
+            match condition.wait(tab, timeout).await {
+                Err(BrowserError::Timeout(_)) => {
+                    return Err(login_timed_out(&login, &condition, timeout));
+                }
+                other => other.map_err(error)?,
             }
             if tab.url().map_err(error)? != url.as_str() {
                 tab.navigate(url.as_str(), TabWait::Load, timeout)
@@ -346,14 +560,63 @@ impl Host for PluginState {
             capture(&ctx, tab, request.format, false).await
         })
         .await
-        .unwrap_or_else(|_| {
-            Err(timed_out(
-                &format!("waiting for the login at {login}"),
-                timeout,
-            ))
-        });
-        let open = call.close().await;
-        self.log_request("login", &url, &result, open);
+        .unwrap_or_else(|_| Err(login_timed_out(&login, &condition, timeout)));
+        let tabs = call.close().await;
+        self.finish("login", &audit_target(&url), started, &result, Some(tabs));
+        result
+    }
+
+    async fn ensure_login(&mut self, request: EnsureLoginRequest) -> Result<LoginState, Error> {
+        let started = Instant::now();
+        let url = self.capture_url(&request.url)?;
+        let login = request
+            .login_url
+            .as_deref()
+            .map(|l| self.capture_url(l))
+            .transpose()?;
+        let condition = LoginCondition::new(request.until_url, request.until_selector)?;
+        let timeout = millis(request.timeout_ms, DEFAULT_LOGIN_TIMEOUT);
+        let waited_at = login.clone().unwrap_or_else(|| url.clone());
+        let ctx = self.ctx();
+        let call = ctx.call_tab().await?;
+        let result = tokio::time::timeout(timeout, async {
+            let tab = &call.tab;
+            tab.navigate(url.as_str(), TabWait::Load, timeout)
+                .await
+                .map_err(error)?;
+            let already = condition.holds(tab).await?;
+            if !already {
+                if let Some(login) = &login {
+                    tab.navigate(login.as_str(), TabWait::Load, timeout)
+                        .await
+                        .map_err(error)?;
+                }
+                match condition.wait(tab, timeout).await {
+                    Err(BrowserError::Timeout(_)) => {
+                        return Err(login_timed_out(&waited_at, &condition, timeout));
+                    }
+                    other => other.map_err(error)?,
+                }
+            }
+            Ok(LoginState {
+                already_logged_in: already,
+                final_url: tab.url().map_err(error)?,
+                title: tab
+                    .live
+                    .with_tab(&tab.target, |t| t.title.clone())
+                    .unwrap_or_default(),
+            })
+        })
+        .await
+        .unwrap_or_else(|_| Err(login_timed_out(&waited_at, &condition, timeout)));
+        let tabs = call.close().await;
+        self.finish(
+            "ensure-login",
+            &audit_target(&url),
+            started,
+            &result,
+            Some(tabs),
+        );
         result
     }
 }
