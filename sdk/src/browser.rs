@@ -69,18 +69,6 @@ pub enum DragTo {
     Offset(f64, f64),
 }
 
-impl Default for PdfOptions {
-    fn default() -> Self {
-        Self {
-            landscape: false,
-            print_background: false,
-            page_ranges: None,
-            paper_width: None,
-            paper_height: None,
-        }
-    }
-}
-
 impl Default for ClickOptions {
     fn default() -> Self {
         Self {
