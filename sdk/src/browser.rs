@@ -10,8 +10,8 @@ use crate::CapabilityError;
 use crate::bindings::warden::browser::browser as wit;
 
 pub use wit::{
-    ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Modifiers, MouseButton,
-    Overlay, PageMeta, Rect, Snapshot, TabInfo,
+    ClickOptions, Cookie, DialogInfo, DragKind, Element, ElementStates, FrameInfo, Modifiers,
+    MouseButton, Overlay, PageMeta, PdfOptions, Rect, Snapshot, TabInfo,
 };
 
 /// When a navigation counts as done.
@@ -56,6 +56,17 @@ pub enum Area {
     FullPage,
     /// One element, by handle.
     Element(u64),
+}
+
+/// Where a drag ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DragTo {
+    /// On an element, by handle.
+    Element(u64),
+    /// At a point in CSS pixels of the main frame's viewport.
+    Point(f64, f64),
+    /// This far (x, y in CSS pixels) from where the drag starts.
+    Offset(f64, f64),
 }
 
 impl Default for ClickOptions {
@@ -259,6 +270,40 @@ impl Page {
         prompt_text: Option<&str>,
     ) -> Result<(), CapabilityError> {
         Ok(self.0.answer_dialog(accept, prompt_text)?)
+    }
+
+    /// Presses on `from`, moves in `steps` moves (0: the host's default) to `to` and
+    /// releases; with `touch`, a swipe with a finger. A native HTML5 drag the page starts is
+    /// dropped on the target.
+    pub fn drag(
+        &self,
+        from: u64,
+        to: DragTo,
+        steps: u32,
+        touch: bool,
+    ) -> Result<DragKind, CapabilityError> {
+        let to = match to {
+            DragTo::Element(h) => wit::DragTarget::Element(h),
+            DragTo::Point(x, y) => wit::DragTarget::Point(wit::Point { x, y }),
+            DragTo::Offset(x, y) => wit::DragTarget::Offset(wit::Point { x, y }),
+        };
+        Ok(self.0.drag(from, to, wit::DragOptions { steps, touch })?)
+    }
+
+    /// Taps an element with a finger (the tab becomes a touch device).
+    pub fn tap(&self, handle: u64) -> Result<(), CapabilityError> {
+        Ok(self.0.tap(handle)?)
+    }
+
+    /// Clicks the element itself with a DOM click, without the enabled and not-covered
+    /// checks of [`Page::click`].
+    pub fn force_click(&self, handle: u64) -> Result<(), CapabilityError> {
+        Ok(self.0.force_click(handle)?)
+    }
+
+    /// Prints the page to PDF; the PDF bytes.
+    pub fn pdf(&self, options: &PdfOptions) -> Result<Vec<u8>, CapabilityError> {
+        Ok(self.0.pdf(options)?)
     }
 
     /// Closes the tab.

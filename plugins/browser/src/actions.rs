@@ -25,7 +25,7 @@ fn target(tab: &TabRefs, r: &RefArg) -> Result<(u64, String), ToolError> {
 }
 
 /// Run an action on the current tab, naming the ref in a "gone" error.
-fn act(
+pub(crate) fn act(
     r: &RefArg,
     action: impl FnOnce(&TabRefs, u64) -> Result<String, CapabilityError>,
 ) -> Result<String, ToolError> {
@@ -55,6 +55,12 @@ struct ClickArgs {
     count: Option<u8>,
     /// Keys held during the click: "Alt", "Control", "Meta", "Shift".
     modifiers: Option<Vec<String>>,
+    /// Tap with a finger instead of clicking with the mouse (touch events, pointerType
+    /// "touch"; the tab becomes a touch device).
+    touch: Option<bool>,
+    /// Click the element itself even when it looks disabled or something covers it (a DOM
+    /// click; the covering element is not clicked). Use when the refusal is wrong.
+    force: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -83,7 +89,7 @@ struct FillArgs {
 struct TypeArgs {
     /// Text to type, key by key, like a user.
     text: String,
-    /// Click this element first (the N of @eN); otherwise the focused element gets the keys.
+    /// Focus this element first (the N of @eN); otherwise the focused element gets the keys.
     #[serde(rename = "ref")]
     element: Option<RefArg>,
     /// Pause between keys in milliseconds (default 0, at most 1000).
@@ -175,10 +181,34 @@ fn browse_click(args: ClickArgs) -> Result<String, ToolError> {
         count: args.count.unwrap_or(1).clamp(1, 3),
         modifiers: modifiers(args.modifiers.as_deref().unwrap_or_default())?,
     };
+    let touch = args.touch.unwrap_or(false);
+    let force = args.force.unwrap_or(false);
+    let plain = args.button.is_none() && args.count.is_none() && args.modifiers.is_none();
+    if (touch || force) && !plain {
+        return Err(ToolError::invalid_arguments(
+            "touch and force click once with the primary button; leave out button, count and modifiers",
+        ));
+    }
+    if touch && force {
+        return Err(ToolError::invalid_arguments(
+            "give touch or force, not both",
+        ));
+    }
+    let n = args.element.number().unwrap_or(0);
     crate::tabs::noting_new_tabs(|| {
         act(&args.element, |tab, h| {
-            tab.page.click(h, options)?;
-            Ok(format!("Clicked @e{}.", args.element.number().unwrap_or(0)))
+            if touch {
+                tab.page.tap(h)?;
+                Ok(format!("Tapped @e{n}."))
+            } else if force {
+                tab.page.force_click(h)?;
+                Ok(format!(
+                    "Clicked @e{n} with a DOM click; the actionability checks (enabled, not covered) were skipped."
+                ))
+            } else {
+                tab.page.click(h, options)?;
+                Ok(format!("Clicked @e{n}."))
+            }
         })
     })
 }
@@ -222,7 +252,7 @@ fn browse_type(args: TypeArgs) -> Result<String, ToolError> {
     };
     match &args.element {
         Some(r) => act(r, |tab, h| {
-            tab.page.click(h, ClickOptions::default())?;
+            tab.page.focus(h)?;
             type_it(tab)
         }),
         None => state::with(|st| {
@@ -315,7 +345,8 @@ pub fn register(p: Plugin) -> Plugin {
             .description(
                 "Click an element by ref (the N of @eN). Scrolls it into view and clicks its \
                  center like a user; refuses when it is disabled or covered by another element \
-                 (an overlay: deal with that first). Returns what changed on the page.",
+                 (an overlay: deal with that first; force: true clicks the element anyway). \
+                 touch: true taps it with a finger. Returns what changed on the page.",
             )
             .open_world(),
     )

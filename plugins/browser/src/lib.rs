@@ -5,6 +5,7 @@
 //! `@eN` text, keeps refs stable per DOM node, and answers actions with a diff of the page.
 
 mod actions;
+mod gestures;
 mod refs;
 mod render;
 mod state;
@@ -447,7 +448,7 @@ fn plugin() -> Plugin {
                 )
                 .open_world(),
         );
-    tabs::register(actions::register(p))
+    gestures::register(tabs::register(actions::register(p)))
 }
 
 warden_sdk::export_plugin!(plugin);

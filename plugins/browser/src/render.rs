@@ -15,6 +15,9 @@ pub enum Mode {
     Full,
 }
 
+/// From this many tokens on, a snapshot's header states its size.
+const SHOW_SIZE_FROM: usize = 500;
+
 /// Tokens as agents' tokenizers roughly count them.
 pub fn tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
@@ -122,14 +125,14 @@ pub fn render(snap: &Snapshot, refs: &mut RefMap, mode: Mode) -> Rendered {
     if m.form_count > 1 {
         tags.push(format!("[{} forms]", m.form_count));
     }
-    let mut header = format!("Page: {} ({})", quote(&m.title, 80), m.url);
+    let mut header = format!("Page: {} {}", quote(&m.title, 80), m.url);
     if !tags.is_empty() {
-        header.push_str("  ");
+        header.push(' ');
         header.push_str(&tags.join(" "));
     }
     let opaque = snap.frames.iter().filter(|f| f.opaque).count();
     if opaque > 0 {
-        header.push_str(&format!("  ({opaque} frame(s) could not be read)"));
+        header.push_str(&format!(" ({opaque} frame(s) unreadable)"));
     }
     let warnings = snap
         .overlays
@@ -138,9 +141,9 @@ pub fn render(snap: &Snapshot, refs: &mut RefMap, mode: Mode) -> Rendered {
         .map(|(o, r)| {
             let at = r.map(|r| format!(" @e{r}")).unwrap_or_default();
             format!(
-                "⚠ OVERLAY: [{}] {}{at} — deal with it first",
+                "⚠ OVERLAY: [{}] {}{at} — handle it first",
                 o.kind,
-                quote(&o.label, 60)
+                quote(&o.label, 40)
             )
         })
         .collect();
@@ -176,7 +179,13 @@ pub fn page_text(r: &Rendered, max_tokens: usize, page: usize) -> String {
     let mut out = String::new();
     let body_tokens: usize = body.iter().map(|l| tokens(l) + 1).sum();
     let shown_tokens = fixed - 40 + body_tokens;
-    out.push_str(&format!("{}  ~{shown_tokens} tokens\n", r.header));
+    // The size is worth its words only on a long answer.
+    if shown_tokens >= SHOW_SIZE_FROM {
+        out.push_str(&format!("{} ~{shown_tokens} tokens\n", r.header));
+    } else {
+        out.push_str(&r.header);
+        out.push('\n');
+    }
     for w in &r.warnings {
         out.push_str(w);
         out.push('\n');
@@ -232,11 +241,17 @@ pub fn diff(old: &Rendered, new: &Rendered) -> Option<String> {
         .map(String::as_str)
         .filter(|l| !new_set.contains(l))
         .collect();
+    // Lines that only moved (a reordered list) make no +/- lines: show the whole page.
+    let kept_old = old.lines.iter().filter(|l| new_set.contains(l.as_str()));
+    let kept_new = new.lines.iter().filter(|l| old_set.contains(l.as_str()));
+    if !kept_old.eq(kept_new) {
+        return None;
+    }
     let changes = added.len() + removed.len();
     if changes > 12.max(new.lines.len() / 3) || old.warnings != new.warnings {
         return None;
     }
-    let mut out = format!("{}  (unchanged except:)\n", new.header);
+    let mut out = format!("{} (unchanged except:)\n", new.header);
     if changes == 0 {
         out.push_str("no visible change\n");
     }
@@ -275,6 +290,10 @@ mod tests {
         assert!(tokens(&first) <= 560, "{} tokens", tokens(&first));
         assert!(first.contains("browse_snapshot {\"page\": 2}"));
         assert!(first.contains("browse_find"));
+        let long = page_text(&r, 2000, 1);
+        assert!(long.lines().next().is_some_and(|l| l.ends_with(" tokens")));
+        let small = page_text(&rendered(&["@e1 [button] \"A\""]), 2000, 1);
+        assert_eq!(small, "Page: \"x\" (http://x/)\n@e1 [button] \"A\"\n");
         let last = page_text(&r, 500, 999);
         assert!(last.contains("@e500 "));
         assert!(last.contains("last page"));
@@ -292,5 +311,7 @@ mod tests {
             ..b
         };
         assert!(diff(&a, &other).is_none());
+        let reordered = rendered(&["@e2 [textbox] \"B\"", "@e1 [button] \"A\""]);
+        assert!(diff(&a, &reordered).is_none(), "a reorder shows the page");
     }
 }

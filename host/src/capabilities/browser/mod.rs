@@ -5,6 +5,8 @@
 mod cdp;
 mod keys;
 mod launch;
+mod pdf;
+mod pointer;
 pub(crate) mod provider;
 pub(crate) mod tab;
 
@@ -15,6 +17,9 @@ use crate::runtime::bindings::warden::browser::browser::{
     ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Host, HostPage, Modifiers,
     MouseButton, Overlay, PageMeta, Rect, ScreenshotArea, Snapshot, TabInfo, WaitCondition,
     WaitUntil,
+};
+use crate::runtime::bindings::warden::browser::browser::{
+    DragKind, DragOptions, DragTarget, PdfOptions,
 };
 use crate::runtime::bindings::warden::browser::types::{self, Error};
 use crate::runtime::state::PluginState;
@@ -659,6 +664,63 @@ impl HostPage for PluginState {
     async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
         Ok(tab.close().await?)
+    }
+
+    async fn drag(
+        &mut self,
+        page: Resource<PageHandle>,
+        from: u64,
+        to: DragTarget,
+        options: DragOptions,
+    ) -> Result<DragKind, Error> {
+        let tab = self.tab(&page).await?;
+        let to = match to {
+            DragTarget::Element(h) => pointer::DragTo::Element(h),
+            DragTarget::Point(p) => pointer::DragTo::Point(p.x, p.y),
+            DragTarget::Offset(p) => pointer::DragTo::Offset(p.x, p.y),
+        };
+        Ok(
+            match tab.drag(from, to, options.steps, options.touch).await? {
+                pointer::DragKind::Mouse => DragKind::Mouse,
+                pointer::DragKind::Html5 => DragKind::Html5,
+                pointer::DragKind::Touch => DragKind::Touch,
+            },
+        )
+    }
+
+    async fn tap(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.tap(handle).await?)
+    }
+
+    async fn force_click(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.force_click(handle).await?)
+    }
+
+    async fn pdf(
+        &mut self,
+        page: Resource<PageHandle>,
+        options: PdfOptions,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let paper = match (options.paper_width, options.paper_height) {
+            (None, None) => None,
+            (Some(w), Some(h)) => Some((w, h)),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "give both paper-width and paper-height, or neither".into(),
+                ));
+            }
+        };
+        Ok(tab
+            .pdf(&pdf::PdfOptions {
+                landscape: options.landscape,
+                print_background: options.print_background,
+                page_ranges: options.page_ranges,
+                paper,
+            })
+            .await?)
     }
 
     async fn drop(&mut self, page: Resource<PageHandle>) -> wasmtime::Result<()> {

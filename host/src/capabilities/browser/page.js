@@ -121,6 +121,7 @@
     if (role && INTERACTIVE_ROLES.has(role)) return true;
     if (role === 'password' || role === 'file') return true;
     if (el.hasAttribute('onclick')) return true;
+    if (el.getAttribute('draggable') === 'true') return true;
     const tabindex = el.getAttribute('tabindex');
     return tabindex !== null && Number(tabindex) >= 0 && el.tagName !== 'DIV' ? true : false;
   };
@@ -140,6 +141,10 @@
       return null;
     }
     if (role === 'textbox' && el.isContentEditable) return clean(el.innerText, 200);
+    if (['slider', 'spinbutton', 'progressbar', 'scrollbar', 'meter'].includes(role)) {
+      const v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow');
+      if (v !== null) return clean(v, 60);
+    }
     return null;
   };
 
@@ -164,6 +169,7 @@
       out.push(['options', opts.length > 12 ? `${shown} | …(${opts.length} total)` : shown]);
     }
     if (tag === 'textarea') out.push(['multiline', 'true']);
+    if (el.getAttribute('draggable') === 'true') out.push(['draggable', 'true']);
     return out;
   };
 
@@ -388,5 +394,61 @@
   const hasText = (t) => !!document.body && (document.body.innerText || '').includes(t);
   const hasSelector = (s) => !!document.querySelector(s);
 
-  return { doc, snapshot, point, rectOf, focus, changed, select, checked, hasText, hasSelector, find, idOf };
+  // Focus any element that can take the keyboard focus (not only text fields).
+  const focusOnly = (id) => {
+    const el = find(id);
+    if (!el) return { gone: true };
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    el.focus({ preventScroll: true });
+    const active = el.ownerDocument.activeElement;
+    if (active !== el && !el.contains(active)) return { error: 'it cannot take the keyboard focus' };
+    return { ok: true };
+  };
+
+  // A click on the element itself, whatever covers it and whether or not it looks enabled.
+  const domClick = (id) => {
+    const el = find(id);
+    if (!el) return { gone: true };
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    if (typeof el.click === 'function') el.click();
+    else el.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, composed: true }));
+    return { ok: true };
+  };
+
+  // Whether activating the element opens a new window: a link or a form submit aimed at
+  // _blank, or a link clicked with a modifier key or the middle button.
+  const opensWindow = (id, modified) => {
+    const el = find(id);
+    if (!el) return false;
+    const blank = (t) => (t || '').toLowerCase() === '_blank';
+    const base = document.querySelector('base[target]');
+    const link = el.closest('a[href], area[href]');
+    if (link) return modified || blank(link.getAttribute('target') || (base && base.getAttribute('target')));
+    const submit = el.matches('button:not([type]), button[type=submit], input[type=submit], input[type=image]');
+    if (submit && el.form) return blank(el.getAttribute('formtarget') || el.form.getAttribute('target'));
+    return false;
+  };
+
+  // Whether the page starts a native drag (a dragstart it does not cancel) during a drag.
+  let dragWatch = null;
+  const watchDrag = () => {
+    if (dragWatch) window.removeEventListener('dragstart', dragWatch.listener, true);
+    const w = { event: null };
+    w.listener = (e) => { w.event = e; };
+    window.addEventListener('dragstart', w.listener, true);
+    dragWatch = w;
+    return { ok: true };
+  };
+  const dragStarted = (end) => {
+    const w = dragWatch;
+    if (!w) return false;
+    if (end) {
+      window.removeEventListener('dragstart', w.listener, true);
+      dragWatch = null;
+    }
+    return !!(w.event && !w.event.defaultPrevented);
+  };
+
+  return { doc, snapshot, point, rectOf, focus, changed, select, checked, hasText, hasSelector, find, idOf,
+    focusOnly, domClick, watchDrag, dragStarted, opensWindow };
 })

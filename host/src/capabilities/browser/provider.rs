@@ -120,6 +120,8 @@ pub struct TabState {
     pub crashed: bool,
     /// The tab's own owner (capture tabs in the shared default context); else the context's.
     pub owner: Option<Owner>,
+    /// The data of a native drag the browser held back for Warden to carry out (see `pointer.rs`).
+    pub drag: Option<Value>,
 }
 
 #[derive(Default)]
@@ -473,6 +475,29 @@ impl Live {
         ready_popups(&self.lock(), opener)
     }
 
+    /// Every tab the page `opener` opened that is still open, shown or not.
+    pub fn children_of(&self, opener: &str) -> usize {
+        self.lock()
+            .tabs
+            .values()
+            .filter(|t| t.opener.as_deref() == Some(opener))
+            .count()
+    }
+
+    /// Wait until `opener` has opened more than `before` tabs; false when it did not.
+    pub async fn wait_child(&self, opener: &str, before: usize, timeout: Duration) -> bool {
+        self.wait_for(timeout, |st| {
+            let n = st
+                .tabs
+                .values()
+                .filter(|t| t.opener.as_deref() == Some(opener))
+                .count();
+            (n > before).then_some(())
+        })
+        .await
+        .is_ok()
+    }
+
     /// Wait until `opener` has more than `before` such popups.
     pub async fn wait_popup(&self, opener: &str, before: usize, timeout: Duration) {
         let _ = self
@@ -583,6 +608,7 @@ impl Live {
                     secrets: Vec::new(),
                     crashed: false,
                     owner,
+                    drag: None,
                 },
             );
             drop(st);
@@ -732,6 +758,7 @@ impl Live {
             }
             "Page.javascriptDialogClosed" => tab.dialog = None,
             "Inspector.targetCrashed" => tab.crashed = true,
+            "Input.dragIntercepted" => tab.drag = Some(p["data"].clone()),
             _ => return,
         }
         drop(st);

@@ -19,6 +19,8 @@ const WORLD: &str = "__warden__";
 const SETTLE: Duration = Duration::from_millis(150);
 /// How long a navigation watches for the page moving on by itself after it loaded.
 const AFTER_LOAD: Duration = Duration::from_millis(400);
+/// How long an action that opens a window waits for the browser to announce its tab.
+const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
 /// How long an action waits for a window it opened to show its URL.
 const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an action waits for the navigation it started.
@@ -71,6 +73,14 @@ pub struct Click {
     pub modifiers: i64,
 }
 
+/// Counts of the windows a tab has opened (see [`Tab::settle_for`]).
+#[derive(Debug, Clone, Copy)]
+struct Windows {
+    opens: u64,
+    popups: usize,
+    children: usize,
+}
+
 /// A tab of a running browser.
 #[derive(Clone)]
 pub struct Tab {
@@ -97,15 +107,15 @@ fn gone(handle: u64) -> BrowserError {
 }
 
 impl Tab {
-    fn session(&self) -> Result<String> {
+    pub(super) fn session(&self) -> Result<String> {
         self.live.with_tab(&self.target, |t| t.session.clone())
     }
 
-    fn state<R>(&self, f: impl FnOnce(&mut TabState) -> R) -> Result<R> {
+    pub(super) fn state<R>(&self, f: impl FnOnce(&mut TabState) -> R) -> Result<R> {
         self.live.with_tab(&self.target, f)
     }
 
-    async fn call(&self, method: &str, params: Value) -> Result<Value> {
+    pub(super) async fn call(&self, method: &str, params: Value) -> Result<Value> {
         let session = self.session()?;
         Ok(self
             .live
@@ -115,7 +125,7 @@ impl Tab {
     }
 
     /// Fail fast when a dialog blocks the page: scripts and input would hang behind it.
-    fn no_dialog(&self) -> Result<()> {
+    pub(super) fn no_dialog(&self) -> Result<()> {
         match self.state(|t| t.dialog.clone())? {
             Some(d) => Err(BrowserError::Invalid(format!(
                 "a {} dialog is open (\"{}\"); answer it first (browse_dialog)",
@@ -158,7 +168,7 @@ impl Tab {
         .flatten()
     }
 
-    fn blocked_seq(&self) -> Result<u64> {
+    pub(super) fn blocked_seq(&self) -> Result<u64> {
         self.state(|t| t.blocked_seq)
     }
 
@@ -185,7 +195,7 @@ impl Tab {
             self.wait_loaded(Some(loader), wait, timeout).await?;
         }
         // A page may move on by itself right after loading (meta refresh, script redirect).
-        self.settle_for(seq, AFTER_LOAD).await?;
+        self.settle_for(seq, AFTER_LOAD, None).await?;
         self.url()
     }
 
@@ -221,13 +231,33 @@ impl Tab {
 
     /// After an action: if it started a navigation, wait for the new document; if the guard
     /// blocked one, fail with its message.
-    async fn settle(&self, seq: u64) -> Result<()> {
-        self.settle_for(seq, SETTLE).await
+    pub(super) async fn settle(&self, seq: u64) -> Result<()> {
+        self.settle_for(seq, SETTLE, None).await
     }
 
-    async fn settle_for(&self, seq: u64, window: Duration) -> Result<()> {
-        let (loader, nav, opens) = self.state(|t| (t.loader.clone(), t.nav_seq, t.window_opens))?;
-        let popups = self.live.popups_of(&self.target);
+    /// What the tab had opened before an action, to tell the windows the action opens.
+    fn windows(&self) -> Result<Windows> {
+        Ok(Windows {
+            opens: self.state(|t| t.window_opens)?,
+            popups: self.live.popups_of(&self.target),
+            children: self.live.children_of(&self.target),
+        })
+    }
+
+    /// [`Tab::settle`]; with `popup`, the action was one that opens a new window (a
+    /// `target=_blank` link, a modified click on a link), whose tab the browser may announce
+    /// only after the action's own answer: wait for it, counting from what the tab had
+    /// opened before the action.
+    async fn settle_for(&self, seq: u64, window: Duration, popup: Option<Windows>) -> Result<()> {
+        let (loader, nav) = self.state(|t| (t.loader.clone(), t.nav_seq))?;
+        let Windows {
+            opens,
+            popups,
+            children,
+        } = match popup {
+            Some(before) => before,
+            None => self.windows()?,
+        };
         let started = self
             .live
             .wait_tab(&self.target, window, |t| {
@@ -253,9 +283,18 @@ impl Tab {
                 })
                 .await;
         }
-        // A new window the action opened: wait until its tab is attached (and guarded), so the
-        // answer can name it.
-        if self.state(|t| t.window_opens > opens)? {
+        // A new window the action opened, seen as the page's window.open or as a new tab whose
+        // opener is this one (either may come first): wait until it shows its URL (or its
+        // navigation is blocked), so the answer can name it.
+        let mut opened = self.state(|t| t.window_opens > opens)?
+            || self.live.children_of(&self.target) > children;
+        if popup.is_some() && !opened {
+            opened = self
+                .live
+                .wait_child(&self.target, children, POPUP_ANNOUNCE)
+                .await;
+        }
+        if opened {
             self.live
                 .wait_popup(&self.target, popups, POPUP_TIMEOUT)
                 .await;
@@ -334,7 +373,12 @@ impl Tab {
 
     /// Call `__warden.<call>` in Warden's isolated world of `frame`; with `expect`, only in
     /// that document (else the answer is `{gone: true}`). Returns the document number.
-    async fn world(&self, frame: &str, call: &str, expect: Option<u32>) -> Result<(u32, Value)> {
+    pub(super) async fn world(
+        &self,
+        frame: &str,
+        call: &str,
+        expect: Option<u32>,
+    ) -> Result<(u32, Value)> {
         let world = self
             .call(
                 "Page.createIsolatedWorld",
@@ -377,7 +421,7 @@ impl Tab {
     }
 
     /// Call `__warden.<call>` for the node of `handle`, mapping "gone"/"error" answers.
-    async fn on_node(
+    pub(super) async fn on_node(
         &self,
         handle: u64,
         call: impl FnOnce(u64) -> String,
@@ -399,7 +443,7 @@ impl Tab {
     }
 
     /// Where `frame`'s viewport sits in the main frame's viewport.
-    async fn frame_offset(&self, frame: &str) -> Result<(f64, f64)> {
+    pub(super) async fn frame_offset(&self, frame: &str) -> Result<(f64, f64)> {
         if frame == self.target {
             return Ok((0.0, 0.0));
         }
@@ -477,7 +521,7 @@ impl Tab {
 
     /// Send an input event; a dialog opened by it ends the wait (the browser answers the
     /// event only once the dialog is closed).
-    async fn input(&self, method: &str, params: Value) -> Result<()> {
+    pub(super) async fn input(&self, method: &str, params: Value) -> Result<()> {
         let session = self.session()?;
         let cdp = self.live.cdp.clone();
         let method_owned = method.to_string();
@@ -495,9 +539,14 @@ impl Tab {
     }
 
     /// Scroll the element into view and return where to click it, in main-frame coordinates.
-    async fn point(&self, handle: u64) -> Result<(f64, f64)> {
+    pub(super) async fn point(&self, handle: u64) -> Result<(f64, f64)> {
+        self.point_of(handle, false).await
+    }
+
+    /// [`Tab::point`]; with `force`, without the disabled and covered checks.
+    pub(super) async fn point_of(&self, handle: u64, force: bool) -> Result<(f64, f64)> {
         let (frame, p) = self
-            .on_node(handle, |n| format!("point({n}, false)"))
+            .on_node(handle, |n| format!("point({n}, {force})"))
             .await?;
         let (ox, oy) = self.frame_offset(&frame).await?;
         Ok((
@@ -509,11 +558,22 @@ impl Tab {
     pub async fn click(&self, handle: u64, click: Click) -> Result<()> {
         self.no_dialog()?;
         let (x, y) = self.point(handle).await?;
-        self.click_at(x, y, click).await
+        // Modifier keys or the middle button open a link in a new tab.
+        let modified = click.button == "middle" || click.modifiers & !keys::ALT != 0;
+        let popup = self
+            .on_node(handle, |n| format!("opensWindow({n}, {modified})"))
+            .await
+            .is_ok_and(|(_, v)| v.as_bool() == Some(true));
+        self.click_with(x, y, click, popup).await
     }
 
     pub async fn click_at(&self, x: f64, y: f64, click: Click) -> Result<()> {
+        self.click_with(x, y, click, false).await
+    }
+
+    async fn click_with(&self, x: f64, y: f64, click: Click, popup: bool) -> Result<()> {
         self.no_dialog()?;
+        let before = if popup { Some(self.windows()?) } else { None };
         let seq = self.blocked_seq()?;
         self.mouse("mouseMoved", x, y, click).await?;
         for n in 1..=click.count.max(1) {
@@ -527,7 +587,7 @@ impl Tab {
                 return Ok(());
             }
         }
-        self.settle(seq).await
+        self.settle_for(seq, SETTLE, before).await
     }
 
     pub async fn hover(&self, handle: u64) -> Result<()> {
@@ -538,7 +598,7 @@ impl Tab {
 
     pub async fn focus(&self, handle: u64) -> Result<()> {
         self.no_dialog()?;
-        self.on_node(handle, |n| format!("focus({n}, false)"))
+        self.on_node(handle, |n| format!("focusOnly({n})"))
             .await
             .map(|_| ())
     }
