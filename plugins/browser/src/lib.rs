@@ -5,9 +5,13 @@
 //! `@eN` text, keeps refs stable per DOM node, and answers actions with a diff of the page.
 
 mod actions;
+mod emulate;
+mod observe;
 mod refs;
 mod render;
+mod route;
 mod state;
+mod storage;
 mod tabs;
 
 use refs::RefArg;
@@ -447,7 +451,8 @@ fn plugin() -> Plugin {
                 )
                 .open_world(),
         );
-    tabs::register(actions::register(p))
+    let p = tabs::register(actions::register(p));
+    storage::register(emulate::register(route::register(observe::register(p))))
 }
 
 warden_sdk::export_plugin!(plugin);
