@@ -9,6 +9,9 @@ use std::time::Duration;
 use crate::CapabilityError;
 use crate::bindings::warden::browser::browser as wit;
 
+mod net;
+pub use net::*;
+
 pub use wit::{
     ClickOptions, Cookie, DialogInfo, DragKind, Element, ElementStates, FrameInfo, Modifiers,
     MouseButton, Overlay, PageMeta, PdfOptions, Rect, Snapshot, TabInfo,

@@ -83,6 +83,7 @@ pub struct BrowserGrant {
     pub eval_js: bool,
     pub upload_dirs: Vec<PathBuf>,
     pub secrets: Vec<String>,
+    pub profiles: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -127,8 +128,8 @@ impl Grants {
         }
         if let Some(b) = &self.browser {
             parts.push(format!(
-                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}",
-                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.secrets
+                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}, browser.profiles = {:?}",
+                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.secrets, b.profiles
             ));
         }
         if let Some(t) = &self.terminal {
@@ -349,6 +350,23 @@ impl Grants {
                 "grants.browser.cookies",
                 "cookies".into(),
                 "set grants.browser.cookies = true".into(),
+            ))
+        }
+    }
+
+    /// May this plugin open a session with browser profile `name`?
+    pub fn check_browser_profile(&self, name: &str) -> Result<(), Denied> {
+        if self
+            .browser
+            .as_ref()
+            .is_some_and(|b| b.profiles.iter().any(|p| p == name))
+        {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.browser.profiles",
+                format!("browser profile '{name}'"),
+                format!("add \"{name}\" to grants.browser.profiles"),
             ))
         }
     }

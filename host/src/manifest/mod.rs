@@ -141,6 +141,20 @@ pub struct BrowserConfig {
     pub secrets: BTreeMap<String, SecretSource>,
     /// `[capture] profile_dir`: the persistent profile of the capture browser.
     pub capture_profile: PathBuf,
+    /// `[browser.profiles]`, by name.
+    pub profiles: BTreeMap<String, BrowserProfile>,
+}
+
+/// A `[browser.profiles.NAME]`, validated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BrowserProfile {
+    pub proxy: Option<String>,
+    pub proxy_bypass: Vec<String>,
+    pub locale: Option<String>,
+    pub timezone: Option<String>,
+    pub user_agent: Option<String>,
+    /// width, height, device scale, mobile.
+    pub viewport: Option<(u32, u32, f64, bool)>,
 }
 
 /// Where a secret (a client's bearer token, a password for a page) comes from. Resolved when
@@ -240,6 +254,7 @@ impl Manifest {
             base,
             diagnostics: Vec::new(),
             secret_names: Vec::new(),
+            profile_names: Vec::new(),
         };
         let file: ManifestFile = match toml::from_str(text) {
             Ok(f) => f,
@@ -275,6 +290,8 @@ struct Validator<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Names under `[browser.secrets]`, which `grants.browser.secrets` may name.
     secret_names: Vec<String>,
+    /// Names under `[browser.profiles]`, which `grants.browser.profiles` may name.
+    profile_names: Vec<String>,
 }
 
 impl Validator<'_> {
@@ -452,7 +469,25 @@ impl Validator<'_> {
             }
             self.secret_names.push(name);
         }
+        let mut profiles = BTreeMap::new();
+        for (name, spec) in file.browser.profiles {
+            let span = spec.span();
+            if !valid_name(&name) {
+                self.error(
+                    span.clone(),
+                    format!("browser.profiles: name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+                );
+            }
+            match browser_profile(spec.into_inner()) {
+                Ok(profile) => {
+                    profiles.insert(name.clone(), profile);
+                }
+                Err(why) => self.error(span, format!("browser.profiles.{name}: {why}")),
+            }
+            self.profile_names.push(name);
+        }
         let browser = BrowserConfig {
+            profiles,
             executable: file.browser.executable.map(|p| self.resolve(&p)),
             endpoint: file.browser.endpoint,
             headless: file.browser.headless.unwrap_or(true),
@@ -687,6 +722,7 @@ impl Validator<'_> {
                 .map(|d| self.resolve(d.get_ref()))
                 .collect(),
             secrets: self.secret_grants(&b.secrets),
+            profiles: self.profile_grants(&b.profiles),
         });
         let terminal = spec.terminal.map(|t| TerminalGrant {
             local: t.local,
@@ -744,6 +780,18 @@ impl Validator<'_> {
         names.iter().map(|n| n.get_ref().clone()).collect()
     }
 
+    fn profile_grants(&mut self, names: &[Spanned<String>]) -> Vec<String> {
+        for n in names {
+            if !self.profile_names.contains(n.get_ref()) {
+                self.error(
+                    n.span(),
+                    format!("grants.browser.profiles: unknown profile \"{}\"; define it as [browser.profiles.{}]", n.get_ref(), n.get_ref()),
+                );
+            }
+        }
+        names.iter().map(|n| n.get_ref().clone()).collect()
+    }
+
     fn aliases(
         &mut self,
         key: &str,
@@ -773,6 +821,67 @@ impl Validator<'_> {
 fn glob_reason(e: &globset::Error) -> String {
     // globset's Display repeats the pattern; keep only the reason.
     e.kind().to_string()
+}
+
+/// Check a profile: a proxy URL Chromium can use, and emulation values it accepts.
+fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> {
+    if let Some(proxy) = &spec.proxy {
+        let url = url::Url::parse(proxy).map_err(|e| {
+            format!("proxy \"{proxy}\" is not a URL ({e}); write it like \"http://proxy.internal:3128\" or \"socks5://127.0.0.1:1080\"")
+        })?;
+        if !matches!(url.scheme(), "http" | "https" | "socks4" | "socks5") {
+            return Err(format!(
+                "proxy scheme \"{}\" is not supported; use http, https, socks4 or socks5",
+                url.scheme()
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("proxy credentials in the URL are not supported (Chromium ignores them); use a proxy that authorizes by address".into());
+        }
+        if url.host_str().is_none_or(str::is_empty) || url.path().len() > 1 || url.query().is_some()
+        {
+            return Err(format!(
+                "proxy \"{proxy}\" must be scheme://host[:port] with nothing after it"
+            ));
+        }
+    } else if !spec.proxy_bypass.is_empty() {
+        return Err("proxy_bypass needs proxy".into());
+    }
+    if let Some(rule) = spec
+        .proxy_bypass
+        .iter()
+        .find(|r| r.is_empty() || r.contains([',', ';', ' ']))
+    {
+        return Err(format!(
+            "proxy_bypass entry \"{rule}\" must be one host pattern (no spaces, commas or semicolons)"
+        ));
+    }
+    let viewport = spec
+        .viewport
+        .map(|v| (v.width, v.height, v.device_scale.unwrap_or(1.0), v.mobile));
+    let emulation = crate::capabilities::browser::profile_check::Emulation {
+        viewport: viewport.map(|(width, height, device_scale, mobile)| {
+            crate::capabilities::browser::profile_check::Viewport {
+                width,
+                height,
+                device_scale,
+                mobile,
+            }
+        }),
+        user_agent: spec.user_agent.clone(),
+        locale: spec.locale.clone(),
+        timezone: spec.timezone.clone(),
+        ..Default::default()
+    };
+    emulation.validate().map_err(|e| e.to_string())?;
+    Ok(BrowserProfile {
+        proxy: spec.proxy,
+        proxy_bypass: spec.proxy_bypass,
+        locale: spec.locale,
+        timezone: spec.timezone,
+        user_agent: spec.user_agent,
+        viewport,
+    })
 }
 
 fn valid_name(s: &str) -> bool {

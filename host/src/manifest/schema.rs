@@ -117,6 +117,43 @@ pub struct BrowserSection {
     /// (`grants.browser.secrets`). Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD" }`.
     #[serde(default)]
     pub secrets: BTreeMap<String, Spanned<SecretSpec>>,
+    /// Session profiles plugins granted them by name (`grants.browser.profiles`) may open
+    /// sessions with. Example: `[browser.profiles.de] locale = "de-DE", proxy = "http://proxy:3128"`.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Spanned<ProfileSpec>>,
+}
+
+/// `[browser.profiles.NAME]`: how a session opened with this profile reaches the web and
+/// what it presents itself as.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// Proxy for the session's requests. Example: `proxy = "socks5://127.0.0.1:1080"`.
+    pub proxy: Option<String>,
+    /// Hosts that bypass the proxy (Chromium's bypass rules). Example: `proxy_bypass = ["*.internal"]`.
+    #[serde(default)]
+    pub proxy_bypass: Vec<String>,
+    /// Example: `locale = "de-DE"`.
+    pub locale: Option<String>,
+    /// Example: `timezone = "Europe/Berlin"`.
+    pub timezone: Option<String>,
+    /// Example: `user_agent = "Mozilla/5.0 ..."`.
+    pub user_agent: Option<String>,
+    /// Example: `viewport = { width = 1280, height = 800 }`.
+    pub viewport: Option<ViewportSpec>,
+}
+
+/// A profile's viewport.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewportSpec {
+    pub width: u32,
+    pub height: u32,
+    /// Device pixel ratio. Default 1.
+    pub device_scale: Option<f64>,
+    /// Default `false`.
+    #[serde(default)]
+    pub mobile: bool,
 }
 
 /// `[capture]`
@@ -235,6 +272,9 @@ pub struct BrowserGrantSpec {
     /// Names of secrets the host may type into pages. Example: `secrets = ["APP_PASSWORD"]`.
     #[serde(default)]
     pub secrets: Vec<Spanned<String>>,
+    /// Names under `[browser.profiles]` sessions may be opened with. Example: `profiles = ["de"]`.
+    #[serde(default)]
+    pub profiles: Vec<Spanned<String>>,
 }
 
 /// `grants.terminal`

@@ -44,6 +44,33 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:2:6: browser.secrets.PW: set exactly one of env (preferred) or value",
         ),
         (
+            "profile granted but not defined",
+            format!(
+                "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], profiles = [\"de\"] }}\n"
+            ),
+            "warden.toml:4:65: grants.browser.profiles: unknown profile \"de\"; define it as [browser.profiles.de]",
+        ),
+        (
+            "profile proxy with an unsupported scheme",
+            format!("[browser.profiles]\nde = {{ proxy = \"ftp://proxy:21\" }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.profiles.de: proxy scheme \"ftp\" is not supported; use http, https, socks4 or socks5",
+        ),
+        (
+            "profile proxy with credentials",
+            format!("[browser.profiles]\nde = {{ proxy = \"http://u:p@proxy:3128\" }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.profiles.de: proxy credentials in the URL are not supported (Chromium ignores them); use a proxy that authorizes by address",
+        ),
+        (
+            "profile with a bad timezone",
+            format!("[browser.profiles]\nde = {{ timezone = \"Berlin time\" }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.profiles.de: timezone \"Berlin time\" is not an IANA zone such as Europe/Berlin or America/New_York",
+        ),
+        (
+            "profile bypass without a proxy",
+            format!("[browser.profiles]\nde = {{ proxy_bypass = [\"*.internal\"] }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.profiles.de: proxy_bypass needs proxy",
+        ),
+        (
             "unknown grant key",
             format!("{PLUGIN}grants.network = {{ any = true }}\n"),
             "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`",

@@ -5,10 +5,14 @@
 //! `@eN` text, keeps refs stable per DOM node, and answers actions with a diff of the page.
 
 mod actions;
+mod emulate;
 mod gestures;
+mod observe;
 mod refs;
 mod render;
+mod route;
 mod state;
+mod storage;
 mod tabs;
 
 use refs::RefArg;
@@ -448,7 +452,8 @@ fn plugin() -> Plugin {
                 )
                 .open_world(),
         );
-    gestures::register(tabs::register(actions::register(p)))
+    let p = gestures::register(tabs::register(actions::register(p)));
+    storage::register(emulate::register(route::register(observe::register(p))))
 }
 
 warden_sdk::export_plugin!(plugin);

@@ -46,6 +46,9 @@ struct SessionArgs {
     action: Option<String>,
     /// The session's name (letters, digits, - and _).
     name: Option<String>,
+    /// For create: a browser profile the administrator defined (proxy, locale, timezone,
+    /// user agent, viewport). Needs grant browser.profiles.
+    profile: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -163,10 +166,20 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
             let name = args
                 .name
                 .ok_or_else(|| ToolError::invalid_arguments(format!("{action} needs name")))?;
+            if action == "create" {
+                browser::create_session(&name, args.profile.as_deref())?;
+            } else if args.profile.is_some() {
+                return Err(ToolError::invalid_arguments(
+                    "profile goes with create, not switch",
+                ));
+            }
             st.current = name.clone();
             st.tab()?;
             Ok(format!(
-                "Current session: \"{name}\" (isolated cookies, storage and tabs). Open a page with browse_navigate."
+                "Current session: \"{name}\"{} (isolated cookies, storage and tabs). Open a page with browse_navigate.",
+                args.profile
+                    .map(|p| format!(" with profile \"{p}\""))
+                    .unwrap_or_default()
             ))
         }
         "close" => {
@@ -266,7 +279,8 @@ pub fn register(p: Plugin) -> Plugin {
             .title("Sessions")
             .description(
                 "List, create, switch or close browser sessions. Each session is isolated: its own \
-                 cookies, storage and tabs (log in as two users at once).",
+                 cookies, storage and tabs (log in as two users at once). create may take a profile \
+                 the administrator defined (proxy, locale, timezone, user agent, viewport).",
             ),
     )
     .tool(

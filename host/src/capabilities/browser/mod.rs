@@ -3,20 +3,31 @@
 //! cookies and secrets have grants of their own. Secret values never reach the plugin.
 
 mod cdp;
+mod emulation;
 mod keys;
 mod launch;
+mod observe;
 mod pdf;
 mod pointer;
+mod profiles;
 pub(crate) mod provider;
+mod routes;
+mod storage;
 pub(crate) mod tab;
+mod wit_extras;
 
 pub use provider::BrowserProvider;
 
+/// What `[browser.profiles]` are checked against at manifest load.
+pub mod profile_check {
+    pub use super::emulation::{Emulation, Viewport};
+}
+
 use crate::manifest::grants::Denied;
 use crate::runtime::bindings::warden::browser::browser::{
-    ClickOptions, Cookie, DialogInfo, Element, ElementStates, FrameInfo, Host, HostPage, Modifiers,
-    MouseButton, Overlay, PageMeta, Rect, ScreenshotArea, Snapshot, TabInfo, WaitCondition,
-    WaitUntil,
+    ClickOptions, ConsoleLog, Cookie, DialogInfo, Element, ElementStates, Emulation, FrameInfo,
+    Host, HostPage, Modifiers, MouseButton, NetworkLog, NetworkQuery, Overlay, PageMeta, Rect,
+    Route, RouteAction, ScreenshotArea, Snapshot, StorageArea, TabInfo, WaitCondition, WaitUntil,
 };
 use crate::runtime::bindings::warden::browser::browser::{
     DragKind, DragOptions, DragTarget, PdfOptions,
@@ -345,6 +356,88 @@ impl Host for PluginState {
             Some(live) => live.sessions_of(self.plugin()),
             None => Vec::new(),
         })
+    }
+
+    // Logs, routes, emulation and storage: see `wit_extras.rs`.
+
+    async fn console_messages(
+        &mut self,
+        page: Resource<PageHandle>,
+        since_last: bool,
+        clear: bool,
+    ) -> Result<ConsoleLog, Error> {
+        self.console_messages_impl(page, since_last, clear).await
+    }
+
+    async fn network_requests(
+        &mut self,
+        page: Resource<PageHandle>,
+        query: NetworkQuery,
+    ) -> Result<NetworkLog, Error> {
+        self.network_requests_impl(page, query).await
+    }
+
+    async fn add_route(
+        &mut self,
+        session: Option<String>,
+        url_glob: String,
+        action: RouteAction,
+    ) -> Result<u32, Error> {
+        self.add_route_impl(session, url_glob, action).await
+    }
+
+    async fn remove_route(&mut self, session: Option<String>, id: u32) -> Result<(), Error> {
+        self.remove_route_impl(session, id).await
+    }
+
+    async fn list_routes(&mut self, session: Option<String>) -> Result<Vec<Route>, Error> {
+        self.list_routes_impl(session).await
+    }
+
+    async fn set_emulation(
+        &mut self,
+        session: Option<String>,
+        emulation: Emulation,
+    ) -> Result<(), Error> {
+        self.set_emulation_impl(session, emulation).await
+    }
+
+    async fn get_emulation(&mut self, session: Option<String>) -> Result<Emulation, Error> {
+        self.get_emulation_impl(session).await
+    }
+
+    async fn storage_items(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+    ) -> Result<Vec<(String, String)>, Error> {
+        self.storage_items_impl(page, area).await
+    }
+
+    async fn set_storage_item(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+        key: String,
+        value: Option<String>,
+    ) -> Result<(), Error> {
+        self.set_storage_item_impl(page, area, key, value).await
+    }
+
+    async fn clear_storage(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+    ) -> Result<(), Error> {
+        self.clear_storage_impl(page, area).await
+    }
+
+    async fn create_session(
+        &mut self,
+        session: String,
+        profile: Option<String>,
+    ) -> Result<(), Error> {
+        self.create_session_impl(session, profile).await
     }
 }
 

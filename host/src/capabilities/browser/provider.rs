@@ -9,6 +9,8 @@
 
 use super::cdp::{Cdp, CdpError, Event};
 use super::launch::{self, Launched};
+use super::observe::TabLog;
+use super::routes::{self, Action, SessionExtras};
 use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Grants;
 use crate::runtime::sandbox::GuestScope;
@@ -122,16 +124,20 @@ pub struct TabState {
     pub owner: Option<Owner>,
     /// The data of a native drag the browser held back for Warden to carry out (see `pointer.rs`).
     pub drag: Option<Value>,
+    /// Console messages and requests (`observe.rs`).
+    pub log: TabLog,
 }
 
 #[derive(Default)]
-struct State {
-    contexts: HashMap<String, Owner>,
+pub(super) struct State {
+    pub(super) contexts: HashMap<String, Owner>,
     /// The browser's default (persistent) context, whose tabs the capture provider opens.
     default_context: Option<String>,
-    by_owner: HashMap<(String, String), String>,
-    tabs: HashMap<String, TabState>,
+    pub(super) by_owner: HashMap<(String, String), String>,
+    pub(super) tabs: HashMap<String, TabState>,
     sessions: HashMap<String, String>,
+    /// Routes and emulation of each context that has any.
+    pub(super) extras: HashMap<String, SessionExtras>,
 }
 
 /// A running browser and the connection to it.
@@ -285,7 +291,7 @@ impl Live {
         Ok(live)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock leaves plain data behind; keep serving.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -363,6 +369,7 @@ impl Live {
             .await?;
         let mut st = self.lock();
         st.contexts.remove(&id);
+        st.extras.remove(&id);
         st.tabs.retain(|_, t| t.context != id);
         Ok(())
     }
@@ -383,6 +390,17 @@ impl Live {
         })
         .await
         .map_err(|_| BrowserError::Timeout("the new tab did not attach within 30 s".into()))?;
+        // The renderer answers in order: once it answers this, it has applied the set-up sent
+        // on attach (logs, emulation), so the tab's first navigation starts with it in place.
+        let session = self.lock().tabs.get(&target).map(|t| t.session.clone());
+        if let Some(session) = session {
+            let settled = self.cdp.call_raw(
+                Some(&session),
+                "Runtime.evaluate",
+                json!({ "expression": "0" }),
+            );
+            let _ = tokio::time::timeout(SETUP_TIMEOUT, settled).await;
+        }
         Ok(target)
     }
 
@@ -589,7 +607,7 @@ impl Live {
                 target.clone(),
                 TabState {
                     session: session.clone(),
-                    context,
+                    context: context.clone(),
                     url: s(info, "url").to_string(),
                     title: s(info, "title").to_string(),
                     opener,
@@ -609,18 +627,30 @@ impl Live {
                     crashed: false,
                     owner,
                     drag: None,
+                    log: TabLog::default(),
                 },
             );
+            // The session's routes and emulation, read under the same lock that made the tab
+            // visible, so a change made meanwhile reaches the tab one way or the other.
+            let extras = st.extras.get(&context);
+            let routed = extras.is_some_and(|x| !x.routes.is_empty());
+            let emulation = extras
+                .filter(|x| x.emulation != Default::default())
+                .map(|x| x.emulation.commands())
+                .unwrap_or_default();
             drop(st);
             // In order on the tab's session: guard first, then let the tab run.
             let send =
                 |method: &str, params: Value| self.cdp.send_raw(Some(&session), method, params);
-            send(
-                "Fetch.enable",
-                json!({ "patterns": [{ "urlPattern": "*", "resourceType": "Document", "requestStage": "Request" }] }),
-            );
+            send("Fetch.enable", routes::fetch_patterns(routed));
             send("Page.enable", json!({}));
             send("Page.setLifecycleEventsEnabled", json!({ "enabled": true }));
+            send("Network.enable", json!({}));
+            send("Runtime.enable", json!({}));
+            send("Log.enable", json!({}));
+            for (method, params) in emulation {
+                send(method, params);
+            }
             send("Runtime.runIfWaitingForDebugger", json!({}));
             self.bump();
         } else {
@@ -642,10 +672,15 @@ impl Live {
     }
 
     /// The origin guard: every document request (top-level or frame) of a tab is checked
-    /// against the grants of the plugin that owns the tab's context.
+    /// against the grants of the plugin that owns the tab's context. Then the session's
+    /// routes: when it has any, every request of its tabs is paused here, and the first
+    /// matching route blocks or answers it. Every paused request is answered exactly once.
     fn on_request(&self, session: Option<&str>, p: &Value) {
         let request_id = s(p, "requestId").to_string();
+        let network_id = p["networkId"].as_str().unwrap_or(&request_id).to_string();
         let url = s(&p["request"], "url").to_string();
+        // Sub-resources are paused only for routes; the guard is about documents.
+        let document = matches!(s(p, "resourceType"), "Document" | "");
         let mut st = self.lock();
         let target = session.and_then(|sid| st.sessions.get(sid)).cloned();
         let verdict = target
@@ -654,6 +689,7 @@ impl Live {
             .and_then(|tab| tab.owner.as_ref().or_else(|| st.contexts.get(&tab.context)))
             .map(|owner| {
                 let decision = match Url::parse(&url) {
+                    Ok(_) if !document => Ok(()),
                     Ok(parsed) => self.guard.check(&owner.grants, &parsed),
                     Err(e) => Err(format!("{url} is not a valid URL: {e}")),
                 };
@@ -674,6 +710,15 @@ impl Live {
                             .then(|| t.opener.clone())
                             .flatten()
                     });
+                    if let Some(tab) = st.tabs.get_mut(target) {
+                        tab.log.note(
+                            &network_id,
+                            "origin guard".into(),
+                            &method_of(p),
+                            &url,
+                            s(p, "resourceType"),
+                        );
+                    }
                     for id in std::iter::once(target.clone()).chain(opener) {
                         if let Some(tab) = st.tabs.get_mut(&id) {
                             tab.blocked.push(message.clone());
@@ -686,22 +731,58 @@ impl Live {
             // A request from a tab we do not know: fail closed.
             None => false,
         };
+        // Past the guard: the first route of the tab's session that matches.
+        let routed = allowed
+            .then(|| {
+                let target = target.as_ref()?;
+                let context = &st.tabs.get(target)?.context;
+                let route = st.extras.get(context)?.route_for(&url)?;
+                Some((route.glob.clone(), route.action.clone()))
+            })
+            .flatten();
+        if let (Some((glob, action)), Some(tab)) =
+            (&routed, target.as_ref().and_then(|t| st.tabs.get_mut(t)))
+        {
+            let what = match action {
+                Action::Block => format!("route {glob}"),
+                Action::Mock(_) => format!("mock {glob}"),
+            };
+            tab.log
+                .note(&network_id, what, &method_of(p), &url, s(p, "resourceType"));
+        }
         drop(st);
         // A 204 answer cancels a navigation and leaves the tab on the page it was showing
         // (a failed request would replace it with an error page); the site sees nothing.
-        let (method, params) = if allowed {
-            ("Fetch.continueRequest", json!({ "requestId": request_id }))
-        } else {
-            (
+        let (method, params) = match (allowed, routed) {
+            (false, _) => (
                 "Fetch.fulfillRequest",
                 json!({ "requestId": request_id, "responseCode": 204, "responseHeaders": [] }),
-            )
+            ),
+            (true, None) => ("Fetch.continueRequest", json!({ "requestId": request_id })),
+            (true, Some((_, Action::Block))) => (
+                "Fetch.failRequest",
+                json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
+            ),
+            (true, Some((_, Action::Mock(m)))) => {
+                ("Fetch.fulfillRequest", routes::fulfill(&request_id, &m))
+            }
         };
         let cdp = self.cdp.clone();
         let sid = session.map(str::to_string);
         tokio::spawn(async move {
             if let Err(e) = cdp.call_raw(sid.as_deref(), method, params).await {
                 tracing::debug!("{method} failed: {e}");
+                // Still paused (the browser refused the answer): fail it rather than let it
+                // hang, and never let it through.
+                if method != "Fetch.failRequest" && !matches!(e, CdpError::Closed) {
+                    let _ = cdp
+                        .call_raw(
+                            sid.as_deref(),
+                            "Fetch.failRequest",
+                            json!({ "requestId": request_id, "errorReason": "Failed" }),
+                        )
+                        .await;
+                }
             }
         });
         if !allowed {
@@ -717,6 +798,9 @@ impl Live {
         let Some(tab) = st.tabs.get_mut(&target) else {
             return;
         };
+        if tab.log.on_event(method, p) {
+            return;
+        }
         let main = s(p, "frameId") == target;
         match method {
             "Page.lifecycleEvent" if main => {
@@ -764,6 +848,10 @@ impl Live {
         drop(st);
         self.bump();
     }
+}
+
+fn method_of(p: &Value) -> String {
+    s(&p["request"], "method").to_string()
 }
 
 fn ready_popups(st: &State, opener: &str) -> usize {

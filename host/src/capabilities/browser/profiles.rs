@@ -1,0 +1,104 @@
+//! Sessions opened with a `[browser.profiles]` entry: the browser context gets the profile's
+//! proxy when it is created, and the profile's emulation applies to its tabs.
+
+use super::emulation::{Emulation, Viewport};
+use super::provider::{BrowserError, Live, Owner, Result};
+use super::session_name;
+use crate::manifest::BrowserProfile;
+use crate::manifest::grants::Grants;
+use crate::runtime::bindings::warden::browser::types::Error;
+use crate::runtime::sandbox::GuestScope;
+use crate::runtime::state::PluginState;
+use serde_json::json;
+use std::sync::Arc;
+
+/// The emulation a profile starts its sessions with.
+pub fn emulation_of(profile: &BrowserProfile) -> Emulation {
+    Emulation {
+        viewport: profile
+            .viewport
+            .map(|(width, height, device_scale, mobile)| Viewport {
+                width,
+                height,
+                device_scale,
+                mobile,
+            }),
+        user_agent: profile.user_agent.clone(),
+        locale: profile.locale.clone(),
+        timezone: profile.timezone.clone(),
+        ..Default::default()
+    }
+}
+
+impl Live {
+    /// Create the context of (plugin, session), with `profile` when given. Without a profile
+    /// an open session is simply kept; with one, it must not be open yet.
+    pub async fn create_session(
+        &self,
+        plugin: &str,
+        session: &str,
+        owner: Owner,
+        profile: Option<&BrowserProfile>,
+    ) -> Result<()> {
+        let key = (plugin.to_string(), session.to_string());
+        let Some(profile) = profile else {
+            self.context(plugin, session, &owner.grants, &owner.scope)
+                .await?;
+            return Ok(());
+        };
+        if self.lock().by_owner.contains_key(&key) {
+            return Err(BrowserError::Invalid(format!(
+                "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
+            )));
+        }
+        let mut params = json!({ "disposeOnDetach": true });
+        if let Some(proxy) = &profile.proxy {
+            params["proxyServer"] = json!(proxy);
+            if !profile.proxy_bypass.is_empty() {
+                params["proxyBypassList"] = json!(profile.proxy_bypass.join(","));
+            }
+        }
+        let created = self
+            .cdp
+            .call_raw(None, "Target.createBrowserContext", params)
+            .await?;
+        let id = created["browserContextId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let mut st = self.lock();
+        st.contexts.insert(id.clone(), owner);
+        st.extras.entry(id.clone()).or_default().emulation = emulation_of(profile);
+        st.by_owner.insert(key, id);
+        Ok(())
+    }
+}
+
+impl PluginState {
+    pub(super) async fn create_session_impl(
+        &mut self,
+        session: String,
+        profile: Option<String>,
+    ) -> std::result::Result<(), Error> {
+        self.browser_allowed()?;
+        let session = session_name(Some(session))?;
+        let profile = match profile {
+            None => None,
+            Some(name) => {
+                self.granted(self.grants.check_browser_profile(&name))?;
+                let found = self.services.browser.config().profiles.get(&name).cloned();
+                Some(found.ok_or_else(|| {
+                    Error::NotFound(format!("the manifest has no [browser.profiles.{name}]"))
+                })?)
+            }
+        };
+        let live = self.services.browser.live().await?;
+        let owner = Owner {
+            grants: Arc::<Grants>::clone(&self.grants),
+            scope: GuestScope::clone(&self.scope),
+        };
+        Ok(live
+            .create_session(self.plugin(), &session, owner, profile.as_ref())
+            .await?)
+    }
+}

@@ -1,0 +1,264 @@
+//! The WIT side of a tab's logs (console, network), a session's routes and emulation, and a
+//! page's storage. Everything read from a tab is scrubbed of the secrets typed into it.
+
+use super::emulation::{self, Emulation as Emu};
+use super::provider::Live;
+use super::routes::{self, Action};
+use super::storage::Area;
+use super::{PageHandle, session_name};
+use crate::runtime::bindings::warden::browser::browser::{
+    ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
+    NetworkQuery, Route, RouteAction, StorageArea, Viewport,
+};
+use crate::runtime::bindings::warden::browser::types::Error;
+use crate::runtime::state::PluginState;
+use std::sync::Arc;
+use wasmtime::component::Resource;
+
+fn area(a: StorageArea) -> Area {
+    match a {
+        StorageArea::Local => Area::Local,
+        StorageArea::Session => Area::Session,
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl PluginState {
+    /// The running browser and the context of (this plugin, `session`).
+    async fn session_context(
+        &mut self,
+        session: Option<String>,
+    ) -> Result<(Arc<Live>, String), Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let live = self.services.browser.live().await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok((live, context))
+    }
+
+    pub(super) async fn console_messages_impl(
+        &mut self,
+        page: Resource<PageHandle>,
+        since_last: bool,
+        clear: bool,
+    ) -> Result<ConsoleLog, Error> {
+        let tab = self.tab(&page).await?;
+        let (entries, capacity, dropped) = tab.live.with_tab(&tab.target, |t| {
+            let c = &mut t.log.console;
+            (c.read(since_last, clear), c.capacity(), c.dropped())
+        })?;
+        Ok(ConsoleLog {
+            entries: entries
+                .into_iter()
+                .map(|(seq, e)| ConsoleEntry {
+                    seq,
+                    level: e.level.to_string(),
+                    source: e.source,
+                    text: tab.scrub(&e.text),
+                    location: e.location.map(|l| tab.scrub(&l)),
+                })
+                .collect(),
+            capacity: count(capacity),
+            dropped,
+        })
+    }
+
+    pub(super) async fn network_requests_impl(
+        &mut self,
+        page: Resource<PageHandle>,
+        query: NetworkQuery,
+    ) -> Result<NetworkLog, Error> {
+        let glob = query
+            .url_glob
+            .as_deref()
+            .map(routes::url_glob)
+            .transpose()?;
+        let tab = self.tab(&page).await?;
+        let (entries, capacity, dropped) = tab.live.with_tab(&tab.target, |t| {
+            let n = &mut t.log.network;
+            (
+                n.read(query.since_last, query.clear),
+                n.capacity(),
+                n.dropped(),
+            )
+        })?;
+        let kind = query.resource_type.map(|k| k.to_ascii_lowercase());
+        Ok(NetworkLog {
+            entries: entries
+                .into_iter()
+                .filter(|(_, e)| glob.as_ref().is_none_or(|g| g.is_match(&e.url)))
+                .filter(|(_, e)| {
+                    kind.as_deref()
+                        .is_none_or(|k| e.resource_type.eq_ignore_ascii_case(k))
+                })
+                .filter(|(_, e)| !query.failed_only || super::observe::failed(e))
+                .map(|(seq, e)| NetworkEntry {
+                    seq,
+                    method: e.method,
+                    url: tab.scrub(&e.url),
+                    resource_type: e.resource_type,
+                    status: e.status,
+                    mime_type: e.mime,
+                    encoded_bytes: e.encoded_bytes,
+                    duration_ms: e.duration_ms,
+                    failure: e.failure,
+                    intercepted: e.intercepted,
+                    pending: !e.done,
+                })
+                .collect(),
+            capacity: count(capacity),
+            dropped,
+        })
+    }
+
+    pub(super) async fn add_route_impl(
+        &mut self,
+        session: Option<String>,
+        url_glob: String,
+        action: RouteAction,
+    ) -> Result<u32, Error> {
+        let (live, context) = self.session_context(session).await?;
+        let action = match action {
+            RouteAction::Block => Action::Block,
+            RouteAction::Mock(m) => Action::Mock(routes::Mock {
+                status: m.status,
+                content_type: m.content_type,
+                headers: m.headers,
+                body: m.body,
+            }),
+        };
+        Ok(live
+            .change_routes(&context, |x| x.add_route(&url_glob, action))
+            .await?)
+    }
+
+    pub(super) async fn remove_route_impl(
+        &mut self,
+        session: Option<String>,
+        id: u32,
+    ) -> Result<(), Error> {
+        let (live, context) = self.session_context(session).await?;
+        Ok(live.change_routes(&context, |x| x.remove_route(id)).await?)
+    }
+
+    pub(super) async fn list_routes_impl(
+        &mut self,
+        session: Option<String>,
+    ) -> Result<Vec<Route>, Error> {
+        let (live, context) = self.session_context(session).await?;
+        Ok(live
+            .routes_of(&context)
+            .into_iter()
+            .map(|r| Route {
+                id: r.id,
+                url_glob: r.glob,
+                action: match r.action {
+                    Action::Block => RouteAction::Block,
+                    Action::Mock(m) => RouteAction::Mock(MockResponse {
+                        status: m.status,
+                        content_type: m.content_type,
+                        headers: m.headers,
+                        body: m.body,
+                    }),
+                },
+            })
+            .collect())
+    }
+
+    pub(super) async fn set_emulation_impl(
+        &mut self,
+        session: Option<String>,
+        e: Emulation,
+    ) -> Result<(), Error> {
+        let (live, context) = self.session_context(session).await?;
+        let emu = Emu {
+            viewport: e.viewport.map(|v| emulation::Viewport {
+                width: v.width,
+                height: v.height,
+                device_scale: v.device_scale,
+                mobile: v.mobile,
+            }),
+            user_agent: e.user_agent,
+            locale: e.locale,
+            timezone: e.timezone,
+            geolocation: e.geolocation.map(|g| emulation::Geolocation {
+                latitude: g.latitude,
+                longitude: g.longitude,
+                accuracy: g.accuracy,
+            }),
+            color_scheme: e.color_scheme,
+            offline: e.offline,
+        };
+        Ok(live.set_emulation(&context, emu).await?)
+    }
+
+    pub(super) async fn get_emulation_impl(
+        &mut self,
+        session: Option<String>,
+    ) -> Result<Emulation, Error> {
+        let (live, context) = self.session_context(session).await?;
+        let e = live.emulation_of(&context);
+        Ok(Emulation {
+            viewport: e.viewport.map(|v| Viewport {
+                width: v.width,
+                height: v.height,
+                device_scale: v.device_scale,
+                mobile: v.mobile,
+            }),
+            user_agent: e.user_agent,
+            locale: e.locale,
+            timezone: e.timezone,
+            geolocation: e.geolocation.map(|g| Geolocation {
+                latitude: g.latitude,
+                longitude: g.longitude,
+                accuracy: g.accuracy,
+            }),
+            color_scheme: e.color_scheme,
+            offline: e.offline,
+        })
+    }
+
+    pub(super) async fn storage_items_impl(
+        &mut self,
+        page: Resource<PageHandle>,
+        a: StorageArea,
+    ) -> Result<Vec<(String, String)>, Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .storage_items(area(a))
+            .await?
+            .into_iter()
+            .map(|(k, v)| (tab.scrub(&k), tab.scrub(&v)))
+            .collect())
+    }
+
+    pub(super) async fn set_storage_item_impl(
+        &mut self,
+        page: Resource<PageHandle>,
+        a: StorageArea,
+        key: String,
+        value: Option<String>,
+    ) -> Result<(), Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .set_storage_item(area(a), &key, value.as_deref())
+            .await?)
+    }
+
+    pub(super) async fn clear_storage_impl(
+        &mut self,
+        page: Resource<PageHandle>,
+        a: StorageArea,
+    ) -> Result<(), Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab.clear_storage(area(a)).await?)
+    }
+}

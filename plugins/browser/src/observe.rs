@@ -1,0 +1,270 @@
+//! What a tab logged: `browse_console` (console messages, uncaught exceptions, browser log
+//! entries) and `browse_network` (its requests, without headers or bodies).
+
+use crate::state;
+use warden_sdk::browser::{ConsoleEntry, NetworkEntry, NetworkQuery};
+use warden_sdk::prelude::*;
+
+const DEFAULT_MAX: usize = 50;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ConsoleArgs {
+    /// Only messages at least this severe: "debug", "info", "log", "warning" or "error"
+    /// (default: all).
+    level: Option<String>,
+    /// Only messages since the previous browse_console call on this tab.
+    since_last: Option<bool>,
+    /// Empty the tab's console log after reading it.
+    clear: Option<bool>,
+    /// At most this many (the newest; default 50).
+    max: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NetworkArgs {
+    /// Only URLs matching this glob (`*` matches anything), like "*/api/*" or "*.png".
+    url: Option<String>,
+    /// Only this resource type: document, script, stylesheet, image, font, xhr, fetch, media,
+    /// websocket, other...
+    #[serde(rename = "type")]
+    resource_type: Option<String>,
+    /// Only requests that failed, were blocked, or got a 4xx/5xx answer.
+    failed_only: Option<bool>,
+    /// Only requests started since the previous browse_network call on this tab.
+    since_last: Option<bool>,
+    /// Empty the tab's network log after reading it.
+    clear: Option<bool>,
+    /// At most this many (the newest; default 50).
+    max: Option<usize>,
+}
+
+/// Severity rank of a level; unknown names are refused with the list.
+pub fn level_rank(level: &str) -> Option<u8> {
+    Some(match level {
+        "debug" | "verbose" => 0,
+        "info" => 1,
+        "log" => 2,
+        "warning" | "warn" => 3,
+        "error" => 4,
+        _ => return None,
+    })
+}
+
+/// Keep the newest `max` of `items`; returns how many were left out.
+fn newest<T>(items: &mut Vec<T>, max: usize) -> usize {
+    let extra = items.len().saturating_sub(max);
+    items.drain(..extra);
+    extra
+}
+
+fn console_line(e: &ConsoleEntry) -> String {
+    let source = if e.source == "console" {
+        String::new()
+    } else {
+        format!(" {}", e.source)
+    };
+    let location = e
+        .location
+        .as_deref()
+        .map(|l| format!("  ({l})"))
+        .unwrap_or_default();
+    format!("#{} [{}{source}] {}{location}", e.seq, e.level, e.text)
+}
+
+fn size(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+pub fn network_line(e: &NetworkEntry) -> String {
+    let mut line = format!(
+        "#{} {} {} {} {}",
+        e.seq,
+        e.method,
+        e.status
+            .map_or_else(|| "---".to_string(), |s| s.to_string()),
+        e.resource_type,
+        e.url
+    );
+    if let Some(mime) = &e.mime_type {
+        line.push_str(&format!(" {mime}"));
+    }
+    if let Some(bytes) = e.encoded_bytes {
+        line.push_str(&format!(" {}", size(bytes)));
+    }
+    if let Some(ms) = e.duration_ms {
+        line.push_str(&format!(" {ms:.0} ms"));
+    }
+    if let Some(failure) = &e.failure {
+        line.push_str(&format!(" FAILED {failure}"));
+    }
+    if let Some(what) = e.intercepted.as_deref() {
+        match what.strip_prefix("mock ") {
+            Some(glob) => line.push_str(&format!(" [mocked by route {glob}]")),
+            None => line.push_str(&format!(" [blocked by {what}]")),
+        }
+    }
+    if e.pending {
+        line.push_str(" (pending)");
+    }
+    line
+}
+
+fn browse_console(args: ConsoleArgs) -> Result<String, ToolError> {
+    let min = match args.level.as_deref().map(str::to_ascii_lowercase) {
+        None => 0,
+        Some(l) => level_rank(&l).ok_or_else(|| {
+            ToolError::invalid_arguments(format!(
+                "level \"{l}\" is not debug, info, log, warning or error"
+            ))
+        })?,
+    };
+    state::with(|st| {
+        let tab = st.existing_tab()?;
+        let log = tab.page.console(
+            args.since_last.unwrap_or(false),
+            args.clear.unwrap_or(false),
+        )?;
+        let mut entries: Vec<ConsoleEntry> = log
+            .entries
+            .into_iter()
+            .filter(|e| level_rank(&e.level).unwrap_or(2) >= min)
+            .collect();
+        let left_out = newest(&mut entries, args.max.unwrap_or(DEFAULT_MAX).max(1));
+        let mut out = format!(
+            "Console of {}: {} message(s){}; the tab keeps the last {}, {} older dropped\n",
+            tab.page.url().unwrap_or_default(),
+            entries.len() + left_out,
+            if args.since_last == Some(true) {
+                " since the last read"
+            } else {
+                ""
+            },
+            log.capacity,
+            log.dropped
+        );
+        if left_out > 0 {
+            out.push_str(&format!(
+                "(the {left_out} oldest not shown; raise max to see them)\n"
+            ));
+        }
+        for e in &entries {
+            out.push_str(&console_line(e));
+            out.push('\n');
+        }
+        if args.clear == Some(true) {
+            out.push_str("The console log is now empty.\n");
+        }
+        Ok(out)
+    })
+}
+
+fn browse_network(args: NetworkArgs) -> Result<String, ToolError> {
+    let query = NetworkQuery {
+        url_glob: args.url.clone(),
+        resource_type: args.resource_type.clone(),
+        failed_only: args.failed_only.unwrap_or(false),
+        since_last: args.since_last.unwrap_or(false),
+        clear: args.clear.unwrap_or(false),
+    };
+    state::with(|st| {
+        let tab = st.existing_tab()?;
+        let log = tab.page.network(&query)?;
+        let mut entries = log.entries;
+        let left_out = newest(&mut entries, args.max.unwrap_or(DEFAULT_MAX).max(1));
+        let mut out = format!(
+            "Network of {}: {} request(s){}; the tab keeps the last {}, {} older dropped\n",
+            tab.page.url().unwrap_or_default(),
+            entries.len() + left_out,
+            if query.since_last {
+                " since the last read"
+            } else {
+                ""
+            },
+            log.capacity,
+            log.dropped
+        );
+        if left_out > 0 {
+            out.push_str(&format!(
+                "(the {left_out} oldest not shown; raise max to see them)\n"
+            ));
+        }
+        for e in &entries {
+            out.push_str(&network_line(e));
+            out.push('\n');
+        }
+        if query.clear {
+            out.push_str("The network log is now empty.\n");
+        }
+        Ok(out)
+    })
+}
+
+pub fn register(p: Plugin) -> Plugin {
+    p.tool(
+        Tool::new("browse_console", browse_console)
+            .title("Console messages")
+            .description(
+                "The current tab's console messages, uncaught exceptions and browser log entries \
+                 (failed loads, security warnings), oldest first: `#N [level] text (source:line)`. \
+                 Filter by minimum level; since_last gives only new ones; clear empties the log.",
+            )
+            .read_only(),
+    )
+    .tool(
+        Tool::new("browse_network", browse_network)
+            .title("Network requests")
+            .description(
+                "The current tab's requests, oldest first: method, status, type, URL, MIME type, \
+                 size, duration, failure, and whether Warden blocked it (origin guard, a route) \
+                 or a route mocked it. No headers or bodies are recorded. Filter by URL glob, \
+                 type or failed_only; since_last gives only new ones; clear empties the log.",
+            )
+            .read_only(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newest_keeps_the_end() {
+        let mut v = vec![1, 2, 3, 4];
+        assert_eq!(newest(&mut v, 2), 2);
+        assert_eq!(v, vec![3, 4]);
+        assert_eq!(newest(&mut v, 5), 0);
+    }
+
+    #[test]
+    fn network_line_names_interception() {
+        let mut e = NetworkEntry {
+            seq: 3,
+            method: "GET".into(),
+            url: "http://x/a.png".into(),
+            resource_type: "Image".into(),
+            status: None,
+            mime_type: None,
+            encoded_bytes: None,
+            duration_ms: Some(2.4),
+            failure: Some("net::ERR_BLOCKED_BY_CLIENT".into()),
+            intercepted: Some("route *.png".into()),
+            pending: false,
+        };
+        assert_eq!(
+            network_line(&e),
+            "#3 GET --- Image http://x/a.png 2 ms FAILED net::ERR_BLOCKED_BY_CLIENT [blocked by route *.png]"
+        );
+        e.intercepted = Some("mock */api/*".into());
+        e.failure = None;
+        e.status = Some(200);
+        assert!(network_line(&e).ends_with("[mocked by route */api/*]"));
+    }
+}

@@ -1,0 +1,76 @@
+//! A tab's console and network logs, a session's routes and emulation, and a page's
+//! storage.
+
+use super::{Page, wit};
+use crate::CapabilityError;
+
+pub use wit::{
+    ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
+    NetworkQuery, Route, RouteAction, StorageArea, Viewport,
+};
+
+/// Adds a route to `session`: requests whose URL matches `url_glob` are blocked or answered
+/// by `action`. Returns the route's id.
+pub fn add_route(
+    session: Option<&str>,
+    url_glob: &str,
+    action: &RouteAction,
+) -> Result<u32, CapabilityError> {
+    Ok(wit::add_route(session, url_glob, action)?)
+}
+
+pub fn remove_route(session: Option<&str>, id: u32) -> Result<(), CapabilityError> {
+    Ok(wit::remove_route(session, id)?)
+}
+
+/// The routes of `session`, in the order they match.
+pub fn list_routes(session: Option<&str>) -> Result<Vec<Route>, CapabilityError> {
+    Ok(wit::list_routes(session)?)
+}
+
+/// Replaces the emulation of `session` (its open tabs and every tab it opens later).
+pub fn set_emulation(session: Option<&str>, emulation: &Emulation) -> Result<(), CapabilityError> {
+    Ok(wit::set_emulation(session, emulation)?)
+}
+
+pub fn emulation(session: Option<&str>) -> Result<Emulation, CapabilityError> {
+    Ok(wit::get_emulation(session)?)
+}
+
+/// Opens `session`, with the manifest's browser profile `profile` when given (grant
+/// `browser.profiles`).
+pub fn create_session(session: &str, profile: Option<&str>) -> Result<(), CapabilityError> {
+    Ok(wit::create_session(session, profile)?)
+}
+
+impl Page {
+    /// The tab's console messages (only those since the last read with `since_last`);
+    /// `clear` empties the log after reading.
+    pub fn console(&self, since_last: bool, clear: bool) -> Result<ConsoleLog, CapabilityError> {
+        Ok(wit::console_messages(&self.0, since_last, clear)?)
+    }
+
+    /// The tab's requests, filtered by `query`.
+    pub fn network(&self, query: &NetworkQuery) -> Result<NetworkLog, CapabilityError> {
+        Ok(wit::network_requests(&self.0, query)?)
+    }
+
+    /// The items of the page's storage (grant `browser.cookies`).
+    pub fn storage(&self, area: StorageArea) -> Result<Vec<(String, String)>, CapabilityError> {
+        Ok(wit::storage_items(&self.0, area)?)
+    }
+
+    /// Sets an item of the page's storage, or removes it (`None`).
+    pub fn set_storage(
+        &self,
+        area: StorageArea,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<(), CapabilityError> {
+        Ok(wit::set_storage_item(&self.0, area, key, value)?)
+    }
+
+    pub fn clear_storage(&self, area: StorageArea) -> Result<(), CapabilityError> {
+        Ok(wit::clear_storage(&self.0, area)?)
+    }
+}
