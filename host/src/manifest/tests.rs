@@ -174,6 +174,20 @@ fn bad_manifests_name_file_line_and_fix() {
             format!("[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\n\n{PLUGIN}"),
             "warden.toml:1:1: ssh.hosts.web1: set identity_file or agent = true so the host can authenticate",
         ),
+        (
+            "SSH passphrase from two sources",
+            format!(
+                "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nidentity_file = \"k\"\nidentity_passphrase = {{ env = \"P\", value = \"p\" }}\n\n{PLUGIN}"
+            ),
+            "warden.toml:5:23: ssh.hosts.web1.identity_passphrase: set exactly one of env (preferred) or value",
+        ),
+        (
+            "SSH passphrase without an identity file",
+            format!(
+                "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\nidentity_passphrase = {{ env = \"P\" }}\n\n{PLUGIN}"
+            ),
+            "warden.toml:5:23: ssh.hosts.web1.identity_passphrase: it decrypts identity_file, which is not set",
+        ),
     ];
     let mut failures = Vec::new();
     for (what, text, expected) in cases {
