@@ -279,7 +279,7 @@ def check_audit_line(line: dict[str, Any]) -> None:
     """Fields every audit line carries (spec: audit JSONL)."""
     for key in ("ts", "event", "plugin", "tool", "decision", "outcome"):
         assert key in line, f"audit line lacks {key!r}: {line}"
-    assert line["event"] in ("tool_call", "capability_denied"), line
+    assert line["event"] in ("tool_call", "capability_used", "capability_denied"), line
     if line["event"] == "tool_call":
         for key in ("args_sha256", "args_bytes", "duration_ms"):
             assert key in line, f"tool_call audit line lacks {key!r}: {line}"
@@ -295,6 +295,11 @@ def check_audit_line(line: dict[str, Any]) -> None:
         for key in ("capability", "target", "reason"):
             assert key in line, f"capability_denied line lacks {key!r}: {line}"
         assert line["decision"] == "denied", line
+    if line["event"] == "capability_used":
+        for key in ("capability", "target", "duration_ms"):
+            assert key in line, f"capability_used line lacks {key!r}: {line}"
+        assert line["decision"] == "allowed", line
+        assert "?" not in line["target"], f"a URL query reached the audit log: {line}"
 
 
 async def wait_for(predicate, timeout: float = 5.0, interval: float = 0.05):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from browser_site import SESSION_COOKIE, Site, start_site
-from conftest import text_of
+from conftest import check_audit_line, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -225,6 +225,8 @@ async def test_extraction_runs_on_the_host_and_requests_are_audited(start_warden
         await ok(w, "http_get", {"url": main.url("/prefs?sig=query-secret")})
 
     audit = manifest.audit_lines()
+    for line in audit:
+        check_audit_line(line)
     used = [line for line in audit if line.get("event") == "capability_used"]
     pages = [line for line in used if line["tool"] == "capture_page"]
     assert len(pages) == 2, used

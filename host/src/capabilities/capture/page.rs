@@ -356,24 +356,36 @@ impl Ctx {
 }
 
 /// The document's HTML as the browser holds it now, read through the DOM domain: nothing
-/// runs in the page, so the page cannot tamper with the reading.
+/// runs in the page, so the page cannot tamper with the reading. A document replaced between
+/// the two calls (a late redirect, a script rewriting it) invalidates the node id: read again.
 async fn document_html(tab: &Tab) -> Result<String, BrowserError> {
     let session = tab.live.with_tab(&tab.target, |t| t.session.clone())?;
     let cdp = &tab.live.cdp;
-    let doc = cdp
-        .call_raw(Some(&session), "DOM.getDocument", json!({ "depth": 0 }))
-        .await?;
-    let node = doc["root"]["nodeId"]
-        .as_i64()
-        .ok_or_else(|| BrowserError::Io("the page has no document to read".into()))?;
-    let html = cdp
-        .call_raw(
-            Some(&session),
-            "DOM.getOuterHTML",
-            json!({ "nodeId": node }),
-        )
-        .await?;
-    Ok(html["outerHTML"].as_str().unwrap_or_default().to_string())
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let doc = cdp
+            .call_raw(Some(&session), "DOM.getDocument", json!({ "depth": 0 }))
+            .await?;
+        let node = doc["root"]["nodeId"]
+            .as_i64()
+            .ok_or_else(|| BrowserError::Io("the page has no document to read".into()))?;
+        match cdp
+            .call_raw(
+                Some(&session),
+                "DOM.getOuterHTML",
+                json!({ "nodeId": node }),
+            )
+            .await
+        {
+            Ok(html) => return Ok(html["outerHTML"].as_str().unwrap_or_default().to_string()),
+            Err(e) if tries < 5 => {
+                tracing::debug!("reading the document again: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 /// Read the tab's title, final URL and content in `format`.
