@@ -13,8 +13,8 @@ mod net;
 pub use net::*;
 
 pub use wit::{
-    ClickOptions, Cookie, DialogInfo, DragKind, Element, ElementStates, FrameInfo, Modifiers,
-    MouseButton, Overlay, PageMeta, PdfOptions, Rect, Snapshot, TabInfo,
+    ClickOptions, ContentFormat, Cookie, DialogInfo, DragKind, Element, ElementStates, FrameInfo,
+    Modifiers, MouseButton, Overlay, PageContent, PageMeta, PdfOptions, Rect, Snapshot, TabInfo,
 };
 
 /// When a navigation counts as done.
@@ -307,6 +307,11 @@ impl Page {
     /// Prints the page to PDF; the PDF bytes.
     pub fn pdf(&self, options: &PdfOptions) -> Result<Vec<u8>, CapabilityError> {
         Ok(self.0.pdf(options)?)
+    }
+
+    /// The page's main content as text or Markdown, or its HTML, extracted by the host.
+    pub fn extract(&self, format: ContentFormat) -> Result<PageContent, CapabilityError> {
+        Ok(self.0.extract(format)?)
     }
 
     /// Closes the tab.

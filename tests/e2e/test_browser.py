@@ -348,3 +348,28 @@ async def test_upload_only_from_granted_dirs(start_warden, write_manifest, sites
             assert "grants.browser.upload_dirs" in denied or "upload_dirs" in denied, denied
         not_file_input = await err(w, "browse_upload", {"ref": ref_of(await ok(w, "browse_navigate", {"url": main.url("/form")}), "textbox", "Name"), "paths": [str(report)]})
         assert "not a file input" in not_file_input, not_file_input
+
+
+async def test_extract_main_content_as_markdown_and_text_in_parts(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    async with start_warden(browser_manifest(write_manifest, main, other)) as w:
+        await ok(w, "browse_navigate", {"url": main.url("/news")})
+        md = await ok(w, "browse_extract")
+        assert md.startswith(f"# Daily News\n{main.url('/news')} ("), md[:200]
+        # The teasers are there with absolute links; navigation, search and the footer are not.
+        assert f"[Story 1: markets, weather and the week ahead]({main.url('/story/1')})" in md, md[:800]
+        assert "Summary of story 20." in md
+        for furniture in ("Technology", "Search news", "Careers", "Subscribe"):
+            assert furniture not in md, furniture
+        text = await ok(w, "browse_extract", {"format": "text"})
+        assert "Story 3: markets" in text and "](" not in text, text[:400]
+        html = await ok(w, "browse_extract", {"format": "html", "max_tokens": 100})
+        assert "<nav>" in html and "[part 1 of " in html, html[-200:]
+        # A long answer comes in parts; the last part says so without a "More" hint.
+        first = await ok(w, "browse_extract", {"max_tokens": 200})
+        parts = int(re.search(r"\[part 1 of (\d+);", first).group(1))
+        assert parts > 1 and 'browse_extract {"page": 2}' in first, first[-200:]
+        last = await ok(w, "browse_extract", {"max_tokens": 200, "page": parts})
+        assert f"[part {parts} of {parts};" in last and "More:" not in last, last[-200:]
+        past = await err(w, "browse_extract", {"max_tokens": 200, "page": parts + 1})
+        assert "past the end" in past, past

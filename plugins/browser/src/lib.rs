@@ -6,6 +6,7 @@
 
 mod actions;
 mod emulate;
+mod extract;
 mod gestures;
 mod observe;
 mod refs;
@@ -452,7 +453,7 @@ fn plugin() -> Plugin {
                 )
                 .open_world(),
         );
-    let p = gestures::register(tabs::register(actions::register(p)));
+    let p = extract::register(gestures::register(tabs::register(actions::register(p))));
     storage::register(emulate::register(route::register(observe::register(p))))
 }
 

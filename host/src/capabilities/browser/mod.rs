@@ -4,6 +4,7 @@
 
 mod cdp;
 mod emulation;
+mod extract;
 mod keys;
 mod launch;
 mod observe;
@@ -30,7 +31,7 @@ use crate::runtime::bindings::warden::browser::browser::{
     Route, RouteAction, ScreenshotArea, Snapshot, StorageArea, TabInfo, WaitCondition, WaitUntil,
 };
 use crate::runtime::bindings::warden::browser::browser::{
-    DragKind, DragOptions, DragTarget, PdfOptions,
+    ContentFormat, DragKind, DragOptions, DragTarget, PageContent, PdfOptions,
 };
 use crate::runtime::bindings::warden::browser::types::{self, Error};
 use crate::runtime::state::PluginState;
@@ -814,6 +815,26 @@ impl HostPage for PluginState {
                 paper,
             })
             .await?)
+    }
+
+    async fn extract(
+        &mut self,
+        page: Resource<PageHandle>,
+        format: ContentFormat,
+    ) -> Result<PageContent, Error> {
+        let tab = self.tab(&page).await?;
+        let format = match format {
+            ContentFormat::Text => crate::content::Format::Text,
+            ContentFormat::Markdown => crate::content::Format::Markdown,
+            ContentFormat::Html => crate::content::Format::Html,
+        };
+        let read = tab.extract(format).await?;
+        Ok(PageContent {
+            title: tab.scrub(&read.title),
+            url: tab.scrub(&read.url),
+            content: tab.scrub(&read.content),
+            source: read.source.to_string(),
+        })
     }
 
     async fn drop(&mut self, page: Resource<PageHandle>) -> wasmtime::Result<()> {

@@ -14,7 +14,7 @@
 use crate::capabilities::HostServices;
 use crate::capabilities::browser::provider::{BrowserError, Live, Owner};
 use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
-use crate::content::{self, ContentError};
+use crate::content;
 use crate::manifest::grants::Grants;
 use crate::runtime::bindings::warden::capture::page::{
     Capture, CaptureRequest, Cookie, Cookies, CookiesRequest, EnsureLoginRequest, Format, Host,
@@ -355,65 +355,15 @@ impl Ctx {
     }
 }
 
-/// The document's HTML as the browser holds it now, read through the DOM domain: nothing
-/// runs in the page, so the page cannot tamper with the reading. A document replaced between
-/// the two calls (a late redirect, a script rewriting it) invalidates the node id: read again.
-async fn document_html(tab: &Tab) -> Result<String, BrowserError> {
-    let session = tab.live.with_tab(&tab.target, |t| t.session.clone())?;
-    let cdp = &tab.live.cdp;
-    let mut tries = 0;
-    loop {
-        tries += 1;
-        let doc = cdp
-            .call_raw(Some(&session), "DOM.getDocument", json!({ "depth": 0 }))
-            .await?;
-        let node = doc["root"]["nodeId"]
-            .as_i64()
-            .ok_or_else(|| BrowserError::Io("the page has no document to read".into()))?;
-        match cdp
-            .call_raw(
-                Some(&session),
-                "DOM.getOuterHTML",
-                json!({ "nodeId": node }),
-            )
-            .await
-        {
-            Ok(html) => return Ok(html["outerHTML"].as_str().unwrap_or_default().to_string()),
-            Err(e) if tries < 5 => {
-                tracing::debug!("reading the document again: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
-
 /// Read the tab's title, final URL and content in `format`.
 async fn extract(tab: &Tab, format: Format) -> Result<(String, String, String), Error> {
-    let html = document_html(tab).await.map_err(error)?;
-    let final_url = tab.url().map_err(error)?;
     let format = match format {
         Format::Html => content::Format::Html,
         Format::Text => content::Format::Text,
         Format::Markdown => content::Format::Markdown,
     };
-    let page_url = final_url.clone();
-    // Parsing a large page takes a while: keep it off the async workers.
-    let extracted = tokio::task::spawn_blocking(move || content::extract(&html, &page_url, format))
-        .await
-        .map_err(|e| Error::Io(format!("reading the page's content failed: {e}")))?
-        .map_err(|e| match e {
-            ContentError::TooLarge { .. } => Error::InvalidArgument(e.to_string()),
-            ContentError::BadUrl { .. } => Error::Io(e.to_string()),
-        })?;
-    let title = if extracted.title.is_empty() {
-        tab.live
-            .with_tab(&tab.target, |t| t.title.clone())
-            .unwrap_or_default()
-    } else {
-        extracted.title
-    };
-    Ok((title, final_url, extracted.content))
+    let page = tab.extract(format).await.map_err(error)?;
+    Ok((page.title, page.url, page.content))
 }
 
 /// Capture the page a tab shows, with its cookies when asked.

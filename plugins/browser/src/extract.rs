@@ -1,0 +1,115 @@
+//! `browse_extract`: the page's readable content, paged by a token budget.
+
+use crate::state;
+use warden_sdk::browser::ContentFormat;
+use warden_sdk::prelude::*;
+
+/// Default budget of one answer; `page` reads on.
+const DEFAULT_MAX_TOKENS: usize = 4000;
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum FormatArg {
+    /// Markdown of the main content (default).
+    #[default]
+    Markdown,
+    /// Plain text of the main content.
+    Text,
+    /// The whole document's HTML as the browser holds it now.
+    Html,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ExtractArgs {
+    /// markdown (default), text, or html.
+    format: Option<FormatArg>,
+    /// At most this many tokens (4 characters each) per answer (default 4000).
+    max_tokens: Option<usize>,
+    /// Which part to return when the content is longer than max_tokens (from 1).
+    page: Option<usize>,
+}
+
+/// Part `page` (from 1) of `text` cut at `max_chars`, on character boundaries, and the number
+/// of parts.
+fn part(text: &str, max_chars: usize, page: usize) -> (&str, usize) {
+    let total = text.chars().count();
+    let parts = total.div_ceil(max_chars).max(1);
+    let start = text
+        .char_indices()
+        .nth((page - 1) * max_chars)
+        .map_or(text.len(), |(i, _)| i);
+    let end = text[start..]
+        .char_indices()
+        .nth(max_chars)
+        .map_or(text.len(), |(i, _)| start + i);
+    (&text[start..end], parts)
+}
+
+fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
+    let format = match args.format.unwrap_or_default() {
+        FormatArg::Markdown => ContentFormat::Markdown,
+        FormatArg::Text => ContentFormat::Text,
+        FormatArg::Html => ContentFormat::Html,
+    };
+    let max_chars = args.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).max(50) * 4;
+    let page = args.page.unwrap_or(1);
+    if page == 0 {
+        return Err(ToolError::invalid_arguments("page counts from 1"));
+    }
+    let read = state::with(|st| -> Result<_, ToolError> {
+        let tab = st.existing_tab()?;
+        Ok(tab.page.extract(format)?)
+    })?;
+    let (body, parts) = part(&read.content, max_chars, page);
+    if page > parts {
+        return Err(ToolError::invalid_arguments(format!(
+            "page {page} is past the end: the content has {parts} page(s) of {} tokens",
+            max_chars / 4
+        )));
+    }
+    let mut out = format!("# {}\n{} ({})\n\n{body}", read.title, read.url, read.source);
+    if read.content.trim().is_empty() {
+        out.push_str("(the page has no readable content)");
+    }
+    if parts > 1 {
+        let total = read.content.chars().count();
+        out.push_str(&if page < parts {
+            format!(
+                "\n\n[part {page} of {parts}; {total} characters in all. More: browse_extract {{\"page\": {}}}]",
+                page + 1
+            )
+        } else {
+            format!("\n\n[part {page} of {parts}; {total} characters in all]")
+        });
+    }
+    Ok(out)
+}
+
+pub fn register(p: Plugin) -> Plugin {
+    p.tool(
+        Tool::new("browse_extract", browse_extract)
+            .title("Extract content")
+            .description(
+                "The current page's main content (the article, else <main> or the body, without \
+                 navigation, scripts and forms) as markdown (default) or text, or the document's \
+                 HTML. Long content comes in pages of max_tokens (default 4000): pass page to \
+                 read on.",
+            )
+            .read_only(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part;
+
+    #[test]
+    fn parts_cut_on_char_boundaries() {
+        let text = "ééééé";
+        assert_eq!(part(text, 2, 1), ("éé", 3));
+        assert_eq!(part(text, 2, 3), ("é", 3));
+        assert_eq!(part(text, 2, 4), ("", 3));
+        assert_eq!(part("", 10, 1), ("", 1));
+    }
+}
