@@ -37,6 +37,9 @@ WASM_DIR = REPO / "target" / "wasm" / "wasm32-wasip2" / "release"
 BUILD_HINT = "run `cargo build --release -p warden -p warden-tests` first"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
+# Fixtures of the browser-driving modules (`chromium`) and the SSH modules (`sshd`).
+pytest_plugins = ["browser_helpers", "sshd"]
+
 
 def _required_file(env: str, default: Path) -> Path:
     path = Path(os.environ.get(env, str(default)))

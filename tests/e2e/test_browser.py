@@ -3,31 +3,18 @@ against fixture sites this test serves on 127.0.0.1 (see browser_site.py)."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import anyio
 import psutil
 import pytest
 
 from browser_site import PASSWORD, Site, start_site
-from conftest import text_of
+from browser_helpers import CHROMIUM, err, ok, ref_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
-CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def chromium_present() -> None:
-    if not (Path(CHROMIUM).is_file() or shutil.which("chromium")):
-        message = f"Chromium is not installed at {CHROMIUM}; install it (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
 
 
 @pytest.fixture()
@@ -59,26 +46,6 @@ grants.browser = {{ origins = ["{main.origin}", "{other.origin}"]{grants} }}
 
 
 ENV = {"WARDEN_TEST_APP_PASSWORD": PASSWORD}
-
-
-def ref_of(snapshot: str, role: str, name: str) -> int:
-    m = re.search(rf"@e(\d+) \[{re.escape(role)}\] \"{re.escape(name)}\"", snapshot)
-    assert m, f'no [{role}] "{name}" in:\n{snapshot}'
-    return int(m.group(1))
-
-
-async def ok(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
-    result = await w.call(tool, args or {}, timeout=timeout)
-    text = text_of(result)
-    assert not result.is_error, f"{tool} failed: {text}"
-    return text
-
-
-async def err(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
-    result = await w.call(tool, args or {}, timeout=timeout)
-    text = text_of(result)
-    assert result.is_error, f"{tool} should have failed, got: {text}"
-    return text
 
 
 def chromium_processes(warden_pid: int) -> list[psutil.Process]:

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from browser_actions_site import ActionsSite, start_actions_site
-from test_browser import CHROMIUM, chromium_present, err, ok, ref_of  # noqa: F401
+from browser_helpers import CHROMIUM, err, ok, ref_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
 
 @pytest.fixture()

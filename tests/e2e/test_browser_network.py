@@ -11,9 +11,10 @@ import pytest
 
 from browser_site import PASSWORD
 from network_site import SESSION_COOKIE_VALUE, NetSite, start_net_site, start_proxy
-from test_browser import CHROMIUM, ENV, chromium_present, err, ok, ref_of  # noqa: F401
+from browser_helpers import CHROMIUM, err, ok, ref_of
+from test_browser import ENV
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
 
 @pytest.fixture()

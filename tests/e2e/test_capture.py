@@ -4,29 +4,18 @@ against the fixture site of browser_site.py, whose login sets an HttpOnly `sid` 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from browser_site import SESSION_COOKIE, Site, start_site
+from browser_helpers import CHROMIUM, err, ok
 from conftest import check_audit_line, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
-CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def chromium_present() -> None:
-    if not (Path(CHROMIUM).is_file() or shutil.which("chromium")):
-        message = f"Chromium is not installed at {CHROMIUM}; install it (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
 
 
 @pytest.fixture()
@@ -54,20 +43,6 @@ limits = {{ call_timeout = "60s" }}
 grants.capture = {{ origins = ["{site.origin}"]{grants} }}
 """
     return write_manifest(body, name=name)
-
-
-async def ok(w, tool: str, args: dict) -> str:
-    result = await w.call(tool, args, timeout=60)
-    text = text_of(result)
-    assert not result.is_error, f"{tool} failed: {text}"
-    return text
-
-
-async def err(w, tool: str, args: dict) -> str:
-    result = await w.call(tool, args, timeout=60)
-    text = text_of(result)
-    assert result.is_error, f"{tool} should have failed, got: {text}"
-    return text
 
 
 def open_tabs_logged(stderr: str) -> list[int]:

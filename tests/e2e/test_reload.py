@@ -3,7 +3,6 @@ call (after notifications/tools/list_changed), and a broken edit leaves the old 
 
 from __future__ import annotations
 
-import anyio
 import mcp_types
 import pytest
 

@@ -8,8 +8,6 @@ import os
 
 import pytest
 
-from sshd import sshd  # noqa: F401  (fixture)
-
 pytestmark = pytest.mark.anyio
 
 

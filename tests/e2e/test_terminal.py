@@ -11,7 +11,7 @@ import mcp_types
 import psutil
 import pytest
 
-from sshd import MAX_SESSIONS, _keygen, sshd  # noqa: F401  (fixture)
+from sshd import MAX_SESSIONS, _keygen
 
 pytestmark = pytest.mark.anyio
 

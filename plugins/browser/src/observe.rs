@@ -59,6 +59,59 @@ fn newest<T>(items: &mut Vec<T>, max: usize) -> usize {
     extra
 }
 
+/// One log read: which log, what it holds and how it was read.
+struct LogRead<'a> {
+    /// "Console" or "Network".
+    name: &'a str,
+    /// "message(s)" or "request(s)".
+    noun: &'a str,
+    url: String,
+    capacity: u32,
+    dropped: u64,
+    since_last: bool,
+    clear: bool,
+}
+
+/// The log's lines under a header saying how many there are and what was left out.
+fn render_log<T>(
+    read: LogRead,
+    mut entries: Vec<T>,
+    max: usize,
+    line: impl Fn(&T) -> String,
+) -> String {
+    let left_out = newest(&mut entries, max.max(1));
+    let mut out = format!(
+        "{} of {}: {} {}{}; the tab keeps the last {}, {} older dropped\n",
+        read.name,
+        read.url,
+        entries.len() + left_out,
+        read.noun,
+        if read.since_last {
+            " since the last read"
+        } else {
+            ""
+        },
+        read.capacity,
+        read.dropped
+    );
+    if left_out > 0 {
+        out.push_str(&format!(
+            "(the {left_out} oldest not shown; raise max to see them)\n"
+        ));
+    }
+    for e in &entries {
+        out.push_str(&line(e));
+        out.push('\n');
+    }
+    if read.clear {
+        out.push_str(&format!(
+            "The {} log is now empty.\n",
+            read.name.to_ascii_lowercase()
+        ));
+    }
+    out
+}
+
 fn console_line(e: &ConsoleEntry) -> String {
     let source = if e.source == "console" {
         String::new()
@@ -132,37 +185,26 @@ fn browse_console(args: ConsoleArgs) -> Result<String, ToolError> {
             args.since_last.unwrap_or(false),
             args.clear.unwrap_or(false),
         )?;
-        let mut entries: Vec<ConsoleEntry> = log
+        let entries: Vec<ConsoleEntry> = log
             .entries
             .into_iter()
             .filter(|e| level_rank(&e.level).unwrap_or(2) >= min)
             .collect();
-        let left_out = newest(&mut entries, args.max.unwrap_or(DEFAULT_MAX).max(1));
-        let mut out = format!(
-            "Console of {}: {} message(s){}; the tab keeps the last {}, {} older dropped\n",
-            tab.page.url().unwrap_or_default(),
-            entries.len() + left_out,
-            if args.since_last == Some(true) {
-                " since the last read"
-            } else {
-                ""
-            },
-            log.capacity,
-            log.dropped
-        );
-        if left_out > 0 {
-            out.push_str(&format!(
-                "(the {left_out} oldest not shown; raise max to see them)\n"
-            ));
-        }
-        for e in &entries {
-            out.push_str(&console_line(e));
-            out.push('\n');
-        }
-        if args.clear == Some(true) {
-            out.push_str("The console log is now empty.\n");
-        }
-        Ok(out)
+        let read = LogRead {
+            name: "Console",
+            noun: "message(s)",
+            url: tab.page.url().unwrap_or_default(),
+            capacity: log.capacity,
+            dropped: log.dropped,
+            since_last: args.since_last == Some(true),
+            clear: args.clear == Some(true),
+        };
+        Ok(render_log(
+            read,
+            entries,
+            args.max.unwrap_or(DEFAULT_MAX),
+            console_line,
+        ))
     })
 }
 
@@ -177,33 +219,21 @@ fn browse_network(args: NetworkArgs) -> Result<String, ToolError> {
     state::with(|st| {
         let tab = st.existing_tab()?;
         let log = tab.page.network(&query)?;
-        let mut entries = log.entries;
-        let left_out = newest(&mut entries, args.max.unwrap_or(DEFAULT_MAX).max(1));
-        let mut out = format!(
-            "Network of {}: {} request(s){}; the tab keeps the last {}, {} older dropped\n",
-            tab.page.url().unwrap_or_default(),
-            entries.len() + left_out,
-            if query.since_last {
-                " since the last read"
-            } else {
-                ""
-            },
-            log.capacity,
-            log.dropped
-        );
-        if left_out > 0 {
-            out.push_str(&format!(
-                "(the {left_out} oldest not shown; raise max to see them)\n"
-            ));
-        }
-        for e in &entries {
-            out.push_str(&network_line(e));
-            out.push('\n');
-        }
-        if query.clear {
-            out.push_str("The network log is now empty.\n");
-        }
-        Ok(out)
+        let read = LogRead {
+            name: "Network",
+            noun: "request(s)",
+            url: tab.page.url().unwrap_or_default(),
+            capacity: log.capacity,
+            dropped: log.dropped,
+            since_last: query.since_last,
+            clear: query.clear,
+        };
+        Ok(render_log(
+            read,
+            log.entries,
+            args.max.unwrap_or(DEFAULT_MAX),
+            network_line,
+        ))
     })
 }
 

@@ -178,12 +178,7 @@ impl Live {
             let extras = st.extras.entry(context.to_string()).or_default();
             let commands = emulation.commands();
             extras.emulation = emulation;
-            let sessions: Vec<String> = st
-                .tabs
-                .values()
-                .filter(|t| t.context == context)
-                .map(|t| t.session.clone())
-                .collect();
+            let sessions = st.tab_sessions(context);
             (commands, sessions)
         };
         for sid in sessions {

@@ -140,6 +140,17 @@ pub(super) struct State {
     pub(super) extras: HashMap<String, SessionExtras>,
 }
 
+impl State {
+    /// The CDP sessions of the tabs of `context`.
+    pub(super) fn tab_sessions(&self, context: &str) -> Vec<String> {
+        self.tabs
+            .values()
+            .filter(|t| t.context == context)
+            .map(|t| t.session.clone())
+            .collect()
+    }
+}
+
 /// A running browser and the connection to it.
 pub struct Live {
     pub cdp: Cdp,

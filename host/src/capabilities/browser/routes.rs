@@ -165,12 +165,7 @@ impl Live {
             let was = !extras.routes.is_empty();
             let answer = f(extras)?;
             let now = !extras.routes.is_empty();
-            let sessions: Vec<String> = st
-                .tabs
-                .values()
-                .filter(|t| t.context == context)
-                .map(|t| t.session.clone())
-                .collect();
+            let sessions = st.tab_sessions(context);
             (answer, was, now, sessions)
         };
         if was != now {

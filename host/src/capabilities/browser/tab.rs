@@ -872,16 +872,7 @@ impl Tab {
     }
 
     pub async fn wait_url(&self, pattern: &str, timeout: Duration) -> Result<()> {
-        let glob = globset::GlobBuilder::new(pattern)
-            .literal_separator(false)
-            .build()
-            .map_err(|e| {
-                BrowserError::Invalid(format!(
-                    "\"{pattern}\" is not a valid URL glob: {}",
-                    e.kind()
-                ))
-            })?
-            .compile_matcher();
+        let glob = super::routes::url_glob(pattern)?;
         self.poll(timeout, &format!("URL matching \"{pattern}\""), || async {
             Ok(glob.is_match(self.url()?))
         })

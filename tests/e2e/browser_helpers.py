@@ -1,0 +1,46 @@
+"""What the browser-driving test modules share: where Chromium is, a check that it is there
+(failing under CI, skipping elsewhere), and tool-call helpers that assert success or failure."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import text_of
+
+CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """The Chromium binary; use with `pytest.mark.usefixtures("chromium")`."""
+    if not (Path(CHROMIUM).is_file() or shutil.which("chromium")):
+        message = f"Chromium is not installed at {CHROMIUM}; install it (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return CHROMIUM
+
+
+def ref_of(snapshot: str, role: str, name: str) -> int:
+    m = re.search(rf"@e(\d+) \[{re.escape(role)}\] \"{re.escape(name)}\"", snapshot)
+    assert m, f'no [{role}] "{name}" in:\n{snapshot}'
+    return int(m.group(1))
+
+
+async def ok(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
+    result = await w.call(tool, args or {}, timeout=timeout)
+    text = text_of(result)
+    assert not result.is_error, f"{tool} failed: {text}"
+    return text
+
+
+async def err(w, tool: str, args: dict | None = None, timeout: float = 60) -> str:
+    result = await w.call(tool, args or {}, timeout=timeout)
+    text = text_of(result)
+    assert result.is_error, f"{tool} should have failed, got: {text}"
+    return text
