@@ -23,7 +23,7 @@ grants.capture = { http_hosts = ["127.0.0.1:*"] }
 
 
 async def test_initialize_and_default_tools(start_warden):
-    """No manifest: the built-in default (capture plugin, no hosts granted)."""
+    """No manifest: the built-in default (every built-in plugin, nothing granted)."""
     async with start_warden(None) as w:
         init = w.init
         assert init.protocol_version == "2025-11-25"
@@ -33,7 +33,8 @@ async def test_initialize_and_default_tools(start_warden):
 
         listed = await w.session.list_tools()
         names = [tool.name for tool in listed.tools]
-        assert "http_get" in names, names
+        for name in ("http_get", "capture_page", "browse_navigate", "browse_extract", "terminal_execute", "sftp_read"):
+            assert name in names, names
         assert len(names) == len(set(names)), f"duplicate tool names: {names}"
         for tool in listed.tools:
             assert tool.description, f"{tool.name} has no description"
@@ -55,6 +56,15 @@ async def test_default_manifest_denies_everything(start_warden, helpers, http_se
         assert result.is_error, text
         assert text.startswith("access denied"), text
         assert GRANT_KEY in text, text
+        # The other built-in plugins are loaded too, and granted nothing.
+        for tool, args, grant in (
+            ("browse_navigate", {"url": http_server.url("/body?browser")}, "grants.browser.origins"),
+            ("terminal_open", {}, "grants.terminal.local"),
+            ("sftp_list", {"host": "web1", "path": "/"}, "grants.sftp.hosts"),
+        ):
+            result = await w.call(tool, args)
+            text = helpers.text_of(result)
+            assert result.is_error and text.startswith("access denied") and grant in text, (tool, text)
     assert http_server.requests == [], "the denied request reached the server"
 
     # Without [server] audit_log the log lives under $XDG_STATE_HOME/warden/.
@@ -66,6 +76,12 @@ async def test_default_manifest_denies_everything(start_warden, helpers, http_se
     assert [(line["event"], line["tool"]) for line in lines] == [
         ("capability_denied", "http_get"),
         ("tool_call", "http_get"),
+        ("capability_denied", "browse_navigate"),
+        ("tool_call", "browse_navigate"),
+        ("capability_denied", "terminal_open"),
+        ("tool_call", "terminal_open"),
+        ("capability_denied", "sftp_list"),
+        ("tool_call", "sftp_list"),
     ], lines
 
 

@@ -14,9 +14,23 @@ use std::sync::Arc;
 use std::time::Duration;
 use toml::Spanned;
 
-/// The manifest used when `warden serve` is given none: the first-party capture plugin with
-/// no host granted, so nothing leaves the machine until an admin says so.
+/// The manifest used when `warden serve` is given none: every first-party plugin, granted
+/// nothing. Their tools are listed, and each call is refused naming the grant to add, so
+/// nothing leaves the machine until an admin says so.
 pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: grants nothing that reaches the network or the disk.
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+grants.browser = { origins = [] }
+
+[[plugin]]
+name = "terminal"
+source = "builtin:terminal"
+
+[[plugin]]
+name = "sftp"
+source = "builtin:sftp"
+
 [[plugin]]
 name = "capture"
 source = "builtin:capture"

@@ -216,15 +216,26 @@ fn several_problems_are_reported_together() {
 
 #[test]
 fn default_manifest_is_valid_and_grants_no_host() {
-    let m = Manifest::load(None, BUILTINS).expect("the built-in default manifest is valid");
-    assert_eq!(m.plugins.len(), 1);
-    let grants = &m.plugins[0].grants;
+    let m = Manifest::load(None, &crate::builtin::names())
+        .expect("the built-in default manifest is valid");
+    let names: Vec<&str> = m.plugins.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["browser", "terminal", "sftp", "capture"]);
     let url = url::Url::parse("https://example.com/").expect("url");
-    assert!(
-        grants.check_http(&url).is_err(),
-        "the default grants no host"
-    );
-    assert!(grants.check_terminal_local().is_err());
+    for p in &m.plugins {
+        let grants = &p.grants;
+        assert!(grants.check_http(&url).is_err(), "{} may fetch", p.name);
+        assert!(
+            grants.check_terminal_local().is_err(),
+            "{} may open a PTY",
+            p.name
+        );
+        assert!(grants.check_eval_js().is_err(), "{} may run script", p.name);
+        assert!(
+            grants.check_browser_cookies().is_err(),
+            "{} may read cookies",
+            p.name
+        );
+    }
 }
 
 #[test]

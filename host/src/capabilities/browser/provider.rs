@@ -841,6 +841,13 @@ impl Live {
                 let frame = &p["frame"];
                 if s(frame, "id") == target {
                     tab.url = s(frame, "url").to_string();
+                    // The URL and the document move together: a wait for the shown document's
+                    // load must not be answered by the previous document's lifecycle.
+                    let loader = s(frame, "loaderId");
+                    if !loader.is_empty() && loader != tab.loader {
+                        tab.loader = loader.to_string();
+                        tab.lifecycle.clear();
+                    }
                 }
             }
             "Page.navigatedWithinDocument" if main => tab.url = s(p, "url").to_string(),

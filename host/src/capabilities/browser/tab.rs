@@ -199,6 +199,13 @@ impl Tab {
         self.url()
     }
 
+    /// Wait until the document the tab shows now reaches `wait`: a condition on the URL or
+    /// the DOM can hold while that document is still loading.
+    pub async fn wait_current(&self, wait: WaitUntil, timeout: Duration) -> Result<()> {
+        let loader = self.state(|t| t.loader.clone())?;
+        self.wait_loaded(Some(&loader), wait, timeout).await
+    }
+
     /// Wait until the main frame's document `loader` (or any new one) reaches `wait`.
     async fn wait_loaded(
         &self,

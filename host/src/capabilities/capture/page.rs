@@ -514,7 +514,11 @@ impl Host for PluginState {
                 }
                 other => other.map_err(error)?,
             }
-            if tab.url().map_err(error)? != url.as_str() {
+            if tab.url().map_err(error)? == url.as_str() {
+                tab.wait_current(TabWait::Load, timeout)
+                    .await
+                    .map_err(error)?;
+            } else {
                 tab.navigate(url.as_str(), TabWait::Load, timeout)
                     .await
                     .map_err(error)?;
