@@ -145,7 +145,7 @@ pub struct SshHostConfig {
 }
 
 /// `[browser]` provider settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BrowserConfig {
     pub executable: Option<PathBuf>,
     pub endpoint: Option<String>,
@@ -169,6 +169,8 @@ pub struct BrowserProfile {
     pub user_agent: Option<String>,
     /// width, height, device scale, mobile.
     pub viewport: Option<(u32, u32, f64, bool)>,
+    /// A persistent user-data-dir: the profile's sessions run in a browser of their own on it.
+    pub user_data_dir: Option<PathBuf>,
 }
 
 /// Where a secret (a client's bearer token, a password for a page) comes from. Resolved when
@@ -484,6 +486,7 @@ impl Validator<'_> {
             self.secret_names.push(name);
         }
         let mut profiles = BTreeMap::new();
+        let mut persistent = Vec::new();
         for (name, spec) in file.browser.profiles {
             let span = spec.span();
             if !valid_name(&name) {
@@ -492,14 +495,32 @@ impl Validator<'_> {
                     format!("browser.profiles: name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"),
                 );
             }
-            match browser_profile(spec.into_inner()) {
-                Ok(profile) => {
+            let spec = spec.into_inner();
+            let dir = spec.user_data_dir.as_deref().map(|d| self.resolve(d));
+            match browser_profile(spec) {
+                Ok(mut profile) => {
+                    if let Some(dir) = &dir {
+                        persistent.push((name.clone(), dir.clone(), span));
+                    }
+                    profile.user_data_dir = dir;
                     profiles.insert(name.clone(), profile);
                 }
                 Err(why) => self.error(span, format!("browser.profiles.{name}: {why}")),
             }
             self.profile_names.push(name);
         }
+        let capture_profile = match &file.capture.profile_dir {
+            Some(dir) => self.resolve(dir),
+            None => audit_log.parent().map_or_else(
+                || PathBuf::from("capture-profile"),
+                |d| d.join("capture-profile"),
+            ),
+        };
+        self.check_user_data_dirs(
+            &persistent,
+            &capture_profile,
+            file.browser.endpoint.is_some(),
+        );
         let browser = BrowserConfig {
             profiles,
             executable: file.browser.executable.map(|p| self.resolve(&p)),
@@ -507,13 +528,7 @@ impl Validator<'_> {
             headless: file.browser.headless.unwrap_or(true),
             args: file.browser.args,
             secrets,
-            capture_profile: match &file.capture.profile_dir {
-                Some(dir) => self.resolve(dir),
-                None => audit_log.parent().map_or_else(
-                    || PathBuf::from("capture-profile"),
-                    |d| d.join("capture-profile"),
-                ),
-            },
+            capture_profile,
         };
 
         let mut plugins: Vec<PluginConfig> = Vec::new();
@@ -547,6 +562,36 @@ impl Validator<'_> {
             ssh_hosts,
             browser,
             plugins,
+        }
+    }
+
+    /// A user-data-dir belongs to one Chromium process: no two profiles, and not the capture
+    /// browser, may share one; and a remote browser cannot be started on one.
+    fn check_user_data_dirs(
+        &mut self,
+        persistent: &[(String, PathBuf, Range<usize>)],
+        capture_profile: &Path,
+        remote: bool,
+    ) {
+        for (i, (name, dir, span)) in persistent.iter().enumerate() {
+            if remote {
+                self.error(
+                    span.clone(),
+                    format!("browser.profiles.{name}.user_data_dir needs a browser Warden starts itself; a remote [browser] endpoint keeps its own profile: remove one of the two"),
+                );
+            } else if same_dir(dir, capture_profile) {
+                self.error(
+                    span.clone(),
+                    format!("browser.profiles.{name}.user_data_dir is the capture browser's profile ([capture] profile_dir); a user-data-dir serves one browser: give the profile a directory of its own"),
+                );
+            } else if let Some((other, _, _)) =
+                persistent[..i].iter().find(|(_, d, _)| same_dir(d, dir))
+            {
+                self.error(
+                    span.clone(),
+                    format!("browser.profiles.{name}.user_data_dir is also the user_data_dir of profile \"{other}\"; a user-data-dir serves one browser: give each profile a directory of its own"),
+                );
+            }
         }
     }
 
@@ -895,7 +940,31 @@ fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> 
         timezone: spec.timezone,
         user_agent: spec.user_agent,
         viewport,
+        user_data_dir: None,
     })
+}
+
+/// Whether two paths name one directory: by their real paths when both exist, else as written.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => normalize(a) == normalize(b),
+    }
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn valid_name(s: &str) -> bool {

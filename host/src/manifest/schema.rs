@@ -141,6 +141,10 @@ pub struct ProfileSpec {
     pub user_agent: Option<String>,
     /// Example: `viewport = { width = 1280, height = 800 }`.
     pub viewport: Option<ViewportSpec>,
+    /// A persistent Chromium user-data-dir, relative to the manifest: the cookies, storage and
+    /// logins of a session with this profile outlive the session and Warden. Such a session
+    /// runs in a Chromium of its own, one session at a time. Example: `user_data_dir = "profiles/crm"`.
+    pub user_data_dir: Option<String>,
 }
 
 /// A profile's viewport.

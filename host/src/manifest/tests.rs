@@ -66,6 +66,27 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:2:6: browser.profiles.de: timezone \"Berlin time\" is not an IANA zone such as Europe/Berlin or America/New_York",
         ),
         (
+            "two profiles on one user_data_dir",
+            format!(
+                "[browser.profiles]\na = {{ user_data_dir = \"p/crm\" }}\nb = {{ user_data_dir = \"p/./crm\" }}\n{PLUGIN}"
+            ),
+            "warden.toml:3:5: browser.profiles.b.user_data_dir is also the user_data_dir of profile \"a\"; a user-data-dir serves one browser: give each profile a directory of its own",
+        ),
+        (
+            "a profile on the capture browser's profile",
+            format!(
+                "[capture]\nprofile_dir = \"cap\"\n[browser.profiles]\na = {{ user_data_dir = \"cap\" }}\n{PLUGIN}"
+            ),
+            "warden.toml:4:5: browser.profiles.a.user_data_dir is the capture browser's profile ([capture] profile_dir); a user-data-dir serves one browser: give the profile a directory of its own",
+        ),
+        (
+            "a user_data_dir with a remote browser",
+            format!(
+                "[browser]\nendpoint = \"ws://127.0.0.1:9222/devtools/browser/x\"\n[browser.profiles]\na = {{ user_data_dir = \"p\" }}\n{PLUGIN}"
+            ),
+            "warden.toml:4:5: browser.profiles.a.user_data_dir needs a browser Warden starts itself; a remote [browser] endpoint keeps its own profile: remove one of the two",
+        ),
+        (
             "profile bypass without a proxy",
             format!("[browser.profiles]\nde = {{ proxy_bypass = [\"*.internal\"] }}\n{PLUGIN}"),
             "warden.toml:2:6: browser.profiles.de: proxy_bypass needs proxy",
