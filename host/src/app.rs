@@ -19,6 +19,19 @@ pub struct App {
 impl App {
     /// Load `manifest_path` (the built-in default when `None`) and every plugin it names.
     pub async fn load(manifest_path: Option<&Path>) -> anyhow::Result<Self> {
+        Self::load_after(manifest_path, None).await
+    }
+
+    /// Load a manifest that will replace the one `previous` serves: its browsers are taken
+    /// over when the `[browser]` settings did not change.
+    pub async fn reload(manifest_path: &Path, previous: &HostServices) -> anyhow::Result<Self> {
+        Self::load_after(Some(manifest_path), Some(previous)).await
+    }
+
+    async fn load_after(
+        manifest_path: Option<&Path>,
+        previous: Option<&HostServices>,
+    ) -> anyhow::Result<Self> {
         let started = Instant::now();
         // One process-wide TLS provider (ring: no C toolchain needed for aws-lc).
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -39,6 +52,7 @@ impl App {
             audit,
             manifest.browser.clone(),
             manifest.ssh_hosts.clone(),
+            previous,
         )?);
         let max_memory = manifest
             .plugins

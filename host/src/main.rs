@@ -83,6 +83,9 @@ fn main() -> ExitCode {
             Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
         }
     });
+    // A blocked read of stdin (serve stopped by a signal) must not keep the process alive:
+    // the shutdown that matters (browsers, sessions) has already happened.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {
         Ok(code) => code,
         Err(e) => {

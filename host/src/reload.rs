@@ -49,15 +49,15 @@ async fn reload_loop(path: PathBuf, server: WardenServer, mut events: mpsc::Unbo
             continue;
         }
         last = now;
-        match App::load(Some(&path)).await {
+        let previous = server.registry().services().clone();
+        match App::reload(&path, &previous).await {
             Ok(app) => {
-                // Open terminal sessions the new manifest still allows carry over.
-                app.registry
-                    .services()
-                    .adopt_sessions(server.registry().services(), &app.manifest)
-                    .await;
+                // Open sessions the new manifest still allows carry over; the rest close.
+                let services = app.registry.services().clone();
+                services.adopt_sessions(&previous, &app.manifest).await;
                 let tools = app.registry.tools().len();
                 server.replace(app.registry).await;
+                services.take_over_browsers(&previous, &app.manifest).await;
                 tracing::info!(manifest = %path.display(), "manifest reloaded: {tools} tools served; clients were told the tool list changed");
             }
             Err(e) => tracing::error!(

@@ -248,7 +248,9 @@ class Site:
     def login(self, body: str) -> tuple[int, dict[str, str], str]:
         form = urllib.parse.parse_qs(body)
         if form.get("password", [""])[0] == PASSWORD and form.get("email", [""])[0]:
-            return 302, {"Location": "/dashboard", "Set-Cookie": f"{SESSION_COOKIE}; Path=/; HttpOnly"}, ""
+            # "Remember me": a cookie with an expiry, which a persistent profile keeps.
+            cookie = f"{SESSION_COOKIE}; Path=/; HttpOnly; Max-Age=86400"
+            return 302, {"Location": "/dashboard", "Set-Cookie": cookie}, ""
         return 302, {"Location": "/wrong"}, ""
 
 

@@ -106,6 +106,18 @@ document.getElementById('greeting').textContent = 'Greeting: ' + (localStorage.g
 )
 
 
+REMEMBER = """
+<h1>What this profile remembers</h1>
+<p id=cookies></p><p id=stored></p>
+<script>
+/*STORE*/
+const keys = Object.keys(localStorage).sort();
+document.getElementById('cookies').textContent = 'Cookies: ' + (document.cookie.split('; ').sort().join(' ') || 'none');
+document.getElementById('stored').textContent = 'Stored: ' + (keys.map(k => k + '=' + localStorage.getItem(k)).join(' ') || 'none');
+</script>
+"""
+
+
 @dataclass
 class NetSite:
     server: http.server.ThreadingHTTPServer
@@ -133,6 +145,13 @@ class NetSite:
         if p in pages:
             headers = {"Set-Cookie": f"sid={SESSION_COOKIE_VALUE}; Path=/"} if p == "/net" else {}
             return 200, html, headers, pages[p].encode()
+        if p == "/remember":
+            # ?k=v: a persistent cookie and a localStorage item k=v; without a query, only shows
+            # what the profile remembers.
+            query = urllib.parse.parse_qsl(urllib.parse.urlparse(path).query)
+            headers = {"Set-Cookie": f"{k}={v}; Max-Age=86400; Path=/" for k, v in query[:1]}
+            store = "".join(f"localStorage.setItem({json.dumps(k)}, {json.dumps(v)});" for k, v in query)
+            return 200, html, headers, page("Remember", REMEMBER.replace("/*STORE*/", store)).encode()
         if p == "/jump":
             # A link to any URL (given as ?to=), for navigations the page itself starts.
             to = urllib.parse.parse_qs(urllib.parse.urlparse(path).query).get("to", [""])[0]

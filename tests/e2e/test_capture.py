@@ -112,6 +112,11 @@ async def test_login_then_capture_and_logged_in_profile(start_warden, write_mani
     audit = manifest.audit_lines()
     assert any(line.get("capability") == "capture.page" and line.get("decision") == "denied" for line in audit), audit
 
+    # Warden stopped and started again: the capture profile is still logged in.
+    async with start_warden(manifest) as w:
+        text = await ok(w, "capture_page", {"url": main.url("/dashboard"), "format": "text"})
+        assert "Welcome back, user@example.com" in text, text
+
 
 async def test_cookie_grants(start_warden, write_manifest, sites, tmp_path) -> None:
     main, _ = sites

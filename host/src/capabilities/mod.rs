@@ -22,9 +22,9 @@ pub struct HostServices {
     /// One HTTP client for all plugins; redirects are followed by hand so each hop is checked.
     pub http: reqwest::Client,
     /// The browser, started on first use and shared by the plugins (each in its own contexts).
-    pub browser: browser::BrowserProvider,
+    pub browser: Arc<browser::BrowserProvider>,
     /// The capture browser on the persistent `[capture] profile_dir`, started on first capture.
-    pub capture_browser: browser::BrowserProvider,
+    pub capture_browser: Arc<browser::BrowserProvider>,
     /// SSH connections, one per host alias, shared by terminal sessions and SFTP.
     pub ssh: Arc<terminal::ssh::SshPool>,
     /// Terminal sessions, per plugin (shared with the next services after a reload).
@@ -34,25 +34,70 @@ pub struct HostServices {
 }
 
 impl HostServices {
+    /// `previous`: the services of the manifest this one replaces, whose browsers are taken
+    /// over when the `[browser]` settings are the same (see [`HostServices::take_over`]).
     pub fn new(
         audit: Arc<AuditLog>,
         browser: BrowserConfig,
         ssh_hosts: BTreeMap<String, SshHostConfig>,
+        previous: Option<&HostServices>,
     ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
             .build()?;
         let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
+        let (browser, capture_browser) = match previous {
+            Some(p) if p.browser.config() == &browser => {
+                (p.browser.clone(), p.capture_browser.clone())
+            }
+            _ => (
+                Arc::new(browser::BrowserProvider::new(browser.clone())),
+                Arc::new(browser::BrowserProvider::capture(browser)),
+            ),
+        };
         Ok(Self {
             audit,
             http,
-            capture_browser: browser::BrowserProvider::capture(browser.clone()),
-            browser: browser::BrowserProvider::new(browser),
+            capture_browser,
+            browser,
             sftp: sftp::client::SftpPool::new(ssh.clone()),
             ssh,
             sessions: Arc::default(),
         })
+    }
+
+    /// After a manifest reload, once this replaces `previous`: browsers taken over (same
+    /// `[browser]` settings) keep the sessions the new manifest still allows, under the new
+    /// grants, and close the rest; otherwise the previous browsers are closed cleanly, so
+    /// their persistent profiles are written out and free for the new ones.
+    pub async fn take_over_browsers(&self, previous: &HostServices, manifest: &Manifest) {
+        if Arc::ptr_eq(&self.browser, &previous.browser) {
+            let (kept, closed) = self.browser.adopt(manifest).await;
+            if kept + closed > 0 {
+                tracing::info!(
+                    "manifest reload: {kept} browser sessions kept, {closed} closed (their plugin lost its browser grant)"
+                );
+            }
+        } else {
+            tracing::info!("manifest reload: [browser] settings changed; closing the browsers");
+            futures::future::join(
+                previous.browser.shutdown(),
+                previous.capture_browser.shutdown(),
+            )
+            .await;
+        }
+    }
+
+    /// Before Warden exits: close the browsers cleanly (persistent profiles written out)
+    /// and the terminal sessions.
+    pub async fn shutdown(&self) {
+        futures::future::join3(
+            self.browser.shutdown(),
+            self.capture_browser.shutdown(),
+            self.sessions.close_all(),
+        )
+        .await;
     }
 
     /// After a manifest reload: take over the terminal sessions of `previous` that the new

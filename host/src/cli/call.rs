@@ -15,11 +15,13 @@ pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow
         Err(e) => anyhow::bail!("arguments are not valid JSON: {e}"),
     }
     let app = App::load(manifest).await?;
-    let Some(report) = app
+    let report = app
         .registry
         .call(tool, arguments, CallContext::default())
-        .await
-    else {
+        .await;
+    // A browser the call started closes cleanly: a login it made stays in a persistent profile.
+    app.registry.services().shutdown().await;
+    let Some(report) = report else {
         anyhow::bail!("unknown tool \"{tool}\"; `warden tools` lists the served tools");
     };
     match report.result {

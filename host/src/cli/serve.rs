@@ -28,9 +28,59 @@ pub async fn run(
         },
         None => None,
     };
-    match http_addr {
-        Some(addr) => http::serve(server, addr, &app.manifest.http).await?,
-        None => stdio::serve(server).await?,
+    let serving = async {
+        match http_addr {
+            Some(addr) => http::serve(server.clone(), addr, &app.manifest.http)
+                .await
+                .map_err(anyhow::Error::from),
+            None => stdio::serve(server.clone()).await,
+        }
+    };
+    let outcome = tokio::select! {
+        outcome = serving => outcome,
+        signal = shutdown_signal() => {
+            tracing::info!("{signal}: shutting down");
+            Ok(())
+        }
+    };
+    // Browsers close cleanly (persistent profiles are written out), shells hang up. A second
+    // signal does not wait for that.
+    let services = server.registry().services().clone();
+    tokio::select! {
+        () = services.shutdown() => {}
+        signal = shutdown_signal() => tracing::warn!("{signal} again: exiting without waiting"),
     }
+    outcome?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first of SIGTERM, SIGINT (Ctrl-C) and SIGHUP, by name.
+#[cfg(unix)]
+async fn shutdown_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let listen = |kind| signal(kind).ok();
+    let (mut term, mut int, mut hup) = (
+        listen(SignalKind::terminate()),
+        listen(SignalKind::interrupt()),
+        listen(SignalKind::hangup()),
+    );
+    async fn next(s: &mut Option<tokio::signal::unix::Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    tokio::select! {
+        () = next(&mut term) => "SIGTERM",
+        () = next(&mut int) => "SIGINT",
+        () = next(&mut hup) => "SIGHUP",
+    }
+}
+
+#[cfg(not(unix))]
+async fn shutdown_signal() -> &'static str {
+    let _ = tokio::signal::ctrl_c().await;
+    "Ctrl-C"
 }

@@ -35,6 +35,25 @@ pub struct Session {
     pub current: usize,
 }
 
+impl Session {
+    /// Hold the tabs the host still has open for this session when this instance holds none:
+    /// the host keeps sessions across a manifest reload or a restarted plugin instance, so
+    /// the agent goes on where it was (the first tab current; refs start afresh).
+    fn adopt_open_tabs(&mut self, name: &str) -> Result<(), ToolError> {
+        if !self.tabs.is_empty() {
+            return Ok(());
+        }
+        for info in browser::list_tabs(Some(name))? {
+            // A tab that closed meanwhile is simply not held.
+            if let Ok(page) = browser::attach_tab(Some(name), &info.id) {
+                self.tabs.push(TabRefs::new(page));
+            }
+        }
+        self.current = 0;
+        Ok(())
+    }
+}
+
 pub struct State {
     pub sessions: BTreeMap<String, Session>,
     pub current: String,
@@ -66,6 +85,7 @@ impl State {
     pub fn tab(&mut self) -> Result<&mut TabRefs, ToolError> {
         let name = self.current.clone();
         let session = self.sessions.entry(name.clone()).or_default();
+        session.adopt_open_tabs(&name)?;
         if session.tabs.is_empty() {
             let page = browser::open_page(Some(&name))?;
             session.tabs.push(TabRefs::new(page));
@@ -77,7 +97,9 @@ impl State {
 
     /// The current tab, only if one is open.
     pub fn existing_tab(&mut self) -> Result<&mut TabRefs, ToolError> {
+        let name = self.current.clone();
         let session = self.session();
+        session.adopt_open_tabs(&name)?;
         let i = session.current;
         session.tabs.get_mut(i).ok_or_else(|| {
             ToolError::not_found("no tab is open in this session; open a page with browse_navigate")

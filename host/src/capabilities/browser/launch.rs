@@ -1,4 +1,5 @@
-//! Start a local Chromium with a fresh profile and find its DevTools address.
+//! Start a local Chromium, on a fresh temporary profile or a persistent user-data-dir, find
+//! its DevTools address, and stop it again.
 
 use crate::manifest::BrowserConfig;
 use std::path::{Path, PathBuf};
@@ -18,14 +19,42 @@ const CANDIDATES: &[&str] = &[
 
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A running local browser. Dropping it kills the process and removes the profile.
+/// How long a launch waits for another browser to let go of a persistent profile (one that
+/// Warden is closing, as after a manifest reload) before it reports the profile in use.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// A persistent user-data-dir and the settings that can only be given at launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Persistent {
+    pub dir: PathBuf,
+    /// The manifest key that names the directory, for messages.
+    pub key: String,
+    /// A proxy for every request of this browser (a default context has no per-context proxy).
+    pub proxy: Option<String>,
+    pub proxy_bypass: Vec<String>,
+}
+
+/// A running local browser. Dropping it kills the process and removes a temporary profile.
 pub struct Launched {
     pub ws_url: String,
-    /// Held for its `Drop`, which kills the process (`kill_on_drop`).
-    _child: Child,
+    /// Killed when dropped (`kill_on_drop`); [`Launched::stop`] waits for a clean exit first.
+    child: Child,
     /// Held for its `Drop`, which deletes a temporary profile directory (a persistent
     /// profile stays).
     _profile: Option<tempfile::TempDir>,
+}
+
+impl Launched {
+    /// Wait up to `grace` for the process to exit (after `Browser.close`), then kill it.
+    pub async fn stop(mut self, grace: Duration) {
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("the browser did not exit within {grace:?} of being closed; killing it");
+            let _ = self.child.kill().await;
+        }
+    }
 }
 
 pub fn executable(config: &BrowserConfig) -> Result<PathBuf, String> {
@@ -59,19 +88,58 @@ fn running_as_root() -> bool {
     })
 }
 
+/// The process that holds a user-data-dir, if one still runs: Chromium's `SingletonLock` is a
+/// symlink to `HOSTNAME-PID`.
+fn lock_holder(dir: &Path) -> Option<u32> {
+    let target = std::fs::read_link(dir.join("SingletonLock")).ok()?;
+    let (host, pid) = target.to_str()?.rsplit_once('-')?;
+    let pid: u32 = pid.parse().ok()?;
+    let ours = std::fs::read_to_string("/proc/sys/kernel/hostname").is_ok_and(|h| h.trim() == host);
+    // A zombie still has a /proc entry but holds nothing; and after a crash the pid may have
+    // gone to a process that is no browser.
+    let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|st| {
+        st.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    });
+    let browser = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|comm| comm.contains("chrom"));
+    (ours && alive && browser).then_some(pid)
+}
+
+/// Wait until no other browser holds `dir` (a browser being closed lets go within seconds).
+async fn wait_unlocked(persistent: &Persistent) -> Result<(), String> {
+    let deadline = tokio::time::Instant::now() + LOCK_WAIT;
+    while let Some(pid) = lock_holder(&persistent.dir) {
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!(
+                "the browser profile {} ({}) is in use by another browser (pid {pid}), such as another warden serving the same manifest; a user-data-dir serves one browser at a time: stop that one or give this manifest its own directory",
+                persistent.dir.display(),
+                persistent.key
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(())
+}
+
 /// Start Chromium: with a fresh temporary profile, or with `persistent` (created if missing)
 /// whose cookies and logins outlive the process.
-pub async fn launch(config: &BrowserConfig, persistent: Option<&Path>) -> Result<Launched, String> {
+pub async fn launch(
+    config: &BrowserConfig,
+    persistent: Option<&Persistent>,
+) -> Result<Launched, String> {
     let exe = executable(config)?;
     let (dir, profile) = match persistent {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| {
+        Some(p) => {
+            std::fs::create_dir_all(&p.dir).map_err(|e| {
                 format!(
-                    "cannot create the capture profile {}: {e}; fix [capture] profile_dir",
-                    dir.display()
+                    "cannot create the browser profile {}: {e}; fix {}",
+                    p.dir.display(),
+                    p.key
                 )
             })?;
-            (dir.to_path_buf(), None)
+            wait_unlocked(p).await?;
+            (p.dir.clone(), None)
         }
         None => {
             let temp = tempfile::Builder::new()
@@ -113,6 +181,17 @@ pub async fn launch(config: &BrowserConfig, persistent: Option<&Path>) -> Result
     if running_as_root() {
         cmd.arg("--no-sandbox");
     }
+    if let Some(p) = persistent {
+        // An earlier browser on this profile may have been killed; do not offer to restore it.
+        cmd.arg("--hide-crash-restore-bubble");
+        if let Some(proxy) = &p.proxy {
+            cmd.arg(format!("--proxy-server={proxy}"));
+            if !p.proxy_bypass.is_empty() {
+                cmd.arg(format!("--proxy-bypass-list={}", p.proxy_bypass.join(";")));
+            }
+        }
+    }
+    die_with_parent(&mut cmd);
     cmd.args(&config.args)
         .arg("about:blank")
         .stdin(Stdio::null())
@@ -155,7 +234,33 @@ pub async fn launch(config: &BrowserConfig, persistent: Option<&Path>) -> Result
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     Ok(Launched {
         ws_url,
-        _child: child,
+        child,
         _profile: profile,
     })
 }
+
+/// Have the kernel kill the browser when Warden dies without closing it (SIGKILL, a crash):
+/// an orphaned browser would keep running and hold its persistent profile. The signal is
+/// tied to the thread that spawns the browser: a tokio worker, which lives as long as Warden.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(cmd: &mut Command) {
+    let warden = std::process::id();
+    // SAFETY: between fork and exec only async-signal-safe calls are made (prctl, getppid,
+    // kill on ourselves), and nothing is allocated.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Warden died before the prctl took effect: the browser was re-parented already.
+            if u32::try_from(libc::getppid()) != Ok(warden) {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}

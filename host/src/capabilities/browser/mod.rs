@@ -2,6 +2,7 @@
 //! grant; navigations are guarded in the browser itself (see `provider.rs`); `eval_js`,
 //! cookies and secrets have grants of their own. Secret values never reach the plugin.
 
+mod adopt;
 mod cdp;
 mod emulation;
 mod extract;
@@ -139,7 +140,7 @@ impl PluginState {
         let live = self
             .services
             .browser
-            .current()
+            .current_for(self.plugin(), &session)
             .await
             .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled())
             .ok_or_else(|| {
@@ -291,7 +292,11 @@ impl Host for PluginState {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.services.browser.live().await?;
+        let live = self
+            .services
+            .browser
+            .live_for(self.plugin(), &session)
+            .await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -302,7 +307,12 @@ impl Host for PluginState {
     async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let Some(live) = self.services.browser.current().await else {
+        let Some(live) = self
+            .services
+            .browser
+            .current_for(self.plugin(), &session)
+            .await
+        else {
             return Ok(Vec::new());
         };
         let context = live
@@ -327,7 +337,11 @@ impl Host for PluginState {
     ) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.services.browser.live().await?;
+        let live = self
+            .services
+            .browser
+            .live_for(self.plugin(), &session)
+            .await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -342,9 +356,15 @@ impl Host for PluginState {
     async fn close_session(&mut self, session: String) -> Result<(), Error> {
         self.browser_allowed()?;
         let session = session_name(Some(session))?;
-        let live = self
-            .services
-            .browser
+        let browser = &self.services.browser;
+        if browser
+            .close_profile_session(self.plugin(), &session)
+            .await
+            .is_some()
+        {
+            return Ok(());
+        }
+        let live = browser
             .current()
             .await
             .ok_or_else(|| Error::NotFound(format!("no session named \"{session}\"")))?;
@@ -353,10 +373,7 @@ impl Host for PluginState {
 
     async fn list_sessions(&mut self) -> Result<Vec<String>, Error> {
         self.browser_allowed()?;
-        Ok(match self.services.browser.current().await {
-            Some(live) => live.sessions_of(self.plugin()),
-            None => Vec::new(),
-        })
+        Ok(self.services.browser.sessions_of(self.plugin()).await)
     }
 
     // Logs, routes, emulation and storage: see `wit_extras.rs`.

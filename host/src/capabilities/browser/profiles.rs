@@ -87,18 +87,33 @@ impl PluginState {
             Some(name) => {
                 self.granted(self.grants.check_browser_profile(&name))?;
                 let found = self.services.browser.config().profiles.get(&name).cloned();
-                Some(found.ok_or_else(|| {
+                let found = found.ok_or_else(|| {
                     Error::NotFound(format!("the manifest has no [browser.profiles.{name}]"))
-                })?)
+                })?;
+                Some((name, found))
             }
         };
-        let live = self.services.browser.live().await?;
         let owner = Owner {
             grants: Arc::<Grants>::clone(&self.grants),
             scope: GuestScope::clone(&self.scope),
         };
-        Ok(live
-            .create_session(self.plugin(), &session, owner, profile.as_ref())
-            .await?)
+        let browser = &self.services.browser;
+        let plugin = self.plugin();
+        match (profile, browser.is_profile_session(plugin, &session)) {
+            (Some((name, profile)), _) if profile.user_data_dir.is_some() => Ok(browser
+                .open_profile_session(plugin, &session, owner, &name, &profile)
+                .await?),
+            (Some(_), true) => Err(Error::InvalidArgument(format!(
+                "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
+            ))),
+            // Kept as it is, in its profile's own browser.
+            (None, true) => Ok(()),
+            (profile, false) => {
+                let live = browser.live().await?;
+                Ok(live
+                    .create_session(plugin, &session, owner, profile.as_ref().map(|p| &p.1))
+                    .await?)
+            }
+        }
     }
 }

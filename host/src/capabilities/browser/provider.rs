@@ -8,14 +8,16 @@
 //! the response.
 
 use super::cdp::{Cdp, CdpError, Event};
-use super::launch::{self, Launched};
+use super::emulation::Emulation;
+use super::launch::{self, Launched, Persistent};
 use super::observe::TabLog;
 use super::routes::{self, Action, SessionExtras};
-use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Grants;
+use crate::manifest::{BrowserConfig, BrowserProfile};
 use crate::runtime::sandbox::GuestScope;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -51,6 +53,13 @@ pub type Result<T> = std::result::Result<T, BrowserError>;
 
 /// How long set-up steps (starting the browser, opening a tab) may take.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a closing browser may take to write its profile and exit before it is killed.
+const CLOSE_GRACE: Duration = Duration::from_secs(10);
+
+/// Numbers every browser process Warden starts or attaches to, across all providers, so a
+/// handle to a tab of one can never be taken for a tab of another.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// A JavaScript dialog waiting for an answer.
 #[derive(Debug, Clone)]
@@ -138,6 +147,9 @@ pub(super) struct State {
     sessions: HashMap<String, String>,
     /// Routes and emulation of each context that has any.
     pub(super) extras: HashMap<String, SessionExtras>,
+    /// The blank tab a browser started with on a persistent profile: kept (a browser without
+    /// a tab may quit) but never listed.
+    startup: HashSet<String>,
 }
 
 impl State {
@@ -159,16 +171,35 @@ pub struct Live {
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
-    /// The local browser process, killed (and its profile removed) when this is dropped.
-    _process: Option<Launched>,
+    /// A browser of one profile session: its session is the default (persistent) context,
+    /// and starts with this emulation.
+    profile_session: Option<Emulation>,
+    /// The local browser process, killed (and a temporary profile removed) when dropped;
+    /// taken by [`Live::shutdown`] to close it cleanly.
+    process: Mutex<Option<Launched>>,
+}
+
+/// A session opened with a profile that has its own `user_data_dir`: it runs in a browser
+/// of its own on that directory.
+struct ProfileSession {
+    plugin: String,
+    session: String,
+    profile: String,
+    browser: Arc<BrowserProvider>,
 }
 
 /// Starts and restarts the browser; shared by all plugins of one manifest.
 pub struct BrowserProvider {
     config: BrowserConfig,
     guard: Guard,
+    /// The persistent user-data-dir this browser runs on (the capture profile, a profile's
+    /// `user_data_dir`); a temporary one when `None`.
+    persistent: Option<Persistent>,
+    /// For a profile's own browser: the emulation its session starts with.
+    profile_session: Option<Emulation>,
     live: tokio::sync::Mutex<Option<Arc<Live>>>,
-    generation: std::sync::atomic::AtomicU64,
+    /// The sessions running in browsers of their own, one per persistent profile.
+    profile_sessions: Mutex<Vec<ProfileSession>>,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -180,24 +211,36 @@ impl std::fmt::Debug for BrowserProvider {
 }
 
 impl BrowserProvider {
-    pub fn new(config: BrowserConfig) -> Self {
+    fn with(
+        config: BrowserConfig,
+        guard: Guard,
+        persistent: Option<Persistent>,
+        profile_session: Option<Emulation>,
+    ) -> Self {
         Self {
             config,
-            guard: Guard::Browser,
+            guard,
+            persistent,
+            profile_session,
             live: tokio::sync::Mutex::new(None),
-            generation: Default::default(),
+            profile_sessions: Mutex::default(),
         }
+    }
+
+    pub fn new(config: BrowserConfig) -> Self {
+        Self::with(config, Guard::Browser, None, None)
     }
 
     /// The capture browser: its own Chromium on the persistent `[capture] profile_dir` (a
     /// user-data-dir belongs to one process), with the guard on `grants.capture.origins`.
     pub fn capture(config: BrowserConfig) -> Self {
-        Self {
-            config,
-            guard: Guard::Capture,
-            live: tokio::sync::Mutex::new(None),
-            generation: Default::default(),
-        }
+        let persistent = Persistent {
+            dir: config.capture_profile.clone(),
+            key: "[capture] profile_dir".into(),
+            proxy: None,
+            proxy_bypass: Vec::new(),
+        };
+        Self::with(config, Guard::Capture, Some(persistent), None)
     }
 
     pub fn config(&self) -> &BrowserConfig {
@@ -213,23 +256,191 @@ impl BrowserProvider {
             }
             tracing::warn!("the browser is gone; starting a fresh one");
         }
-        let generation = self
-            .generation
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
-        let live = tokio::time::timeout(
-            SETUP_TIMEOUT,
-            Live::start(&self.config, generation, self.guard),
-        )
-        .await
-        .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
+        let generation = GENERATION.fetch_add(1, Ordering::Relaxed) + 1;
+        let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(self, generation))
+            .await
+            .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
         *guard = Some(live.clone());
         Ok(live)
     }
 
-    /// The running browser if there is one (no start).
+    /// The running browser if there is one (no start; a browser that exited is none).
     pub async fn current(&self) -> Option<Arc<Live>> {
-        self.live.lock().await.clone()
+        let live = self.live.lock().await.clone();
+        live.filter(|l| !l.cdp.closed().is_cancelled())
+    }
+
+    /// Close the browser (cleanly, so a persistent profile is written out) and the browsers
+    /// of profile sessions. A later call starts a fresh one.
+    pub async fn shutdown(&self) {
+        let sessions = std::mem::take(&mut *self.sessions_lock());
+        let closing = sessions.iter().map(|s| s.browser.shutdown_own());
+        futures::future::join_all(closing).await;
+        self.shutdown_own().await;
+    }
+
+    async fn shutdown_own(&self) {
+        let live = self.live.lock().await.take();
+        if let Some(live) = live {
+            live.shutdown().await;
+        }
+    }
+
+    fn sessions_lock(&self) -> std::sync::MutexGuard<'_, Vec<ProfileSession>> {
+        self.profile_sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The browser of a session opened with a persistent profile, if this is one.
+    fn profile_browser(&self, plugin: &str, session: &str) -> Option<Arc<BrowserProvider>> {
+        self.sessions_lock()
+            .iter()
+            .find(|s| s.plugin == plugin && s.session == session)
+            .map(|s| s.browser.clone())
+    }
+
+    /// The browser a session lives in (its profile's own, or the shared one), started when
+    /// needed.
+    pub async fn live_for(&self, plugin: &str, session: &str) -> Result<Arc<Live>> {
+        match self.profile_browser(plugin, session) {
+            Some(browser) => browser.live().await,
+            None => self.live().await,
+        }
+    }
+
+    /// The running browser a session lives in, if it runs (no start).
+    pub async fn current_for(&self, plugin: &str, session: &str) -> Option<Arc<Live>> {
+        match self.profile_browser(plugin, session) {
+            Some(browser) => browser.current().await,
+            None => self.current().await,
+        }
+    }
+
+    /// (plugin, session, profile) of every session running in a profile's own browser.
+    pub(super) fn profile_session_names(&self) -> Vec<(String, String, String)> {
+        self.sessions_lock()
+            .iter()
+            .map(|s| (s.plugin.clone(), s.session.clone(), s.profile.clone()))
+            .collect()
+    }
+
+    /// Whether (plugin, session) runs in a profile's own browser.
+    pub fn is_profile_session(&self, plugin: &str, session: &str) -> bool {
+        self.profile_browser(plugin, session).is_some()
+    }
+
+    /// Open (plugin, session) in a browser of its own on `profile`'s `user_data_dir`. One
+    /// session at a time per profile: the directory belongs to one browser process.
+    pub async fn open_profile_session(
+        &self,
+        plugin: &str,
+        session: &str,
+        owner: Owner,
+        name: &str,
+        profile: &BrowserProfile,
+    ) -> Result<()> {
+        let Some(dir) = profile.user_data_dir.clone() else {
+            return Err(BrowserError::Invalid(format!(
+                "profile \"{name}\" has no user_data_dir"
+            )));
+        };
+        if let Some(live) = self.current().await
+            && live
+                .lock()
+                .by_owner
+                .contains_key(&(plugin.to_string(), session.to_string()))
+        {
+            return Err(BrowserError::Invalid(format!(
+                "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
+            )));
+        }
+        let browser = {
+            let mut sessions = self.sessions_lock();
+            if let Some(s) = sessions
+                .iter()
+                .find(|s| s.plugin == plugin && s.session == session)
+            {
+                return Err(BrowserError::Invalid(format!(
+                    "session \"{session}\" is open already (with profile \"{}\"); close it (browse_session close) to open it with a profile",
+                    s.profile
+                )));
+            }
+            if let Some(s) = sessions.iter().find(|s| s.profile == name) {
+                let whose = if s.plugin == plugin {
+                    String::new()
+                } else {
+                    format!(" of plugin \"{}\"", s.plugin)
+                };
+                return Err(BrowserError::Invalid(format!(
+                    "profile \"{name}\" is in use by session \"{}\"{whose}: its user_data_dir serves one session at a time; close that session first",
+                    s.session
+                )));
+            }
+            let persistent = Persistent {
+                dir,
+                key: format!("[browser.profiles.{name}] user_data_dir"),
+                proxy: profile.proxy.clone(),
+                proxy_bypass: profile.proxy_bypass.clone(),
+            };
+            let browser = Arc::new(Self::with(
+                self.config.clone(),
+                Guard::Browser,
+                Some(persistent),
+                Some(super::profiles::emulation_of(profile)),
+            ));
+            sessions.push(ProfileSession {
+                plugin: plugin.to_string(),
+                session: session.to_string(),
+                profile: name.to_string(),
+                browser: browser.clone(),
+            });
+            browser
+        };
+        // Start it now, so a profile that cannot start is reported here, not on first use.
+        let started = async {
+            let live = browser.live().await?;
+            live.context(plugin, session, &owner.grants, &owner.scope)
+                .await
+        }
+        .await;
+        if let Err(e) = started {
+            self.sessions_lock()
+                .retain(|s| !(s.plugin == plugin && s.session == session));
+            browser.shutdown_own().await;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Close a session that runs in a profile's own browser: the browser closes cleanly,
+    /// writing the profile out. `None` when the session is not one of those.
+    pub async fn close_profile_session(&self, plugin: &str, session: &str) -> Option<()> {
+        let closed = {
+            let mut sessions = self.sessions_lock();
+            let at = sessions
+                .iter()
+                .position(|s| s.plugin == plugin && s.session == session)?;
+            sessions.remove(at)
+        };
+        closed.browser.shutdown_own().await;
+        Some(())
+    }
+
+    /// The sessions a plugin has open, in the shared browser and in profiles' own.
+    pub async fn sessions_of(&self, plugin: &str) -> Vec<String> {
+        let mut names = match self.current().await {
+            Some(live) => live.sessions_of(plugin),
+            None => Vec::new(),
+        };
+        names.extend(
+            self.sessions_lock()
+                .iter()
+                .filter(|s| s.plugin == plugin)
+                .map(|s| s.session.clone()),
+        );
+        names.sort();
+        names
     }
 }
 
@@ -239,13 +450,17 @@ fn s<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 impl Live {
-    async fn start(config: &BrowserConfig, generation: u64, guard: Guard) -> Result<Arc<Self>> {
-        let endpoint = config.endpoint.as_ref().filter(|_| guard == Guard::Browser);
-        let profile = (guard == Guard::Capture).then_some(config.capture_profile.as_path());
+    async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
+        let (config, guard) = (&provider.config, provider.guard);
+        let persistent = provider.persistent.as_ref();
+        let endpoint = config
+            .endpoint
+            .as_ref()
+            .filter(|_| guard == Guard::Browser && persistent.is_none());
         let (ws_url, process) = match endpoint {
             Some(endpoint) => (endpoint.clone(), None),
             None => {
-                let launched = launch::launch(config, profile)
+                let launched = launch::launch(config, persistent)
                     .await
                     .map_err(BrowserError::Io)?;
                 (launched.ws_url.clone(), Some(launched))
@@ -260,7 +475,8 @@ impl Live {
             guard,
             state: Mutex::new(State::default()),
             changed: watch::channel(0).0,
-            _process: process,
+            profile_session: provider.profile_session.clone(),
+            process: Mutex::new(process),
         });
         tokio::spawn(event_loop(Arc::downgrade(&live), events));
         live.cdp
@@ -270,25 +486,30 @@ impl Live {
                 json!({ "discover": true }),
             )
             .await?;
-        if guard == Guard::Capture {
+        if persistent.is_some() {
             // The persistent cookies live in the default context: find its id on the first tab.
             let targets = live
                 .cdp
                 .call_raw(None, "Target.getTargets", json!({}))
                 .await?;
-            let id = targets["targetInfos"]
+            let pages: Vec<&Value> = targets["targetInfos"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .find(|t| s(t, "type") == "page")
+                .filter(|t| s(t, "type") == "page")
+                .collect();
+            let id = pages
+                .first()
                 .map(|t| s(t, "browserContextId").to_string())
                 .filter(|id| !id.is_empty())
                 .ok_or_else(|| {
                     BrowserError::Io(
-                        "the capture browser has no default page to find its profile by".into(),
+                        "the browser has no default page to find its profile by".into(),
                     )
                 })?;
-            live.lock().default_context = Some(id);
+            let mut st = live.lock();
+            st.default_context = Some(id);
+            st.startup = pages.iter().map(|t| s(t, "targetId").to_string()).collect();
         }
         // Every new target starts paused, so its guard is in place before it runs.
         live.cdp
@@ -305,6 +526,25 @@ impl Live {
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock leaves plain data behind; keep serving.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Close a browser Warden started the way its window's close button would, so it writes
+    /// its profile (cookies are kept in memory for up to 30 s) and releases the directory;
+    /// kill it if it does not exit in time. A remote browser is left running: only the
+    /// connection (and with it the contexts Warden made) goes.
+    pub async fn shutdown(&self) {
+        let process = self
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Some(process) = process else { return };
+        if !self.cdp.closed().is_cancelled() {
+            let close = self.cdp.call_raw(None, "Browser.close", json!({}));
+            let _ = tokio::time::timeout(CLOSE_GRACE, close).await;
+        }
+        process.stop(CLOSE_GRACE).await;
+        tracing::info!(generation = self.generation, "browser closed");
     }
 
     fn bump(&self) {
@@ -328,6 +568,22 @@ impl Live {
                     ctx.grants = grants.clone();
                     ctx.scope = scope.clone();
                 }
+                return Ok(id);
+            }
+            // A profile's own browser: the session is the persistent default context.
+            if let Some(emulation) = &self.profile_session {
+                let id = st.default_context.clone().ok_or_else(|| {
+                    BrowserError::Io("the profile's browser has no default context".into())
+                })?;
+                st.contexts.insert(
+                    id.clone(),
+                    Owner {
+                        grants: grants.clone(),
+                        scope: scope.clone(),
+                    },
+                );
+                st.by_owner.insert(key, id.clone());
+                st.extras.entry(id.clone()).or_default().emulation = emulation.clone();
                 return Ok(id);
             }
         }
@@ -448,7 +704,7 @@ impl Live {
         let mut tabs: Vec<_> = st
             .tabs
             .iter()
-            .filter(|(_, t)| t.context == context)
+            .filter(|(id, t)| t.context == context && !st.startup.contains(*id))
             .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
             .collect();
         tabs.sort();

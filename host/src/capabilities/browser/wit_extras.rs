@@ -34,7 +34,11 @@ impl PluginState {
     ) -> Result<(Arc<Live>, String), Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.services.browser.live().await?;
+        let live = self
+            .services
+            .browser
+            .live_for(self.plugin(), &session)
+            .await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;

@@ -263,6 +263,13 @@ impl SessionTable {
         (kept, closed.len())
     }
 
+    /// Close and forget every session (Warden is exiting): SSH channels get EOF and CLOSE,
+    /// local shells their hang-up.
+    pub async fn close_all(&self) {
+        let all: Vec<Arc<Session>> = self.lock().drain().flat_map(|(_, l)| l).collect();
+        futures::future::join_all(all.iter().map(|s| s.close())).await;
+    }
+
     /// Close and forget `plugin`'s session `id`.
     pub async fn close(&self, plugin: &str, id: &str) -> bool {
         let session = {
