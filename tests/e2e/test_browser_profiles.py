@@ -149,6 +149,26 @@ async def test_a_profile_held_by_another_warden_is_reported_in_use(start_warden,
         proxy.close()
 
 
+async def test_a_killed_warden_leaves_no_browser_and_no_lock(start_warden, write_manifest, site, tmp_path) -> None:
+    proxy = start_proxy()
+    profile = tmp_path / "profiles" / "crm"
+    m = manifest(write_manifest, site, proxy.origin)
+    try:
+        async with start_warden(m) as w:
+            await ok(w, "browse_session", {"action": "create", "name": "work", "profile": "crm"})
+            await visit(w, site.url("/remember"))
+            assert browsers_on(profile)
+            # No clean shutdown is possible: the kernel ends the browsers with Warden.
+            os.kill(w.pid, signal.SIGKILL)
+            wait_gone(profile)
+        # The lock the killed browser left names a dead process: the next start takes over.
+        async with start_warden(m) as w:
+            await ok(w, "browse_session", {"action": "create", "name": "work", "profile": "crm"})
+            assert "Remember" in await remembered(w, site)
+    finally:
+        proxy.close()
+
+
 def raw_call(proc: subprocess.Popen, rid: int, tool: str, arguments: dict) -> dict:
     """One tools/call over raw stdio JSON-RPC; its result."""
     assert proc.stdin is not None and proc.stdout is not None
