@@ -49,6 +49,26 @@ enum Command {
         #[arg(long, short, env = "WARDEN_MANIFEST")]
         manifest: Option<PathBuf>,
     },
+    /// Write plugins.
+    Plugin {
+        #[command(subcommand)]
+        command: PluginCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PluginCommand {
+    /// Create a plugin crate (two example tools, warden-sdk) and a manifest that loads it.
+    New {
+        /// The plugin's name: a-z, 0-9, '-' and '_', starting with a letter.
+        name: String,
+        /// Where to create it (default: ./NAME); must not exist or be empty.
+        #[arg(long)]
+        path: Option<PathBuf>,
+        /// The warden-sdk crate directory (default: the one this warden was built from).
+        #[arg(long)]
+        sdk: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -81,6 +101,9 @@ fn main() -> ExitCode {
                 arguments,
             } => cli::call::run(manifest.as_deref(), &tool, &arguments).await,
             Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
+            Command::Plugin {
+                command: PluginCommand::New { name, path, sdk },
+            } => cli::plugin_new::run(&name, path.as_deref(), sdk.as_deref()),
         }
     });
     // A blocked read of stdin (serve stopped by a signal) must not keep the process alive:

@@ -2,5 +2,6 @@
 
 pub mod call;
 pub mod check;
+pub mod plugin_new;
 pub mod serve;
 pub mod tools;
