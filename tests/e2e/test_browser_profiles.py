@@ -63,11 +63,29 @@ def browsers_on(profile_dir: Path) -> list[psutil.Process]:
     return found
 
 
+def running(p: psutil.Process) -> bool:
+    try:
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def chromium_children(pid: int) -> list[psutil.Process]:
+    found = []
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            if "chrom" in p.name():
+                found.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
 def wait_gone(profile_dir: Path, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
-    while browsers_on(profile_dir) and time.monotonic() < deadline:
+    while any(running(p) for p in browsers_on(profile_dir)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [p.pid for p in browsers_on(profile_dir) if p.status() != psutil.STATUS_ZOMBIE]
+    left = [p.pid for p in browsers_on(profile_dir) if running(p)]
     assert not left, f"browsers still running on {profile_dir}: {left}"
 
 
@@ -213,7 +231,7 @@ async def test_sigterm_closes_the_browsers_cleanly(
                 shared = raw_call(proc, 4, "browse_session", {"action": "create", "name": "shared"})
                 assert not shared.get("isError"), shared
                 raw_call(proc, 5, "browse_navigate", {"url": site.url("/remember")})
-                children = [p for p in psutil.Process(proc.pid).children(recursive=True) if "chrom" in p.name()]
+                children = chromium_children(proc.pid)
                 assert browsers_on(profile) and children
                 proc.send_signal(signal.SIGTERM)
                 assert proc.wait(timeout=30) == 0, "warden exits cleanly on SIGTERM"
@@ -225,7 +243,7 @@ async def test_sigterm_closes_the_browsers_cleanly(
         # Both browsers are gone: the profile's and the shared one.
         wait_gone(profile)
         for p in children:
-            assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE, p
+            assert not running(p), p
 
         async with start_warden(m) as w:
             await ok(w, "browse_session", {"action": "create", "name": "w", "profile": "crm"})
@@ -256,7 +274,7 @@ async def test_reload_keeps_browser_sessions_under_the_new_grants(
             assert "reload=kept" in await visit(w, site.url("/remember?reload=kept"))
             await ok(w, "browse_session", {"action": "switch", "name": "default"})
             assert "Remember" in await visit(w, other.url("/remember"))
-            browsers = [p for p in psutil.Process(w.pid).children(recursive=True) if "chrom" in p.name()]
+            browsers = chromium_children(w.pid)
 
             # The admin narrows the origins; [browser] is unchanged, so the browsers stay.
             manifest(write_manifest, site, proxy.origin)
@@ -264,7 +282,7 @@ async def test_reload_keeps_browser_sessions_under_the_new_grants(
             # The plugin restarted with the new manifest; the page it was on is still there.
             still = await ok(w, "browse_snapshot", {"mode": "full"})
             assert other.url("/remember") in still, still
-            assert all(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in browsers), "restarted"
+            assert all(running(p) for p in browsers), "the browsers were restarted"
             # ...under the new grants: the origin dropped from the grant is refused now.
             blocked = await err(w, "browse_navigate", {"url": other.url("/remember?again")})
             assert "grants.browser.origins" in blocked, blocked
@@ -277,7 +295,7 @@ async def test_reload_keeps_browser_sessions_under_the_new_grants(
             manifest(write_manifest, site, proxy.origin, args='"--lang=en-US"')
             await reloaded(2)
             wait_gone(profile)
-            assert await helpers.wait_for(lambda: not any(p.is_running() for p in browsers), timeout=15)
+            assert await helpers.wait_for(lambda: not any(running(p) for p in browsers), timeout=15)
             await ok(w, "browse_session", {"action": "create", "name": "work", "profile": "crm"})
             again = await remembered(w, site)
             assert "Cookies: reload=kept" in again and "Stored: reload=kept" in again, again
