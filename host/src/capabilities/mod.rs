@@ -35,7 +35,7 @@ pub struct HostServices {
 
 impl HostServices {
     /// `previous`: the services of the manifest this one replaces, whose browsers are taken
-    /// over when the `[browser]` settings are the same (see [`HostServices::take_over`]).
+    /// over when the `[browser]` settings are the same (see [`HostServices::take_over_browsers`]).
     pub fn new(
         audit: Arc<AuditLog>,
         browser: BrowserConfig,
@@ -76,7 +76,7 @@ impl HostServices {
             let (kept, closed) = self.browser.adopt(manifest).await;
             if kept + closed > 0 {
                 tracing::info!(
-                    "manifest reload: {kept} browser sessions kept, {closed} closed (their plugin lost its browser grant)"
+                    "manifest reload: {kept} browser sessions kept, {closed} closed (their plugin lost its browser or profile grant)"
                 );
             }
         } else {
