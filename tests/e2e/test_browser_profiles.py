@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import time
@@ -187,16 +188,28 @@ async def test_a_killed_warden_leaves_no_browser_and_no_lock(start_warden, write
         proxy.close()
 
 
+def read_message(proc: subprocess.Popen, timeout: float = 60) -> dict:
+    """The next JSON-RPC line from warden's stdout (unbuffered), or a failure after `timeout`."""
+    assert proc.stdout is not None
+    line = b""
+    deadline = time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        assert left > 0 and select.select([proc.stdout], [], [], left)[0], f"no answer within {timeout} s"
+        byte = proc.stdout.read(1)
+        assert byte, "warden closed stdout"
+        line += byte
+    return json.loads(line)
+
+
 def raw_call(proc: subprocess.Popen, rid: int, tool: str, arguments: dict) -> dict:
     """One tools/call over raw stdio JSON-RPC; its result."""
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
     request = {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
     proc.stdin.write((json.dumps(request) + "\n").encode())
     proc.stdin.flush()
     while True:
-        line = proc.stdout.readline()
-        assert line, "warden closed stdout"
-        message = json.loads(line)
+        message = read_message(proc)
         if message.get("id") == rid:
             assert "result" in message, message
             return message["result"]
@@ -212,7 +225,7 @@ async def test_sigterm_closes_the_browsers_cleanly(
         with open(tmp_path / "sigterm-stderr.log", "wb") as errlog:
             proc = subprocess.Popen(
                 [str(warden_bin), "serve", "--manifest", str(m.path)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, bufsize=0,
                 env={**os.environ, **warden_env}, cwd=tmp_path,
             )
             try:
@@ -223,7 +236,7 @@ async def test_sigterm_closes_the_browsers_cleanly(
                 proc.stdin.write((json.dumps(init) + "\n").encode())
                 proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
                 proc.stdin.flush()
-                assert "result" in json.loads(proc.stdout.readline())
+                assert "result" in read_message(proc)
                 created = raw_call(proc, 2, "browse_session", {"action": "create", "name": "w", "profile": "crm"})
                 assert not created.get("isError"), created
                 stored = raw_call(proc, 3, "browse_navigate", {"url": site.url("/remember?term=kept")})
