@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import psutil
 import pytest
 
 from conftest import text_of
@@ -24,6 +25,18 @@ def chromium() -> str:
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     return CHROMIUM
+
+
+def chromium_processes(warden_pid: int) -> list[psutil.Process]:
+    """The Chromium processes under a warden process (one that exits meanwhile is left out)."""
+    procs = []
+    for p in psutil.Process(warden_pid).children(recursive=True):
+        try:
+            if "chrom" in p.name():
+                procs.append(p)
+        except psutil.Error:
+            pass
+    return procs
 
 
 def ref_of(snapshot: str, role: str, name: str) -> int:

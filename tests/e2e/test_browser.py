@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from browser_site import PASSWORD, Site, start_site
-from browser_helpers import CHROMIUM, err, ok, ref_of
+from browser_helpers import CHROMIUM, chromium_processes, err, ok, ref_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -46,17 +46,6 @@ grants.browser = {{ origins = ["{main.origin}", "{other.origin}"]{grants} }}
 
 
 ENV = {"WARDEN_TEST_APP_PASSWORD": PASSWORD}
-
-
-def chromium_processes(warden_pid: int) -> list[psutil.Process]:
-    procs = []
-    for p in psutil.Process(warden_pid).children(recursive=True):
-        try:
-            if "chrom" in p.name():
-                procs.append(p)
-        except psutil.Error:
-            pass
-    return procs
 
 
 async def test_login_behind_cookie_banner_with_secret(start_warden, write_manifest, sites, tmp_path) -> None:

@@ -18,7 +18,7 @@ import mcp_types
 import psutil
 import pytest
 
-from browser_helpers import CHROMIUM, err, ok
+from browser_helpers import CHROMIUM, chromium_processes, err, ok
 from network_site import NetSite, start_net_site, start_proxy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
@@ -69,17 +69,6 @@ def running(p: psutil.Process) -> bool:
         return p.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
-
-def chromium_children(pid: int) -> list[psutil.Process]:
-    found = []
-    for p in psutil.Process(pid).children(recursive=True):
-        try:
-            if "chrom" in p.name():
-                found.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return found
 
 
 def wait_gone(profile_dir: Path, timeout: float = 15) -> None:
@@ -244,7 +233,7 @@ async def test_sigterm_closes_the_browsers_cleanly(
                 shared = raw_call(proc, 4, "browse_session", {"action": "create", "name": "shared"})
                 assert not shared.get("isError"), shared
                 raw_call(proc, 5, "browse_navigate", {"url": site.url("/remember")})
-                children = chromium_children(proc.pid)
+                children = chromium_processes(proc.pid)
                 assert browsers_on(profile) and children
                 proc.send_signal(signal.SIGTERM)
                 assert proc.wait(timeout=30) == 0, "warden exits cleanly on SIGTERM"
@@ -287,7 +276,7 @@ async def test_reload_keeps_browser_sessions_under_the_new_grants(
             assert "reload=kept" in await visit(w, site.url("/remember?reload=kept"))
             await ok(w, "browse_session", {"action": "switch", "name": "default"})
             assert "Remember" in await visit(w, other.url("/remember"))
-            browsers = chromium_children(w.pid)
+            browsers = chromium_processes(w.pid)
 
             # The admin narrows the origins; [browser] is unchanged, so the browsers stay.
             manifest(write_manifest, site, proxy.origin)

@@ -67,9 +67,8 @@ impl Live {
             .unwrap_or_default()
             .to_string();
         let mut st = self.lock();
-        st.contexts.insert(id.clone(), owner);
         st.extras.entry(id.clone()).or_default().emulation = emulation_of(profile);
-        st.by_owner.insert(key, id);
+        st.bind(key, id, owner);
         Ok(())
     }
 }

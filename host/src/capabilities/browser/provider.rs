@@ -153,6 +153,12 @@ pub(super) struct State {
 }
 
 impl State {
+    /// Make browser context `id` the session `key` (plugin, session) of `owner`.
+    pub(super) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
+        self.contexts.insert(id.clone(), owner);
+        self.by_owner.insert(key, id);
+    }
+
     /// The CDP sessions of the tabs of `context`.
     pub(super) fn tab_sessions(&self, context: &str) -> Vec<String> {
         self.tabs
@@ -561,12 +567,15 @@ impl Live {
         scope: &GuestScope,
     ) -> Result<String> {
         let key = (plugin.to_string(), session.to_string());
+        let owner = Owner {
+            grants: grants.clone(),
+            scope: scope.clone(),
+        };
         {
             let mut st = self.lock();
             if let Some(id) = st.by_owner.get(&key).cloned() {
                 if let Some(ctx) = st.contexts.get_mut(&id) {
-                    ctx.grants = grants.clone();
-                    ctx.scope = scope.clone();
+                    *ctx = owner;
                 }
                 return Ok(id);
             }
@@ -575,15 +584,8 @@ impl Live {
                 let id = st.default_context.clone().ok_or_else(|| {
                     BrowserError::Io("the profile's browser has no default context".into())
                 })?;
-                st.contexts.insert(
-                    id.clone(),
-                    Owner {
-                        grants: grants.clone(),
-                        scope: scope.clone(),
-                    },
-                );
-                st.by_owner.insert(key, id.clone());
                 st.extras.entry(id.clone()).or_default().emulation = emulation.clone();
+                st.bind(key, id.clone(), owner);
                 return Ok(id);
             }
         }
@@ -596,15 +598,7 @@ impl Live {
             )
             .await?;
         let id = s(&created, "browserContextId").to_string();
-        let mut st = self.lock();
-        st.contexts.insert(
-            id.clone(),
-            Owner {
-                grants: grants.clone(),
-                scope: scope.clone(),
-            },
-        );
-        st.by_owner.insert(key, id.clone());
+        self.lock().bind(key, id.clone(), owner);
         Ok(id)
     }
 
