@@ -336,3 +336,19 @@ async fn host_and_hop_by_hop_headers_are_the_hosts() {
     assert_eq!(denied.len(), 5, "{denied:?}");
     assert!(denied.iter().all(|d| d["capability"] == "capture.http"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handles_are_capped_per_instance() {
+    let f = Fixture::new("").await;
+    let kept = f.call("handles", r#"{"count": 1000}"#).await;
+    assert_eq!(kept.expect("a thousand handles fit"), "kept 1000 handles");
+    let flood = f.call("handles", r#"{"count": 50000}"#).await;
+    assert!(
+        matches!(&flood, Err(CallFailure::Crashed(_))),
+        "50,000 kept handles: {flood:?}"
+    );
+    // A fresh instance, and the other plugins, answer.
+    let again = f.call("handles", r#"{"count": 10}"#).await;
+    assert_eq!(again.expect("a fresh instance"), "kept 10 handles");
+    f.echo_answers().await;
+}
