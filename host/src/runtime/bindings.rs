@@ -10,6 +10,7 @@ wasmtime::component::bindgen!({
     imports: { default: async },
     exports: { default: async },
     with: {
+        "warden:types": crate::capabilities::errors::bindings::warden::types,
         "warden:browser": crate::capabilities::browser::bindings::warden::browser,
         "warden:terminal": crate::capabilities::terminal::bindings::warden::terminal,
         "warden:sftp": crate::capabilities::sftp::bindings::warden::sftp,
