@@ -137,8 +137,8 @@ impl WasmPlugin {
         Ok(plugin)
     }
 
-    /// Ask a fresh instance for its tools, resources and templates (at load), through the
-    /// same guarded path as every other entry.
+    /// Ask a fresh instance for its tools, resources, templates and prompts (at load),
+    /// through the same guarded path as every other entry.
     async fn describe(&self) -> Result<Listing, String> {
         let listing = self
             .enter(Entry::Describe, CallContext::default())
@@ -196,8 +196,8 @@ impl WasmPlugin {
             .ok_or_else(|| wasmtime::Error::msg("instance vanished"))
     }
 
-    /// The one way into the plugin: every export (tools, resources, the load-time listing)
-    /// runs here, under the plugin's time limit and the client's cancellation, one call at a
+    /// The one way into the plugin: every export (tools, resources, prompts, completions, the
+    /// load-time listing) runs here, under the plugin's time limit and the client's cancellation, one call at a
     /// time, with a trap or an abandoned call costing the instance. Output caps and audit
     /// lines are the registry's (`executor.rs`), applied to whatever comes out of here.
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
