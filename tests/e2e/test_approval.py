@@ -66,3 +66,15 @@ async def test_a_client_that_cannot_ask_is_refused(start_warden, approval_manife
         result = await w.call("echo", {"text": "x"})
         text = helpers.text_of(result)
         assert result.is_error and "cannot ask its user" in text, text
+
+
+async def test_a_plugin_cannot_flood_the_user_with_questions(start_warden, write_manifest, helpers, hostile_wasm, echo_wasm):
+    manifest = write_manifest(helpers.plugin_block("hostile", hostile_wasm))
+    asked: list[str] = []
+    async with start_warden(manifest, elicitation_callback=answering("accept", True, asked)) as w:
+        result = await w.call("ask_flood", {"count": 50})
+        assert not result.is_error, helpers.text_of(result)
+        assert helpers.text_of(result) == "asked 10, refused 40"
+    assert len(asked) == 10, len(asked)
+    used = [line for line in manifest.audit_lines() if line.get("capability") == "client.elicit"]
+    assert len(used) == 10, used

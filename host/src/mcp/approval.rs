@@ -1,10 +1,16 @@
-//! Approvals through the client: a tool the manifest lists under `require_approval` runs only
-//! after the user says yes to that very call. Warden asks with an MCP elicitation (a form with
-//! one `approve` checkbox); the plugin is not involved and cannot skip it.
+//! Requests to the client in the middle of a call. Approvals: a tool the manifest lists under
+//! `require_approval` runs only after the user says yes to that very call; Warden asks with an
+//! MCP elicitation (a form with one `approve` checkbox), the plugin is not involved and cannot
+//! skip it. And a plugin's own elicitation and sampling requests (`context.elicit`,
+//! `context.sample`), passed to the client when it declared the capability.
 
-use crate::runtime::state::{Approval, ApprovalRequest, Approver};
+use crate::runtime::state::{
+    Approval, ApprovalRequest, Approver, AskFailure, ClientRequests, FormAnswer,
+};
 use futures::future::BoxFuture;
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::model::{
+    CreateMessageRequestParams, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+};
 use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer};
 use std::time::Duration;
@@ -15,7 +21,10 @@ pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(300);
 /// Arguments shown in the question, at most this many bytes.
 const SHOWN_ARGUMENTS: usize = 2048;
 
-/// Asks the user of one client.
+/// How long the client's model has to answer a sampling request.
+const SAMPLING_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Asks the user (or the model) of one client.
 pub struct ElicitApprover {
     pub peer: Peer<RoleServer>,
     /// A 2026-07-28 request: no server-to-client requests on that wire.
@@ -77,6 +86,87 @@ impl Approver for ElicitApprover {
                 },
                 Err(e) => Approval::Unavailable(format!("the client did not answer: {e}")),
             }
+        })
+    }
+}
+
+const STATELESS: &str = "a 2026-07-28 request cannot ask the client in the middle of a call (multi-round-trip input is not supported yet); use a 2025-11-25 session";
+
+impl ClientRequests for ElicitApprover {
+    fn elicit(
+        &self,
+        message: String,
+        schema: String,
+    ) -> BoxFuture<'static, Result<FormAnswer, AskFailure>> {
+        let peer = self.peer.clone();
+        let stateless = self.stateless;
+        Box::pin(async move {
+            if stateless {
+                return Err(AskFailure::Unsupported(STATELESS.into()));
+            }
+            if !peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form)
+            {
+                return Err(AskFailure::Unsupported(
+                    "the client did not declare the elicitation capability".into(),
+                ));
+            }
+            let requested_schema: ElicitationSchema = serde_json::from_str(&schema).map_err(|e| {
+                AskFailure::Failed(format!(
+                    "the requested schema is not an elicitation form (an object of string, number, boolean or enum properties): {e}"
+                ))
+            })?;
+            let params = ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema,
+            };
+            let answer = peer
+                .create_elicitation_with_timeout(params, Some(APPROVAL_TIMEOUT))
+                .await
+                .map_err(|e| AskFailure::Failed(format!("the client did not answer: {e}")))?;
+            Ok(match answer.action {
+                ElicitationAction::Accept => FormAnswer::Accept(
+                    answer
+                        .content
+                        .map_or_else(|| "{}".to_string(), |c| c.to_string()),
+                ),
+                ElicitationAction::Decline => FormAnswer::Decline,
+                _ => FormAnswer::Cancel,
+            })
+        })
+    }
+
+    fn sample(&self, request: String) -> BoxFuture<'static, Result<String, AskFailure>> {
+        let peer = self.peer.clone();
+        let stateless = self.stateless;
+        Box::pin(async move {
+            if stateless {
+                return Err(AskFailure::Unsupported(STATELESS.into()));
+            }
+            if peer
+                .peer_info()
+                .is_none_or(|info| info.capabilities.sampling.is_none())
+            {
+                return Err(AskFailure::Unsupported(
+                    "the client did not declare the sampling capability".into(),
+                ));
+            }
+            let params: CreateMessageRequestParams =
+                serde_json::from_str(&request).map_err(|e| {
+                    AskFailure::Failed(format!(
+                        "the request is not sampling/createMessage params (messages, maxTokens, ...): {e}"
+                    ))
+                })?;
+            let answer = tokio::time::timeout(SAMPLING_TIMEOUT, peer.create_message(params))
+                .await
+                .map_err(|_| {
+                    AskFailure::Failed("the client's model did not answer in time".into())
+                })?
+                .map_err(|e| AskFailure::Failed(format!("the client refused: {e}")))?;
+            serde_json::to_string(&answer)
+                .map_err(|e| AskFailure::Failed(format!("cannot read the answer: {e}")))
         })
     }
 }

@@ -274,6 +274,10 @@ fn session_of(context: &RequestContext<RoleServer>) -> String {
 
 fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
     let client = client_identity(context);
+    let client_side = Arc::new(approval::ElicitApprover {
+        peer: context.peer.clone(),
+        stateless: is_stateless(context),
+    });
     CallContext {
         events: Some(Arc::new(PeerEvents {
             peer: context.peer.clone(),
@@ -284,10 +288,8 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
                 LogFloor::Session(server.min_level.clone())
             },
         })),
-        approver: Some(Arc::new(approval::ElicitApprover {
-            peer: context.peer.clone(),
-            stateless: is_stateless(context),
-        })),
+        approver: Some(client_side.clone()),
+        client_requests: Some(client_side),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
         session: Some(Arc::from(session_of(context))),

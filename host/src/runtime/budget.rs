@@ -13,6 +13,9 @@ pub const LOG_MESSAGES: u32 = 1_000;
 pub const LOG_MESSAGE_MAX: usize = 4 * 1024;
 /// Progress notifications passed on per call.
 pub const PROGRESS_EVENTS: u32 = 1_000;
+/// Requests to the client (elicitation, sampling) per call: each may put a question in
+/// front of the user.
+pub const CLIENT_REQUESTS: u32 = 10;
 /// Notifications to the client per call and second (log and progress together), after a
 /// burst of [`BURST`]: a token bucket, so a steady trickle always gets through.
 pub const RATE_PER_SECOND: f64 = 50.0;
@@ -41,6 +44,7 @@ pub struct EventBudget {
     log_noted: bool,
     progress_noted: bool,
     rate_noted: bool,
+    asked: u32,
 }
 
 impl Default for EventBudget {
@@ -54,6 +58,7 @@ impl Default for EventBudget {
             log_noted: false,
             progress_noted: false,
             rate_noted: false,
+            asked: 0,
         }
     }
 }
@@ -82,6 +87,12 @@ impl EventBudget {
             return Verdict::Pass { notify: true };
         }
         once(&mut self.rate_noted)
+    }
+
+    /// One request to the client; false once the call has made [`CLIENT_REQUESTS`].
+    pub fn ask(&mut self) -> bool {
+        self.asked += 1;
+        self.asked <= CLIENT_REQUESTS
     }
 
     fn take_token(&mut self) -> bool {

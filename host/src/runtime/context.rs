@@ -1,10 +1,14 @@
 //! `warden:plugin/context`: progress, logs and cancellation of the call in progress. Log
 //! and progress events are held to the call's budgets ([`super::budget`]).
 
-use super::bindings::warden::plugin::context::{Host, LogLevel as WitLevel};
+use super::bindings::warden::plugin::context::{
+    AskError, ElicitAction, ElicitAnswer, Host, LogLevel as WitLevel,
+};
 use super::bindings::warden::plugin::types;
 use super::budget::{self, Verdict};
+use super::state::{AskFailure, FormAnswer};
 use super::state::{LogLevel, PluginState};
+use crate::audit::Used;
 
 impl types::Host for PluginState {}
 
@@ -65,5 +69,69 @@ impl Host for PluginState {
 
     async fn cancelled(&mut self) -> bool {
         self.call.cancel.is_cancelled()
+    }
+
+    async fn elicit(
+        &mut self,
+        message: String,
+        requested_schema: String,
+    ) -> Result<ElicitAnswer, AskError> {
+        let client = self.ask_client("client.elicit", message.len())?;
+        let answer = client
+            .elicit(message, requested_schema)
+            .await
+            .map_err(ask_error)?;
+        Ok(match answer {
+            FormAnswer::Accept(content) => ElicitAnswer {
+                action: ElicitAction::Accept,
+                content: Some(content),
+            },
+            FormAnswer::Decline => ElicitAnswer {
+                action: ElicitAction::Decline,
+                content: None,
+            },
+            FormAnswer::Cancel => ElicitAnswer {
+                action: ElicitAction::Cancel,
+                content: None,
+            },
+        })
+    }
+
+    async fn sample(&mut self, request: String) -> Result<String, AskError> {
+        let client = self.ask_client("client.sample", request.len())?;
+        client.sample(request).await.map_err(ask_error)
+    }
+}
+
+fn ask_error(f: AskFailure) -> AskError {
+    match f {
+        AskFailure::Unsupported(m) => AskError::Unsupported(m),
+        AskFailure::Failed(m) => AskError::Failed(m),
+    }
+}
+
+impl PluginState {
+    /// The client to ask, within the call's budget; each request is an audit line.
+    fn ask_client(
+        &mut self,
+        capability: &str,
+        bytes: usize,
+    ) -> Result<std::sync::Arc<dyn super::state::ClientRequests>, AskError> {
+        if !self.events.ask() {
+            return Err(AskError::LimitReached(format!(
+                "a call may ask the client at most {} times",
+                budget::CLIENT_REQUESTS
+            )));
+        }
+        let client = self.call.client_requests.clone().ok_or_else(|| {
+            AskError::Unsupported("this call came from no MCP client (the CLI)".into())
+        })?;
+        self.scope.used(&Used {
+            capability,
+            target: "the client",
+            bytes: Some(bytes as u64),
+            ..Used::default()
+        });
+        Ok(client)
     }
 }

@@ -67,9 +67,39 @@ pub trait Approver: Send + Sync {
     fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
 }
 
+/// Why a request to the client failed (mirrors `warden:plugin/context.ask-error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskFailure {
+    Unsupported(String),
+    Failed(String),
+}
+
+/// The user's answer to a form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormAnswer {
+    /// With the values as JSON text.
+    Accept(String),
+    Decline,
+    Cancel,
+}
+
+/// Requests a plugin makes of the client during a call (the MCP layer implements them).
+pub trait ClientRequests: Send + Sync {
+    /// Elicitation, form mode; `schema` is JSON text.
+    fn elicit(
+        &self,
+        message: String,
+        schema: String,
+    ) -> BoxFuture<'static, Result<FormAnswer, AskFailure>>;
+    /// Sampling; `request` and the answer are JSON text.
+    fn sample(&self, request: String) -> BoxFuture<'static, Result<String, AskFailure>>;
+}
+
 /// The call in progress.
 #[derive(Clone, Default)]
 pub struct CallContext {
+    /// Elicitation and sampling on behalf of the plugin; `None`: not possible.
+    pub client_requests: Option<Arc<dyn ClientRequests>>,
     pub events: Option<Arc<dyn CallEvents>>,
     /// Who can approve a call that needs it; `None`: nobody (the call is refused).
     pub approver: Option<Arc<dyn Approver>>,

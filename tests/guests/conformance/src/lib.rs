@@ -83,6 +83,86 @@ fn with_progress(_: NoArgs) -> Result<String, ToolError> {
     Ok("Tool with progress completed".into())
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct PromptArg {
+    /// The prompt to send to the LLM.
+    prompt: String,
+}
+
+fn sampling(args: PromptArg) -> Result<String, ToolError> {
+    let answer = context::sample_text(&args.prompt, 100)?;
+    Ok(format!("LLM response: {answer}"))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct MessageArg {
+    /// The message to show the user.
+    message: String,
+}
+
+fn shown(answer: &context::ElicitAnswer) -> String {
+    match answer {
+        context::ElicitAnswer::Accept(content) => format!("action=accept, content={content}"),
+        context::ElicitAnswer::Decline => "action=decline, content={}".into(),
+        context::ElicitAnswer::Cancel => "action=cancel, content={}".into(),
+    }
+}
+
+fn elicitation(args: MessageArg) -> Result<String, ToolError> {
+    let schema = warden_sdk::serde_json::json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let answer = context::elicit(&args.message, &schema)?;
+    Ok(format!("User response: {}", shown(&answer)))
+}
+
+fn elicitation_defaults(_: NoArgs) -> Result<String, ToolError> {
+    let schema = warden_sdk::serde_json::json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    let answer = context::elicit(
+        "Please review and update the form fields with defaults",
+        &schema,
+    )?;
+    Ok(format!("Elicitation completed: {}", shown(&answer)))
+}
+
+fn elicitation_enums(_: NoArgs) -> Result<String, ToolError> {
+    let schema = warden_sdk::serde_json::json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}
+            ]}}
+        }
+    });
+    let answer = context::elicit("Please select options from the enum fields", &schema)?;
+    Ok(format!("Elicitation completed: {}", shown(&answer)))
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
         .tool(
@@ -130,6 +210,22 @@ fn plugin() -> Plugin {
             })
             .description("Answers without eliciting: Warden sends no server-to-client requests")
             .read_only(),
+        )
+        .tool(
+            Tool::new("test_sampling", sampling)
+                .description("Asks the client's model (sampling) and returns its answer"),
+        )
+        .tool(
+            Tool::new("test_elicitation", elicitation)
+                .description("Asks the user for a username and email (elicitation)"),
+        )
+        .tool(
+            Tool::new("test_elicitation_sep1034_defaults", elicitation_defaults)
+                .description("Elicitation with default values for every primitive type"),
+        )
+        .tool(
+            Tool::new("test_elicitation_sep1330_enums", elicitation_enums)
+                .description("Elicitation with all five enum forms"),
         )
         .tool(
             Tool::new("test_error_handling", error_handling)

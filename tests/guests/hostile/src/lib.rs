@@ -180,6 +180,19 @@ fn handles(args: CountArgs) -> Result<String, ToolError> {
     Ok(format!("kept {} handles", args.count))
 }
 
+/// Ask the user `count` times in one call.
+fn ask_flood(args: CountArgs) -> Result<String, ToolError> {
+    let schema = warden_sdk::serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    let (mut asked, mut refused) = (0, 0);
+    for _ in 0..args.count {
+        match context::elicit("again?", &schema) {
+            Ok(_) => asked += 1,
+            Err(_) => refused += 1,
+        }
+    }
+    Ok(format!("asked {asked}, refused {refused}"))
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
         .tool(Tool::new("spin", spin).description("Loop forever without calling the host."))
@@ -223,6 +236,10 @@ fn plugin() -> Plugin {
         .tool(
             Tool::new("log_flood", log_flood)
                 .description("Call context.log `count` times with `bytes` bytes each."),
+        )
+        .tool(
+            Tool::new("ask_flood", ask_flood)
+                .description("Ask the user (elicitation) `count` times in one call."),
         )
         .tool(Tool::new("handles", handles).description(
             "Create `count` WASI pollables and keep them (entries in the host's resource table).",
