@@ -3,6 +3,7 @@
 //! cookies and secrets have grants of their own. Secret values never reach the plugin.
 
 mod adopt;
+mod caps;
 mod cdp;
 mod emulation;
 mod extract;
@@ -14,6 +15,7 @@ mod pointer;
 mod profiles;
 pub(crate) mod provider;
 mod routes;
+mod secrets;
 mod storage;
 pub(crate) mod tab;
 mod wit_extras;
@@ -571,8 +573,10 @@ impl HostPage for PluginState {
         handle: u64,
         name: String,
     ) -> Result<(), Error> {
-        self.granted(self.grants.check_secret(&name))?;
+        self.granted(self.grants.check_secret(&name).map(|_| ()))?;
         let tab = self.tab(&page).await?;
+        let (frames, mocked) = tab.secret_target(handle).await?;
+        let origin = self.granted(self.grants.check_secret_frames(&name, &frames, mocked))?;
         let source = self
             .services
             .browser
@@ -585,7 +589,7 @@ impl HostPage for PluginState {
         let value = source
             .resolve()
             .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
-        Ok(tab.fill(handle, &value, true).await?)
+        Ok(tab.type_secret(handle, &value, &origin).await?)
     }
 
     async fn type_text(

@@ -126,6 +126,9 @@ impl PluginState {
         url_glob: String,
         action: RouteAction,
     ) -> Result<u32, Error> {
+        if matches!(action, RouteAction::Mock(_)) {
+            self.granted(self.grants.check_mock_route())?;
+        }
         let (live, context) = self.session_context(session).await?;
         let action = match action {
             RouteAction::Block => Action::Block,
