@@ -9,7 +9,7 @@
 
 use super::provider::{BrowserError, BrowserProvider, Live, Owner, Result, State};
 use crate::manifest::grants::Grants;
-use crate::runtime::sandbox::GuestScope;
+use crate::audit::GuestScope;
 use serde_json::json;
 
 /// What `check` found: how many there are and the cap.

@@ -12,9 +12,9 @@ use super::emulation::Emulation;
 use super::launch::{self, Launched, Persistent};
 use super::observe::TabLog;
 use super::routes::{self, Action, SessionExtras};
+use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use crate::manifest::{BrowserConfig, BrowserProfile};
-use crate::runtime::sandbox::GuestScope;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +36,27 @@ pub enum BrowserError {
     Invalid(String),
     #[error("{0}")]
     Io(String),
+    /// An element handle points at a node that is gone from the page.
+    #[error("{0}")]
+    Stale(String),
+    /// The browser behind a handle has exited.
+    #[error("{0}")]
+    Gone(String),
+}
+
+impl BrowserError {
+    /// The kind, for audit lines.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Denied(_) => "access_denied",
+            Self::NotFound(_) => "not_found",
+            Self::Timeout(_) => "timeout",
+            Self::Invalid(_) => "invalid_argument",
+            Self::Io(_) => "io",
+            Self::Stale(_) => "stale_element",
+            Self::Gone(_) => "gone",
+        }
+    }
 }
 
 impl From<CdpError> for BrowserError {
