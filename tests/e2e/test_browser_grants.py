@@ -79,6 +79,12 @@ TO_BLOB = page(
 """,
 )
 
+# Opens 50 windows as it loads (the capture browser blocks no popups).
+AUTO_FLOOD = page(
+    "Auto flood",
+    "<h1>Auto flood</h1><script>for (let i = 0; i < 50; i++) window.open('/popup?auto=' + i);</script>",
+)
+
 FLOOD = page(
     "Flood",
     """
@@ -125,7 +131,7 @@ class GrantSite:
 def start_grant_site() -> GrantSite:
     holder: dict[str, GrantSite] = {}
     pages = {"/login": LOGIN, "/frames": FRAMES, "/inner": INNER, "/toblob": TO_BLOB, "/flood": FLOOD,
-             "/spy": SPY, "/popup": page("Popup", "<h1>Popup</h1>")}
+             "/spy": SPY, "/autoflood": AUTO_FLOOD, "/popup": page("Popup", "<h1>Popup</h1>")}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -394,3 +400,30 @@ grants.browser = { origins = ["%s"] }
     assert sessions and all(l["plugin"] == "browser" for l in sessions), sessions
     tabs = denials(m, "limits.browser_tabs")
     assert tabs and len(tabs) <= len(tab_refusals) + 9, tabs
+
+
+async def test_a_capture_request_has_capped_tabs(start_warden, write_manifest, grant_site, tmp_path) -> None:
+    m = write_manifest(f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[capture]
+profile_dir = "{tmp_path / 'capture-profile'}"
+
+[[plugin]]
+name = "capture"
+source = "builtin:capture"
+limits = {{ call_timeout = "60s", capture_tabs = 2 }}
+grants.capture = {{ origins = ["{grant_site.origin}"] }}
+""")
+    async with start_warden(m) as w:
+        result = await w.call("capture_page", {"url": grant_site.url("/autoflood"), "format": "text"}, timeout=60)
+        text = "".join(getattr(b, "text", "") for b in result.content)
+        assert "Auto flood" in text or "limits.capture_tabs" in text, text
+        popups = [r for r in grant_site.requests if r.startswith("/popup")]
+        assert len(popups) <= 1, popups
+        assert len(chromium_processes(w.pid)) < 20
+        again = await ok(w, "capture_page", {"url": grant_site.url("/login"), "format": "text"})
+        assert "Password" in again, again
+    capped = denials(m, "limits.capture_tabs")
+    assert capped and len(capped) <= 7 and all(l["plugin"] == "capture" for l in capped), capped

@@ -8,8 +8,8 @@
 //! the log. Other plugins' counts are their own.
 
 use super::provider::{BrowserError, BrowserProvider, Live, Owner, Result, State};
-use crate::manifest::grants::Grants;
 use crate::audit::GuestScope;
+use crate::manifest::grants::Grants;
 use serde_json::json;
 
 /// What `check` found: how many there are and the cap.
