@@ -35,7 +35,7 @@ impl Tab {
         let (doc, _) = split_handle(handle);
         let (frame, context) = self.state(|t| (t.docs.get(&doc).cloned(), t.context.clone()))?;
         let frame = frame.ok_or_else(|| {
-            BrowserError::NotFound(format!(
+            BrowserError::Stale(format!(
                 "element {handle} is gone from the page (the page changed); take a new snapshot"
             ))
         })?;
