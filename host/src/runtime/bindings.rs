@@ -18,6 +18,10 @@ wasmtime::component::bindgen!({
     },
 });
 
+pub use self::exports::warden::plugin::completions::{Completion, CompletionRef};
+pub use self::exports::warden::plugin::prompts::{
+    Prompt, PromptArgument, PromptInfo, PromptMessage, Role,
+};
 pub use self::exports::warden::plugin::resources::{ResourceInfo, ResourceTemplate};
 pub use self::warden::plugin::types::{
     Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, ToolError, ToolInfo,
