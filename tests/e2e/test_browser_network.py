@@ -26,19 +26,22 @@ def net_sites() -> Iterator[tuple[NetSite, NetSite]]:
     blocked.close()
 
 
-def manifest(write_manifest, site: NetSite, grants: str = "", profiles: str = "") -> object:
+def manifest(write_manifest, site: NetSite, grants: str = "", profiles: str = "", secrets: bool = True) -> object:
+    """A browser plugin granted `site`; with `secrets`, APP_PASSWORD bound to it (mocks need
+    eval_js, which the manifest never grants together with secrets)."""
+    secret_grant = ', secrets = ["APP_PASSWORD"]' if secrets else ""
     return write_manifest(f"""
 [browser]
 executable = "{CHROMIUM}"
 {profiles}
 [browser.secrets]
-APP_PASSWORD = {{ env = "WARDEN_TEST_APP_PASSWORD" }}
+APP_PASSWORD = {{ env = "WARDEN_TEST_APP_PASSWORD", origins = ["{site.origin}"] }}
 
 [[plugin]]
 name = "browser"
 source = "builtin:browser"
 limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"], secrets = ["APP_PASSWORD"]{grants} }}
+grants.browser = {{ origins = ["{site.origin}"]{secret_grant}{grants} }}
 """)
 
 
@@ -129,7 +132,7 @@ async def test_network_log_filters_and_omits_credentials(start_warden, write_man
 
 async def test_routes_block_mock_and_remove(start_warden, write_manifest, net_sites) -> None:
     site, blocked = net_sites
-    async with start_warden(manifest(write_manifest, site), env=ENV) as w:
+    async with start_warden(manifest(write_manifest, site, ", eval_js = true", secrets=False), env=ENV) as w:
         await ok(w, "browse_navigate", {"url": site.url("/net")})
         await ok(w, "browse_wait_for", {"text": "Loaded 2 item(s)"})
         assert "Item: Real apple" in await full_text(w)

@@ -61,6 +61,8 @@ pub struct Denied {
 #[derive(Debug, Default)]
 pub struct Grants {
     pub plugin: String,
+    /// How many browser sessions and tabs the plugin may hold (`limits.browser_*`).
+    pub caps: Caps,
     pub capture: Option<CaptureGrant>,
     pub browser: Option<BrowserGrant>,
     pub terminal: Option<TerminalGrant>,
@@ -82,8 +84,51 @@ pub struct BrowserGrant {
     pub cookies: bool,
     pub eval_js: bool,
     pub upload_dirs: Vec<PathBuf>,
-    pub secrets: Vec<String>,
+    pub secrets: Vec<SecretGrant>,
     pub profiles: Vec<String>,
+}
+
+/// A secret the plugin may have typed, with the origins (`[browser.secrets.NAME] origins`)
+/// whose fields it may go into.
+#[derive(Debug)]
+pub struct SecretGrant {
+    pub name: String,
+    pub origins: GlobList,
+}
+
+/// Per-plugin caps on the host resources the browser capabilities create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// `limits.browser_sessions`
+    pub browser_sessions: usize,
+    /// `limits.browser_tabs`
+    pub browser_tabs: usize,
+    /// `limits.capture_tabs`
+    pub capture_tabs: usize,
+}
+
+/// Default `limits.browser_sessions`, `limits.browser_tabs` and `limits.capture_tabs`.
+pub const DEFAULT_BROWSER_SESSIONS: usize = 8;
+pub const DEFAULT_BROWSER_TABS: usize = 32;
+pub const DEFAULT_CAPTURE_TABS: usize = 4;
+
+impl Default for Caps {
+    fn default() -> Self {
+        Self {
+            browser_sessions: DEFAULT_BROWSER_SESSIONS,
+            browser_tabs: DEFAULT_BROWSER_TABS,
+            capture_tabs: DEFAULT_CAPTURE_TABS,
+        }
+    }
+}
+
+/// A frame a secret would be typed into, as the browser reports it (never as page script does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretFrame {
+    /// The frame's document URL.
+    pub url: String,
+    /// The frame's security origin (`null` or empty when opaque: sandboxed, `data:`).
+    pub security_origin: String,
 }
 
 #[derive(Debug)]
@@ -127,9 +172,15 @@ impl Grants {
             ));
         }
         if let Some(b) = &self.browser {
+            let secrets: Vec<String> = b
+                .secrets
+                .iter()
+                .map(|s| format!("{} -> {}", s.name, list(&s.origins)))
+                .collect();
             parts.push(format!(
-                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}, browser.profiles = {:?}",
-                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.secrets, b.profiles
+                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}, browser.profiles = {:?}, limits.browser_sessions = {}, limits.browser_tabs = {}",
+                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, secrets, b.profiles,
+                self.caps.browser_sessions, self.caps.browser_tabs
             ));
         }
         if let Some(t) = &self.terminal {
@@ -341,6 +392,22 @@ impl Grants {
         }
     }
 
+    /// May this plugin answer its pages' requests with bodies it wrote (`browse_route` mock)?
+    /// A mocked document or script runs in the origin of the URL it answers, with that
+    /// origin's cookies and storage: it is JavaScript evaluation by another name, so it needs
+    /// `eval_js` (which the manifest never grants together with secrets).
+    pub fn check_mock_route(&self) -> Result<(), Denied> {
+        if self.browser.as_ref().is_some_and(|b| b.eval_js) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.browser.eval_js",
+                "mocked responses (a mocked body runs in the page's origin like evaluated JavaScript; blocking routes need no more than the browser grant)".into(),
+                "set grants.browser.eval_js = true".into(),
+            ))
+        }
+    }
+
     /// May this plugin read and change its pages' cookies?
     pub fn check_browser_cookies(&self) -> Result<(), Denied> {
         if self.browser.as_ref().is_some_and(|b| b.cookies) {
@@ -371,21 +438,88 @@ impl Grants {
         }
     }
 
-    /// May this plugin have the host type secret `name`?
-    pub fn check_secret(&self, name: &str) -> Result<(), Denied> {
-        if self
-            .browser
+    /// May this plugin have the host type secret `name`? Returns its grant (with the origins
+    /// it is bound to).
+    pub fn check_secret(&self, name: &str) -> Result<&SecretGrant, Denied> {
+        self.browser
             .as_ref()
-            .is_some_and(|b| b.secrets.iter().any(|s| s == name))
-        {
-            Ok(())
-        } else {
-            Err(self.denied(
-                "grants.browser.secrets",
-                format!("secret '{name}'"),
-                format!("add \"{name}\" to grants.browser.secrets"),
-            ))
+            .and_then(|b| b.secrets.iter().find(|s| s.name == name))
+            .ok_or_else(|| {
+                self.denied(
+                    "grants.browser.secrets",
+                    format!("secret '{name}'"),
+                    format!("add \"{name}\" to grants.browser.secrets"),
+                )
+            })
+    }
+
+    /// May secret `name` be typed into a field of `chain` (the field's frame first, then its
+    /// parent frames up to the tab's top frame), in a session that `mocked` (has or had a
+    /// mock route) or not? The field's frame must have a real http(s) origin bound to the
+    /// secret, no frame of the chain may be a document whose content the plugin could have
+    /// written (`data:`, `blob:`, `about:`, `file:`, opaque origins), and no mock may ever
+    /// have answered in the session. Returns the field's origin.
+    pub fn check_secret_frames(
+        &self,
+        name: &str,
+        chain: &[SecretFrame],
+        mocked: bool,
+    ) -> Result<String, Denied> {
+        const KEY: &str = "browser.secrets.origins";
+        let grant = self.check_secret(name)?;
+        if mocked {
+            return Err(Denied {
+                grant: KEY,
+                target: format!("secret '{name}'"),
+                message: format!(
+                    "secret '{name}' was not typed: this session has or had a mocked route (browse_route mock), so its pages may hold content the plugin wrote; type secrets in a session that never mocked (browse_session create)"
+                ),
+            });
         }
+        let Some(field) = chain.first().cloned() else {
+            return Err(Denied {
+                grant: KEY,
+                target: format!("secret '{name}'"),
+                message: format!(
+                    "the frame of that field is gone, so secret '{name}' was not typed; take a new snapshot"
+                ),
+            });
+        };
+        let mut field_origin = String::new();
+        for (i, frame) in chain.iter().enumerate() {
+            let origin = real_origin(frame).map_err(|why| {
+                let which = if i == 0 {
+                    "the field's frame".to_string()
+                } else {
+                    "a frame around the field".to_string()
+                };
+                Denied {
+                    grant: KEY,
+                    target: format!("secret '{name}' into {}", short(&frame.url)),
+                    message: format!(
+                        "secret '{name}' was not typed: {which} ({}) {why}; a secret is only typed into pages of the http(s) origins [browser.secrets.{name}] origins binds it to, never into documents a plugin can write itself",
+                        short(&frame.url)
+                    ),
+                }
+            })?;
+            if i == 0
+                && !grant.origins.is_match(&origin)
+                && !grant.origins.is_match(&with_port(&origin, &field.url))
+            {
+                return Err(Denied {
+                    grant: KEY,
+                    target: format!("secret '{name}' into {origin}"),
+                    message: format!(
+                        "secret '{name}' is bound to {:?}, not to {origin}; if the admin means it to be typed there, add \"{origin}\" to origins of [browser.secrets.{name}] in the manifest",
+                        grant.origins.patterns()
+                    ),
+                });
+            }
+            if i == 0 {
+                field_origin = origin;
+            }
+        }
+        Ok(field_origin)
     }
 
     /// May this plugin upload `path` from the host? The path is resolved (symlinks and `..`
@@ -512,6 +646,41 @@ fn origin_host(pattern: &str) -> String {
         }
     };
     host.to_ascii_lowercase()
+}
+
+/// The origin of a frame whose content a server sent: http(s), and the security origin the
+/// browser gave the document is the origin of its URL (a sandboxed frame's is opaque).
+fn real_origin(frame: &SecretFrame) -> Result<String, &'static str> {
+    let url = Url::parse(&frame.url).map_err(|_| "has no URL the browser could name")?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("is not an http(s) page");
+    }
+    let origin = url.origin().ascii_serialization();
+    let security = frame.security_origin.trim_end_matches('/');
+    if security != origin && security != with_port(&origin, &frame.url) {
+        return Err("has an opaque or different security origin (a sandboxed frame)");
+    }
+    Ok(origin)
+}
+
+/// `origin` with its port spelled out, as origin globs such as `http://127.0.0.1:*` match.
+fn with_port(origin: &str, url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) => match (u.host_str(), u.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{}://{host}:{port}", u.scheme()),
+            _ => origin.to_string(),
+        },
+        Err(_) => origin.to_string(),
+    }
+}
+
+/// A URL cut for a message: `data:` pages can be long and are the plugin's own text.
+fn short(url: &str) -> String {
+    let mut s: String = url.chars().take(60).collect();
+    if s.len() < url.len() {
+        s.push('…');
+    }
+    s
 }
 
 /// Default `grants.capture.max_body`.

@@ -5,7 +5,9 @@ pub mod emulation;
 pub mod grants;
 mod schema;
 
-use grants::{BrowserGrant, CaptureGrant, GlobList, Grants, SftpGrant, TerminalGrant};
+use grants::{
+    BrowserGrant, Caps, CaptureGrant, GlobList, Grants, SecretGrant, SftpGrant, TerminalGrant,
+};
 use schema::{GrantsSpec, ManifestFile, PluginEntry};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -273,6 +275,7 @@ impl Manifest {
             base,
             diagnostics: Vec::new(),
             secret_names: Vec::new(),
+            secret_origins: BTreeMap::new(),
             profile_names: Vec::new(),
         };
         let file: ManifestFile = match toml::from_str(text) {
@@ -309,6 +312,8 @@ struct Validator<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Names under `[browser.secrets]`, which `grants.browser.secrets` may name.
     secret_names: Vec<String>,
+    /// The origins each `[browser.secrets.NAME]` is bound to.
+    secret_origins: BTreeMap<String, GlobList>,
     /// Names under `[browser.profiles]`, which `grants.browser.profiles` may name.
     profile_names: Vec<String>,
 }
@@ -366,6 +371,23 @@ impl Validator<'_> {
                     value.span(),
                     format!(
                         "{key}: \"{}\" is not a size; write it like \"128MiB\" or \"512KiB\"",
+                        value.get_ref()
+                    ),
+                );
+                default
+            }
+        }
+    }
+
+    fn count(&mut self, key: &str, value: Option<&Spanned<i64>>, default: usize) -> usize {
+        let Some(value) = value else { return default };
+        match usize::try_from(*value.get_ref()) {
+            Ok(n) if (1..=10_000).contains(&n) => n,
+            _ => {
+                self.error(
+                    value.span(),
+                    format!(
+                        "{key}: {} is not a count; write a number from 1 to 10000",
                         value.get_ref()
                     ),
                 );
@@ -482,10 +504,12 @@ impl Validator<'_> {
                     secrets.insert(name.clone(), SecretSource::Literal(value));
                 }
                 _ => self.error(
-                    span,
+                    span.clone(),
                     format!("browser.secrets.{name}: set exactly one of env (preferred) or value"),
                 ),
             }
+            let origins = self.secret_origins_of(&name, span, spec.origins.as_deref());
+            self.secret_origins.insert(name.clone(), origins);
             self.secret_names.push(name);
         }
         let mut profiles = BTreeMap::new();
@@ -736,8 +760,26 @@ impl Validator<'_> {
                 DEFAULT_OUTPUT,
             ),
         };
+        let caps = Caps {
+            browser_sessions: self.count(
+                "limits.browser_sessions",
+                entry.limits.browser_sessions.as_ref(),
+                grants::DEFAULT_BROWSER_SESSIONS,
+            ),
+            browser_tabs: self.count(
+                "limits.browser_tabs",
+                entry.limits.browser_tabs.as_ref(),
+                grants::DEFAULT_BROWSER_TABS,
+            ),
+            capture_tabs: self.count(
+                "limits.capture_tabs",
+                entry.limits.capture_tabs.as_ref(),
+                grants::DEFAULT_CAPTURE_TABS,
+            ),
+        };
 
-        let grants = self.grants(&name, entry.grants, ssh_hosts);
+        let mut grants = self.grants(&name, entry.grants, ssh_hosts);
+        grants.caps = caps;
         (self.diagnostics.len() == errors_before).then(|| PluginConfig {
             name,
             source,
@@ -776,17 +818,27 @@ impl Validator<'_> {
                 http_only_cookies: c.http_only_cookies,
             }
         });
-        let browser = spec.browser.map(|b| BrowserGrant {
-            origins: self.origins("grants.browser.origins", &b.origins),
-            cookies: b.cookies,
-            eval_js: b.eval_js,
-            upload_dirs: b
-                .upload_dirs
-                .iter()
-                .map(|d| self.resolve(d.get_ref()))
-                .collect(),
-            secrets: self.secret_grants(&b.secrets),
-            profiles: self.profile_grants(&b.profiles),
+        let browser = spec.browser.map(|b| {
+            if b.eval_js
+                && let Some(first) = b.secrets.first()
+            {
+                self.error(
+                    first.span(),
+                    format!("grants.browser: plugin \"{plugin}\" is granted both eval_js and secrets; a plugin that can run JavaScript in a page (or mock its responses) can read a secret the host types into it, so the two are never granted together: remove eval_js, or give the secrets to a plugin without it"),
+                );
+            }
+            BrowserGrant {
+                origins: self.origins("grants.browser.origins", &b.origins),
+                cookies: b.cookies,
+                eval_js: b.eval_js,
+                upload_dirs: b
+                    .upload_dirs
+                    .iter()
+                    .map(|d| self.resolve(d.get_ref()))
+                    .collect(),
+                secrets: self.secret_grants(&b.secrets),
+                profiles: self.profile_grants(&b.profiles),
+            }
         });
         let terminal = spec.terminal.map(|t| TerminalGrant {
             local: t.local,
@@ -813,6 +865,7 @@ impl Validator<'_> {
         });
         Grants {
             plugin: plugin.to_string(),
+            caps: Caps::default(),
             capture,
             browser,
             terminal,
@@ -832,16 +885,68 @@ impl Validator<'_> {
         self.globs(key, origins)
     }
 
-    fn secret_grants(&mut self, names: &[Spanned<String>]) -> Vec<String> {
+    fn secret_grants(&mut self, names: &[Spanned<String>]) -> Vec<SecretGrant> {
+        let mut grants = Vec::new();
         for n in names {
             if !self.secret_names.contains(n.get_ref()) {
                 self.error(
                     n.span(),
-                    format!("grants.browser.secrets: unknown secret \"{}\"; define it under [browser.secrets] (e.g. {} = {{ env = \"{}\" }})", n.get_ref(), n.get_ref(), n.get_ref()),
+                    format!("grants.browser.secrets: unknown secret \"{}\"; define it under [browser.secrets] (e.g. {} = {{ env = \"{}\", origins = [\"https://login.example.com\"] }})", n.get_ref(), n.get_ref(), n.get_ref()),
                 );
             }
+            grants.push(SecretGrant {
+                name: n.get_ref().clone(),
+                origins: self
+                    .secret_origins
+                    .get(n.get_ref())
+                    .cloned()
+                    .unwrap_or_else(GlobList::empty),
+            });
         }
-        names.iter().map(|n| n.get_ref().clone()).collect()
+        grants
+    }
+
+    /// `[browser.secrets.NAME] origins`: required, and only http(s) origins, since a secret
+    /// typed into any other kind of document (`data:`, `blob:`, `file:`) goes to content
+    /// the plugin may have written.
+    fn secret_origins_of(
+        &mut self,
+        name: &str,
+        span: Range<usize>,
+        origins: Option<&[Spanned<String>]>,
+    ) -> GlobList {
+        let key = format!("browser.secrets.{name}.origins");
+        let Some(origins) = origins else {
+            self.error(
+                span,
+                format!("{key} is missing: bind the secret to the origins whose login fields it may be typed into, e.g. origins = [\"https://login.example.com\"]"),
+            );
+            return GlobList::empty();
+        };
+        if origins.is_empty() {
+            self.error(
+                span,
+                format!(
+                    "{key} is empty: name at least one http(s) origin the secret may be typed into"
+                ),
+            );
+        }
+        for o in origins {
+            let text = o.get_ref();
+            let Some((scheme, rest)) = text.split_once("://") else {
+                self.error(o.span(), format!("{key}: \"{text}\" must be an http(s) origin like \"https://login.example.com\""));
+                continue;
+            };
+            if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+                self.error(o.span(), format!("{key}: \"{text}\" must use http or https; a secret is never typed into {scheme}: documents"));
+            } else if rest.is_empty()
+                || rest.starts_with('*') && rest.trim_start_matches(['*', '.']).is_empty()
+                || rest.contains('/')
+            {
+                self.error(o.span(), format!("{key}: \"{text}\" must name a host (a glob such as \"https://*.example.com\" is fine; \"*\" alone and paths are not)"));
+            }
+        }
+        self.globs(&key, origins)
     }
 
     fn profile_grants(&mut self, names: &[Spanned<String>]) -> Vec<String> {

@@ -114,9 +114,10 @@ pub struct BrowserSection {
     #[serde(default)]
     pub args: Vec<String>,
     /// Secrets the host can type into pages for plugins granted them by name
-    /// (`grants.browser.secrets`). Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD" }`.
+    /// (`grants.browser.secrets`), each bound to the origins whose fields it may go into.
+    /// Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD", origins = ["https://app.example.com"] }`.
     #[serde(default)]
-    pub secrets: BTreeMap<String, Spanned<SecretSpec>>,
+    pub secrets: BTreeMap<String, Spanned<BrowserSecretSpec>>,
     /// Session profiles plugins granted them by name (`grants.browser.profiles`) may open
     /// sessions with. Example: `[browser.profiles.de] locale = "de-DE", proxy = "http://proxy:3128"`.
     #[serde(default)]
@@ -180,6 +181,19 @@ pub struct SecretSpec {
     pub value: Option<String>,
 }
 
+/// `[browser.secrets.NAME]`: where the value comes from and where it may be typed.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserSecretSpec {
+    /// Read from this environment variable each time it is used.
+    pub env: Option<String>,
+    /// The value itself (keep the manifest private when you use this).
+    pub value: Option<String>,
+    /// Required: the http(s) origin globs whose fields the host may type the secret into.
+    /// Example: `origins = ["https://login.example.com"]`.
+    pub origins: Option<Vec<Spanned<String>>>,
+}
+
 /// One `[[plugin]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -229,6 +243,13 @@ pub struct LimitsSpec {
     pub call_timeout: Option<Spanned<String>>,
     /// Cap on the size of one tool result. Default `"1MiB"`.
     pub output: Option<Spanned<String>>,
+    /// Browser sessions (isolated contexts) the plugin may have open at once. Default 8.
+    pub browser_sessions: Option<Spanned<i64>>,
+    /// Browser tabs the plugin may have open at once, across its sessions, popups the pages
+    /// open included. Default 32.
+    pub browser_tabs: Option<Spanned<i64>>,
+    /// Tabs one capture request may have open: its own and the popups its page opens. Default 4.
+    pub capture_tabs: Option<Spanned<i64>>,
 }
 
 /// `grants.*`: one table per capability.

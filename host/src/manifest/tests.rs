@@ -36,12 +36,45 @@ fn bad_manifests_name_file_line_and_fix() {
             format!(
                 "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], secrets = [\"PW\"] }}\n"
             ),
-            "warden.toml:4:64: grants.browser.secrets: unknown secret \"PW\"; define it under [browser.secrets] (e.g. PW = { env = \"PW\" })",
+            "warden.toml:4:64: grants.browser.secrets: unknown secret \"PW\"; define it under [browser.secrets] (e.g. PW = { env = \"PW\", origins = [\"https://login.example.com\"] })",
         ),
         (
             "secret with both sources",
-            format!("[browser.secrets]\nPW = {{ env = \"PW\", value = \"x\" }}\n{PLUGIN}"),
+            format!(
+                "[browser.secrets]\nPW = {{ env = \"PW\", value = \"x\", origins = [\"https://a.example\"] }}\n{PLUGIN}"
+            ),
             "warden.toml:2:6: browser.secrets.PW: set exactly one of env (preferred) or value",
+        ),
+        (
+            "secret without origins",
+            format!("[browser.secrets]\nPW = {{ env = \"PW\" }}\n{PLUGIN}"),
+            "warden.toml:2:6: browser.secrets.PW.origins is missing: bind the secret to the origins whose login fields it may be typed into, e.g. origins = [\"https://login.example.com\"]",
+        ),
+        (
+            "secret bound to a data: origin",
+            format!(
+                "[browser.secrets]\nPW = {{ env = \"PW\", origins = [\"data://x\"] }}\n{PLUGIN}"
+            ),
+            "warden.toml:2:31: browser.secrets.PW.origins: \"data://x\" must use http or https; a secret is never typed into data: documents",
+        ),
+        (
+            "secret bound to every host",
+            format!(
+                "[browser.secrets]\nPW = {{ env = \"PW\", origins = [\"https://*\"] }}\n{PLUGIN}"
+            ),
+            "warden.toml:2:31: browser.secrets.PW.origins: \"https://*\" must name a host (a glob such as \"https://*.example.com\" is fine; \"*\" alone and paths are not)",
+        ),
+        (
+            "secret and eval_js for one plugin",
+            format!(
+                "[browser.secrets]\nPW = {{ env = \"PW\", origins = [\"https://a.example\"] }}\n{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], eval_js = true, secrets = [\"PW\"] }}\n"
+            ),
+            "warden.toml:6:80: grants.browser: plugin \"capture\" is granted both eval_js and secrets; a plugin that can run JavaScript in a page (or mock its responses) can read a secret the host types into it, so the two are never granted together: remove eval_js, or give the secrets to a plugin without it",
+        ),
+        (
+            "browser tab cap of zero",
+            format!("{PLUGIN}limits = {{ browser_tabs = 0 }}\n"),
+            "warden.toml:4:27: limits.browser_tabs: 0 is not a count; write a number from 1 to 10000",
         ),
         (
             "profile granted but not defined",
@@ -295,10 +328,110 @@ grants.sftp = { hosts = ["web1"], roots = ["/srv/app"], write = false }
     assert_eq!(p.limits.call_timeout, Duration::from_secs(2));
     assert_eq!(p.limits.output, 256 * 1024);
     assert_eq!(p.grants.max_body(), 1024 * 1024);
+    assert_eq!(p.grants.caps, grants::Caps::default());
     assert!(p.grants.check_terminal_ssh("web1").is_ok());
     assert!(p.grants.check_terminal_ssh("web2").is_err());
     assert_eq!(
         m.ssh_hosts["web1"].identity_file.as_deref(),
         Some(Path::new("/etc/warden/keys/id"))
     );
+}
+
+#[test]
+fn secrets_are_bound_to_origins_and_caps_parse() {
+    let text = r#"
+[browser.secrets]
+PW = { env = "PW", origins = ["http://127.0.0.1:8001", "https://*.example.com"] }
+
+[[plugin]]
+name = "capture"
+source = "builtin:capture"
+limits = { browser_sessions = 2, browser_tabs = 5, capture_tabs = 3 }
+grants.browser = { origins = ["http://127.0.0.1:*"], secrets = ["PW"] }
+"#;
+    let m = Manifest::parse(text, "warden.toml", Path::new("/"), BUILTINS).expect("valid");
+    let g = &m.plugins[0].grants;
+    assert_eq!(
+        g.caps,
+        grants::Caps {
+            browser_sessions: 2,
+            browser_tabs: 5,
+            capture_tabs: 3
+        }
+    );
+    let frame = |url: &str, origin: &str| grants::SecretFrame {
+        url: url.into(),
+        security_origin: origin.into(),
+    };
+    let top = frame("http://127.0.0.1:8001/login", "http://127.0.0.1:8001");
+    assert!(
+        g.check_secret_frames("PW", std::slice::from_ref(&top), false)
+            .is_ok()
+    );
+    assert!(
+        g.check_secret_frames(
+            "PW",
+            &[
+                frame("https://a.example.com/", "https://a.example.com"),
+                top.clone()
+            ],
+            false
+        )
+        .is_ok()
+    );
+    // Another port of a granted browser origin is not an origin of the secret.
+    let other = g
+        .check_secret_frames(
+            "PW",
+            &[frame("http://127.0.0.1:8002/", "http://127.0.0.1:8002")],
+            false,
+        )
+        .expect_err("other origin");
+    assert!(
+        other.message.contains("[browser.secrets.PW]"),
+        "{}",
+        other.message
+    );
+    // Documents the plugin could have written: never.
+    for (url, origin) in [
+        ("data:text/html,<input type=password>", "://"),
+        ("blob:http://127.0.0.1:8001/5a1c", "http://127.0.0.1:8001"),
+        ("about:srcdoc", "http://127.0.0.1:8001"),
+        ("about:blank", "http://127.0.0.1:8001"),
+        ("file:///tmp/x.html", "file://"),
+        ("http://127.0.0.1:8001/sandboxed", "null"),
+    ] {
+        let err = g
+            .check_secret_frames("PW", &[frame(url, origin)], false)
+            .expect_err(url);
+        assert_eq!(err.grant, "browser.secrets.origins", "{url}");
+    }
+    // A granted field inside a data: page (which could move the focus, or read the page) is refused.
+    assert!(
+        g.check_secret_frames(
+            "PW",
+            &[top.clone(), frame("data:text/html,x", "://")],
+            false
+        )
+        .is_err()
+    );
+    // A session that ever mocked a response: never.
+    let mocked = g
+        .check_secret_frames("PW", std::slice::from_ref(&top), true)
+        .expect_err("mocked session");
+    assert!(
+        mocked.message.contains("mocked route"),
+        "{}",
+        mocked.message
+    );
+    assert_eq!(
+        g.check_secret_frames("PW", std::slice::from_ref(&top), false)
+            .expect("bound origin"),
+        "http://127.0.0.1:8001"
+    );
+    assert!(
+        g.check_secret_frames("NOPE", std::slice::from_ref(&top), false)
+            .is_err()
+    );
+    assert!(g.check_mock_route().is_err());
 }

@@ -4,6 +4,7 @@
 
 mod adopt;
 pub mod bindings;
+mod caps;
 mod cdp;
 mod emulation;
 mod extract;
@@ -15,6 +16,7 @@ mod pointer;
 mod profiles;
 pub(crate) mod provider;
 mod routes;
+mod secrets;
 mod storage;
 pub(crate) mod tab;
 mod wit_extras;
@@ -594,15 +596,17 @@ impl HostPage for View<'_, BrowserCtx> {
         handle: u64,
         name: String,
     ) -> Result<(), Error> {
-        self.granted(self.grants.check_secret(&name))?;
+        self.granted(self.grants.check_secret(&name).map(|_| ()))?;
         let tab = self.tab(&page).await?;
+        let (frames, mocked) = tab.secret_target(handle).await?;
+        let origin = self.granted(self.grants.check_secret_frames(&name, &frames, mocked))?;
         let source = self.browser.config().secrets.get(&name).ok_or_else(|| {
             Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
         })?;
         let value = source
             .resolve()
             .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
-        Ok(tab.fill(handle, &value, true).await?)
+        Ok(tab.type_secret(handle, &value, &origin).await?)
     }
 
     async fn type_text(

@@ -356,6 +356,27 @@
     return { ok: true, focused: el.ownerDocument.activeElement === el };
   };
 
+  // A secret is set on the field itself from this isolated world (whose setters page script
+  // cannot replace), not typed as keystrokes a focus change could send to another frame, and
+  // only while the field's document is still of the origin the host checked.
+  const setSecret = (id, value, origin) => {
+    const el = find(id);
+    if (!el) return { gone: true };
+    if (location.origin !== origin || self.origin !== origin) {
+      return { error: `its page is now ${self.origin} (${location.origin}), not ${origin}; take a new snapshot` };
+    }
+    if (!(el.tagName === 'INPUT' && el.type === 'password')) {
+      return { error: 'it is not a password field; a secret can only be typed into one' };
+    }
+    el.value = value;
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
+    return { ok: true };
+  };
+
+  // The document's security origin as the browser holds it ("null" when opaque: sandboxed,
+  // data:), read in this world, whose globals page script cannot touch.
+  const selfOrigin = () => self.origin;
+
   const changed = (id, secret) => {
     const el = find(id);
     if (!el) return { gone: true };
@@ -449,6 +470,6 @@
     return !!(w.event && !w.event.defaultPrevented);
   };
 
-  return { doc, snapshot, point, rectOf, focus, changed, select, checked, hasText, hasSelector, find, idOf,
+  return { doc, snapshot, point, rectOf, focus, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
     focusOnly, domClick, watchDrag, dragStarted, opensWindow };
 })

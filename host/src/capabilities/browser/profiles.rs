@@ -52,6 +52,7 @@ impl Live {
                 "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
             )));
         }
+        self.check_session_cap(&owner.grants, &owner.scope)?;
         let mut params = json!({ "disposeOnDetach": true });
         if let Some(proxy) = &profile.proxy {
             params["proxyServer"] = json!(proxy);

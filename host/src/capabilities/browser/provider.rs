@@ -165,12 +165,12 @@ pub(super) struct State {
     default_context: Option<String>,
     pub(super) by_owner: HashMap<(String, String), String>,
     pub(super) tabs: HashMap<String, TabState>,
-    sessions: HashMap<String, String>,
+    pub(super) sessions: HashMap<String, String>,
     /// Routes and emulation of each context that has any.
     pub(super) extras: HashMap<String, SessionExtras>,
     /// The blank tab a browser started with on a persistent profile: kept (a browser without
     /// a tab may quit) but never listed.
-    startup: HashSet<String>,
+    pub(super) startup: HashSet<String>,
 }
 
 impl State {
@@ -372,6 +372,7 @@ impl BrowserProvider {
                 "profile \"{name}\" has no user_data_dir"
             )));
         };
+        self.check_session_cap(&owner).await?;
         if let Some(live) = self.current().await
             && live
                 .lock()
@@ -610,6 +611,7 @@ impl Live {
                 return Ok(id);
             }
         }
+        self.check_session_cap(grants, scope)?;
         let created = self
             .cdp
             .call_raw(
@@ -658,6 +660,7 @@ impl Live {
 
     /// Open a blank tab in a context and wait until its guard is installed.
     pub async fn open_tab(&self, context: &str) -> Result<String> {
+        self.check_tab_cap(context)?;
         let created = self
             .cdp
             .call_raw(
@@ -921,6 +924,10 @@ impl Live {
                 .map(|x| x.emulation.commands())
                 .unwrap_or_default();
             drop(st);
+            if self.close_popup_over_cap(&target) {
+                self.bump();
+                return;
+            }
             // In order on the tab's session: guard first, then let the tab run.
             let send =
                 |method: &str, params: Value| self.cdp.send_raw(Some(&session), method, params);

@@ -1,6 +1,12 @@
 //! Per-session routes: requests whose URL matches a glob are failed (`block`) or answered
 //! without being sent (`mock`). Routes are checked after the origin guard, so a route can
 //! neither let a tab reach an origin that is not granted nor fake a document for one.
+//!
+//! Blocking needs only the browser grant. A mock is plugin-written content that runs in the
+//! origin of the URL it answers (a document, or a script a real page loads), with that
+//! origin's cookies and storage: it needs `grants.browser.eval_js` (checked in
+//! `wit_extras.rs`), which the manifest never grants with secrets, and it marks its session
+//! as one no secret is typed in (`SessionExtras::mocked`).
 
 use super::emulation::Emulation;
 use super::provider::{BrowserError, Live, Result};
@@ -39,6 +45,12 @@ pub struct SessionExtras {
     pub routes: Vec<Route>,
     next_id: u32,
     pub emulation: Emulation,
+    /// The session has or had a mock route: a page it showed may have been written by the
+    /// plugin (a mocked document, or a mocked script a real page ran), so no secret is typed
+    /// in it for as long as it lives. Never cleared.
+    pub mocked: bool,
+    /// Windows its pages opened that were closed for going over a tab cap (`caps.rs`).
+    pub popups_closed: u64,
 }
 
 /// A URL glob as routes, `browse_network` and `browse_wait_for` read it: `*` matches any
@@ -73,6 +85,7 @@ impl SessionExtras {
             validate_mock(m)?;
         }
         let matcher = url_glob(glob)?;
+        self.mocked |= matches!(action, Action::Mock(_));
         self.next_id += 1;
         self.routes.push(Route {
             id: self.next_id,
@@ -259,6 +272,20 @@ mod tests {
         });
         assert!(extras.add_route("*", bad_header).is_err());
         assert!(extras.routes.is_empty());
+        assert!(!extras.mocked, "a refused mock leaves no mark");
+    }
+
+    #[test]
+    fn a_mock_marks_its_session_for_good() {
+        let mut extras = SessionExtras::default();
+        extras.add_route("*.png", Action::Block).expect("valid");
+        assert!(!extras.mocked);
+        let id = extras.add_route("*/api/*", mock(200)).expect("valid");
+        extras.remove_route(id).expect("valid");
+        assert!(
+            extras.mocked,
+            "removing the mock does not unwrite what it served"
+        );
     }
 
     #[test]

@@ -135,14 +135,10 @@ impl Tab {
         }
     }
 
-    /// Replace every secret typed into this tab with a mask.
+    /// Replace every secret typed into this tab (and its encodings, see `secrets.rs`) with a mask.
     pub fn scrub(&self, text: &str) -> String {
         let secrets = self.state(|t| t.secrets.clone()).unwrap_or_default();
-        let mut out = text.to_string();
-        for secret in secrets.iter().filter(|s| !s.is_empty()) {
-            out = out.replace(secret.as_str(), MASK);
-        }
-        out
+        super::secrets::scrub(text, &secrets, MASK)
     }
 
     pub fn dialog(&self) -> Result<Option<super::provider::Dialog>> {
@@ -161,7 +157,10 @@ impl Tab {
             (t.blocked_seq > seq).then(|| {
                 let n = usize::try_from(t.blocked_seq - seq).unwrap_or(usize::MAX);
                 let start = t.blocked.len().saturating_sub(n);
-                t.blocked[start..].join("; ")
+                // A page that trips one refusal many times (a popup flood) reads it once.
+                let mut messages = t.blocked[start..].to_vec();
+                messages.dedup();
+                messages.join("; ")
             })
         })
         .ok()

@@ -123,6 +123,9 @@ impl View<'_, BrowserCtx> {
         url_glob: String,
         action: RouteAction,
     ) -> Result<u32, Error> {
+        if matches!(action, RouteAction::Mock(_)) {
+            self.granted(self.grants.check_mock_route())?;
+        }
         let (live, context) = self.session_context(session).await?;
         let action = match action {
             RouteAction::Block => Action::Block,
