@@ -773,6 +773,7 @@ impl Validator<'_> {
         });
         let browser = spec.browser.map(|b| BrowserGrant {
             origins: self.origins("grants.browser.origins", &b.origins),
+            resource_origins: self.origins("grants.browser.resource_origins", &b.resource_origins),
             cookies: b.cookies,
             eval_js: b.eval_js,
             upload_dirs: b

@@ -159,6 +159,13 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:4:31: grants.browser.origins: \"example.com\" must be an origin glob with a scheme, like \"https://*.example.com\"",
         ),
         (
+            "resource origin without a scheme",
+            format!(
+                "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], resource_origins = [\"cdn.example\"] }}\n"
+            ),
+            "warden.toml:4:73: grants.browser.resource_origins: \"cdn.example\" must be an origin glob with a scheme, like \"https://*.example.com\"",
+        ),
+        (
             "relative SFTP root",
             format!(
                 "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\n\n{PLUGIN}grants.sftp = {{ hosts = [\"web1\"], roots = [\"srv\"] }}\n"

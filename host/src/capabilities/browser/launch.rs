@@ -45,6 +45,11 @@ pub struct Launched {
 }
 
 impl Launched {
+    /// The DevTools TCP port the browser listens on, if any.
+    pub fn debug_port(&self) -> Option<u16> {
+        url::Url::parse(&self.ws_url).ok()?.port()
+    }
+
     /// Wait up to `grace` for the process to exit (after `Browser.close`), then kill it.
     pub async fn stop(mut self, grace: Duration) {
         if tokio::time::timeout(grace, self.child.wait())
@@ -123,10 +128,12 @@ async fn wait_unlocked(persistent: &Persistent) -> Result<(), String> {
 }
 
 /// Start Chromium: with a fresh temporary profile, or with `persistent` (created if missing)
-/// whose cookies and logins outlive the process.
+/// whose cookies and logins outlive the process. `guard_proxy` is the network guard of its
+/// default context: everything the browser sends outside Warden's own contexts goes there.
 pub async fn launch(
     config: &BrowserConfig,
     persistent: Option<&Persistent>,
+    guard_proxy: &str,
 ) -> Result<Launched, String> {
     let exe = executable(config)?;
     let (dir, profile) = match persistent {
@@ -170,6 +177,11 @@ pub async fn launch(
             "--mute-audio",
             "--hide-scrollbars",
             "--window-size=1280,800",
+            // Nothing may leave the browser around its network guard (see guard/): no QUIC
+            // (UDP, not proxied), no WebRTC UDP outside the proxy, no DNS prefetching.
+            "--disable-quic",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            "--dns-prefetch-disable",
             // Frames from other sites stay in the page's process, so the page's origin
             // guard sees their navigations and the snapshot can read them.
             "--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
@@ -181,16 +193,13 @@ pub async fn launch(
     if running_as_root() {
         cmd.arg("--no-sandbox");
     }
-    if let Some(p) = persistent {
+    if persistent.is_some() {
         // An earlier browser on this profile may have been killed; do not offer to restore it.
         cmd.arg("--hide-crash-restore-bubble");
-        if let Some(proxy) = &p.proxy {
-            cmd.arg(format!("--proxy-server={proxy}"));
-            if !p.proxy_bypass.is_empty() {
-                cmd.arg(format!("--proxy-bypass-list={}", p.proxy_bypass.join(";")));
-            }
-        }
     }
+    // The profile's own proxy, if any, is chained behind the guard.
+    cmd.arg(format!("--proxy-server={guard_proxy}"))
+        .arg(format!("--proxy-bypass-list={}", super::guard::BYPASS));
     die_with_parent(&mut cmd);
     cmd.args(&config.args)
         .arg("about:blank")

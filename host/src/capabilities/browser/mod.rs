@@ -6,6 +6,7 @@ mod adopt;
 mod cdp;
 mod emulation;
 mod extract;
+mod guard;
 mod keys;
 mod launch;
 mod observe;

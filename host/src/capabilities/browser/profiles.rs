@@ -1,5 +1,5 @@
-//! Sessions opened with a `[browser.profiles]` entry: the browser context gets the profile's
-//! proxy when it is created, and the profile's emulation applies to its tabs.
+//! Sessions opened with a `[browser.profiles]` entry: the browser context's network guard
+//! chains to the profile's proxy, and the profile's emulation applies to its tabs.
 
 use super::emulation::{Emulation, Viewport};
 use super::provider::{BrowserError, Live, Owner, Result};
@@ -9,7 +9,6 @@ use crate::manifest::grants::Grants;
 use crate::runtime::bindings::warden::browser::types::Error;
 use crate::runtime::sandbox::GuestScope;
 use crate::runtime::state::PluginState;
-use serde_json::json;
 use std::sync::Arc;
 
 /// The emulation a profile starts its sessions with.
@@ -51,21 +50,12 @@ impl Live {
                 "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
             )));
         }
-        let mut params = json!({ "disposeOnDetach": true });
-        if let Some(proxy) = &profile.proxy {
-            params["proxyServer"] = json!(proxy);
-            if !profile.proxy_bypass.is_empty() {
-                params["proxyBypassList"] = json!(profile.proxy_bypass.join(","));
-            }
-        }
-        let created = self
-            .cdp
-            .call_raw(None, "Target.createBrowserContext", params)
-            .await?;
-        let id = created["browserContextId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        // The profile's proxy sits behind the context's network guard, which chains to it.
+        let upstream = profile
+            .proxy
+            .as_deref()
+            .map(|p| (p, profile.proxy_bypass.as_slice()));
+        let id = self.guarded_context(upstream).await?;
         let mut st = self.lock();
         st.extras.entry(id.clone()).or_default().emulation = emulation_of(profile);
         st.bind(key, id, owner);

@@ -9,6 +9,8 @@
 
 use super::cdp::{Cdp, CdpError, Event};
 use super::emulation::Emulation;
+use super::guard::NetGuard;
+use super::guard::policy::Forbidden;
 use super::launch::{self, Launched, Persistent};
 use super::observe::TabLog;
 use super::routes::{self, Action, SessionExtras};
@@ -92,7 +94,7 @@ impl Guard {
         .map_err(|d| d.message)
     }
 
-    fn capability(self) -> &'static str {
+    pub(super) fn capability(self) -> &'static str {
         match self {
             Self::Browser => "browser",
             Self::Capture => "capture.page",
@@ -141,7 +143,7 @@ pub struct TabState {
 pub(super) struct State {
     pub(super) contexts: HashMap<String, Owner>,
     /// The browser's default (persistent) context, whose tabs the capture provider opens.
-    default_context: Option<String>,
+    pub(super) default_context: Option<String>,
     pub(super) by_owner: HashMap<(String, String), String>,
     pub(super) tabs: HashMap<String, TabState>,
     sessions: HashMap<String, String>,
@@ -150,6 +152,8 @@ pub(super) struct State {
     /// The blank tab a browser started with on a persistent profile: kept (a browser without
     /// a tab may quit) but never listed.
     startup: HashSet<String>,
+    /// The network guard of each context Warden created (see `guard/`).
+    pub(super) guards: HashMap<String, NetGuard>,
 }
 
 impl State {
@@ -173,7 +177,13 @@ impl State {
 pub struct Live {
     pub cdp: Cdp,
     pub generation: u64,
-    guard: Guard,
+    pub(super) guard: Guard,
+    /// This browser itself, for the network guards of the contexts it creates.
+    pub(super) me: Weak<Live>,
+    /// The network guard of the launched browser's default context (its `--proxy-server`).
+    net_guard: Option<NetGuard>,
+    /// What no page of this browser may reach: its DevTools endpoint, if it has a port.
+    pub(super) forbidden: Forbidden,
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
@@ -463,27 +473,60 @@ impl Live {
             .endpoint
             .as_ref()
             .filter(|_| guard == Guard::Browser && persistent.is_none());
-        let (ws_url, process) = match endpoint {
-            Some(endpoint) => (endpoint.clone(), None),
+        let mut forbidden = Forbidden::default();
+        let (ws_url, process, net_guard) = match endpoint {
+            Some(endpoint) => {
+                // A remote browser's DevTools endpoint stays out of its pages' reach too.
+                if let Ok(url) = Url::parse(endpoint)
+                    && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
+                    && let Ok(addrs) = crate::net::resolve(host, port).await
+                {
+                    addrs.into_iter().for_each(|a| forbidden.add(a));
+                }
+                (endpoint.clone(), None, None)
+            }
             None => {
-                let launched = launch::launch(config, persistent)
+                // The default context's guard: every request of a persistent profile's tabs
+                // (and anything else the browser sends outside Warden's contexts) passes it,
+                // chained to the profile's own proxy if it has one.
+                let upstream = persistent
+                    .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
+                let net_guard = NetGuard::start(guard, upstream, Forbidden::default())
                     .await
                     .map_err(BrowserError::Io)?;
-                (launched.ws_url.clone(), Some(launched))
+                let launched = launch::launch(config, persistent, &net_guard.proxy_server())
+                    .await
+                    .map_err(BrowserError::Io)?;
+                if let Some(port) = launched.debug_port() {
+                    for ip in [
+                        std::net::Ipv4Addr::LOCALHOST.into(),
+                        std::net::Ipv6Addr::LOCALHOST.into(),
+                    ] {
+                        forbidden.add(std::net::SocketAddr::new(ip, port));
+                        net_guard.forbid(std::net::SocketAddr::new(ip, port));
+                    }
+                }
+                (launched.ws_url.clone(), Some(launched), Some(net_guard))
             }
         };
         let (cdp, events) = Cdp::connect(&ws_url).await.map_err(|e| {
             BrowserError::Io(format!("cannot connect to the browser at {ws_url}: {e}"))
         })?;
-        let live = Arc::new(Self {
+        let live = Arc::new_cyclic(|me| Self {
             cdp,
             generation,
             guard,
+            me: me.clone(),
+            net_guard,
+            forbidden,
             state: Mutex::new(State::default()),
             changed: watch::channel(0).0,
             profile_session: provider.profile_session.clone(),
             process: Mutex::new(process),
         });
+        if let Some(net_guard) = &live.net_guard {
+            net_guard.bind(Arc::downgrade(&live), None);
+        }
         tokio::spawn(event_loop(Arc::downgrade(&live), events));
         live.cdp
             .call_raw(
@@ -589,15 +632,7 @@ impl Live {
                 return Ok(id);
             }
         }
-        let created = self
-            .cdp
-            .call_raw(
-                None,
-                "Target.createBrowserContext",
-                json!({ "disposeOnDetach": true }),
-            )
-            .await?;
-        let id = s(&created, "browserContextId").to_string();
+        let id = self.guarded_context(None).await?;
         self.lock().bind(key, id.clone(), owner);
         Ok(id)
     }
@@ -631,6 +666,7 @@ impl Live {
         let mut st = self.lock();
         st.contexts.remove(&id);
         st.extras.remove(&id);
+        st.guards.remove(&id);
         st.tabs.retain(|_, t| t.context != id);
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! `warden:capture`: host-performed HTTP and page capture in the persistent capture profile.
 
+mod checked;
 mod http;
 mod page;
 
