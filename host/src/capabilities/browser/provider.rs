@@ -474,7 +474,7 @@ impl Live {
             .as_ref()
             .filter(|_| guard == Guard::Browser && persistent.is_none());
         let mut forbidden = Forbidden::default();
-        let (ws_url, process, net_guard) = match endpoint {
+        let (cdp, events, process, net_guard) = match endpoint {
             Some(endpoint) => {
                 // A remote browser's DevTools endpoint stays out of its pages' reach too.
                 if let Ok(url) = Url::parse(endpoint)
@@ -483,7 +483,10 @@ impl Live {
                 {
                     addrs.into_iter().for_each(|a| forbidden.add(a));
                 }
-                (endpoint.clone(), None, None)
+                let (cdp, events) = Cdp::connect(endpoint).await.map_err(|e| {
+                    BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
+                })?;
+                (cdp, events, None, None)
             }
             None => {
                 // The default context's guard: every request of a persistent profile's tabs
@@ -494,24 +497,17 @@ impl Live {
                 let net_guard = NetGuard::start(guard, upstream, Forbidden::default())
                     .await
                     .map_err(BrowserError::Io)?;
-                let launched = launch::launch(config, persistent, &net_guard.proxy_server())
+                let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
                     .await
                     .map_err(BrowserError::Io)?;
-                if let Some(port) = launched.debug_port() {
-                    for ip in [
-                        std::net::Ipv4Addr::LOCALHOST.into(),
-                        std::net::Ipv6Addr::LOCALHOST.into(),
-                    ] {
-                        forbidden.add(std::net::SocketAddr::new(ip, port));
-                        net_guard.forbid(std::net::SocketAddr::new(ip, port));
-                    }
-                }
-                (launched.ws_url.clone(), Some(launched), Some(net_guard))
+                // Over the DevTools pipe: the browser opens no port for pages to find.
+                let (to, from) = launched.take_pipe().ok_or_else(|| {
+                    BrowserError::Io("the browser's DevTools pipe is gone".into())
+                })?;
+                let (cdp, events) = Cdp::connect_pipe(to, from);
+                (cdp, events, Some(launched), Some(net_guard))
             }
         };
-        let (cdp, events) = Cdp::connect(&ws_url).await.map_err(|e| {
-            BrowserError::Io(format!("cannot connect to the browser at {ws_url}: {e}"))
-        })?;
         let live = Arc::new_cyclic(|me| Self {
             cdp,
             generation,
@@ -528,13 +524,25 @@ impl Live {
             net_guard.bind(Arc::downgrade(&live), None);
         }
         tokio::spawn(event_loop(Arc::downgrade(&live), events));
-        live.cdp
-            .call_raw(
-                None,
-                "Target.setDiscoverTargets",
-                json!({ "discover": true }),
-            )
-            .await?;
+        // The first answer also tells that a launched browser started.
+        let discover = live.cdp.call_raw(
+            None,
+            "Target.setDiscoverTargets",
+            json!({ "discover": true }),
+        );
+        if let Err(e) = discover.await {
+            let said = live
+                .process
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map(|p| p.stderr_tail())
+                .filter(|t| !t.is_empty());
+            return Err(match said {
+                Some(said) => BrowserError::Io(format!("the browser did not start: {said}")),
+                None => e.into(),
+            });
+        }
         if persistent.is_some() {
             // The persistent cookies live in the default context: find its id on the first tab.
             let targets = live

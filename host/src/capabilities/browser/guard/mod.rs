@@ -154,15 +154,6 @@ impl NetGuard {
             let _ = self.shared.owners.context.set(context);
         }
     }
-
-    /// Never connect a page to `addr` (the browser's DevTools port, once known).
-    pub fn forbid(&self, addr: SocketAddr) {
-        self.shared
-            .forbidden
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .add(addr);
-    }
 }
 
 impl Drop for NetGuard {

@@ -51,7 +51,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
                 let shared = shared.clone();
-                async move { Ok::<_, std::convert::Infallible>(handle(shared, req).await) }
+                async move { handle(shared, req).await }
             });
             let served = hyper::server::conn::http1::Builder::new()
                 .preserve_header_case(true)
@@ -79,15 +79,26 @@ fn text(status: StatusCode, message: String) -> Response<Body> {
     response
 }
 
-fn refused(shared: &Shared, refusal: &Refusal, kind: &str) -> Response<Body> {
+/// A refused request that gets no answer: the connection is closed, so the page sees a
+/// network error (a `403` would reach a `no-cors` fetch as a successful opaque response).
+#[derive(Debug, thiserror::Error)]
+#[error("refused by Warden's network guard")]
+struct Dropped;
+
+/// Refuse a request: a document (a tab or frame navigation) gets a `403` page saying why;
+/// anything else a network error.
+fn refused(shared: &Shared, refusal: &Refusal, kind: &str) -> Result<Response<Body>, Dropped> {
     shared.deny_log.record(refusal, kind);
-    text(
+    if !matches!(kind, "document" | "iframe" | "frame") {
+        return Err(Dropped);
+    }
+    Ok(text(
         StatusCode::FORBIDDEN,
         format!(
             "Warden's network guard refused this request to {}: {}\n",
             refusal.origin, refusal.reason
         ),
-    )
+    ))
 }
 
 /// What a browser request is for, as far as the proxy can tell: `Sec-Fetch-Dest` (image,
@@ -106,9 +117,9 @@ fn kind_of<B>(req: &Request<B>) -> String {
     }
 }
 
-async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<Body>, Dropped> {
     if req.method() == Method::CONNECT {
-        return tunnel(shared, req).await;
+        return Ok(tunnel(shared, req).await);
     }
     forward(shared, req).await
 }
@@ -141,7 +152,24 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let as_plain = shared.decide(&owners, &plain).await;
     let addrs = match (&as_tls, &as_plain) {
         (Ok(a), _) | (_, Ok(a)) => a.clone(),
-        (Err(refusal), Err(_)) => return refused(&shared, refusal, "tunnel"),
+        (Err(refusal), Err(_)) => {
+            // A CONNECT names only host:port: https, wss and ws all tunnel this way.
+            let refusal = Refusal {
+                origin: authority.to_string(),
+                ..refusal.clone()
+            };
+            shared
+                .deny_log
+                .record(&refusal, "tunnel (https, wss or ws)");
+            let refusal = &refusal;
+            return text(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Warden's network guard refused {}: {}\n",
+                    refusal.origin, refusal.reason
+                ),
+            );
+        }
     };
     let server = match upstream::connect(shared.upstream_for(&tls.host, &addrs), &addrs).await {
         Ok((s, _)) => s,
@@ -190,24 +218,24 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
 }
 
 /// An absolute-form request (`GET http://host:port/path`): plain HTTP, or a ws upgrade.
-async fn forward(shared: Arc<Shared>, mut req: Request<Incoming>) -> Response<Body> {
+async fn forward(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<Body>, Dropped> {
     let kind = kind_of(&req);
     let uri = req.uri().clone();
     let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority().cloned()) else {
-        return text(
+        return Ok(text(
             StatusCode::BAD_REQUEST,
             "this is Warden's network guard, a proxy: send absolute-form requests or CONNECT\n"
                 .into(),
-        );
+        ));
     };
     let scheme = match scheme {
         "http" => "http",
         // A browser sends https only through CONNECT; anything else is not for us.
         other => {
-            return text(
+            return Ok(text(
                 StatusCode::BAD_REQUEST,
                 format!("scheme {other} is not proxied here\n"),
-            );
+            ));
         }
     };
     let host = authority
@@ -225,8 +253,21 @@ async fn forward(shared: Arc<Shared>, mut req: Request<Incoming>) -> Response<Bo
         Ok(a) => a,
         Err(refusal) => return refused(&shared, &refusal, &kind),
     };
+    Ok(relay(&shared, req, &kind, &target, &addrs, &authority).await)
+}
+
+/// Send an allowed request on to the address that was checked, and its answer back.
+async fn relay(
+    shared: &Shared,
+    mut req: Request<Incoming>,
+    kind: &str,
+    target: &Target,
+    addrs: &[std::net::SocketAddr],
+    authority: &hyper::http::uri::Authority,
+) -> Response<Body> {
+    let uri = req.uri().clone();
     let via = shared.upstream_for(&target.host, &addrs);
-    let (stream, checked) = match upstream::connect_plain(via, &addrs).await {
+    let (stream, checked) = match upstream::connect_plain(via, addrs).await {
         Ok(connected) => connected,
         Err(e) => {
             return text(
