@@ -141,11 +141,8 @@ async def test_no_ambient_authority(start_warden, hostile_manifest, helpers, htt
     sockets = [d for d in denied if d["tool"] == "connect"]
     assert sockets, f"no capability_denied line for the socket attempt: {denied}"
     assert all(d["capability"] == "wasi:sockets" for d in sockets), sockets
-    targets = [d["target"] for d in sockets]
-    assert any(f"127.0.0.1:{port}" in t for t in targets), (
-        f"the wasi:sockets denial records targets {targets}, not the address the guest connected to "
-        f"(127.0.0.1:{port})"
-    )
+    # Creating the socket is refused, so no address was ever given to the host.
+    assert [d["target"] for d in sockets] == ["a TCP socket"], sockets
     capabilities = {d["capability"] for d in denied}
     assert {"wasi:filesystem", "wasi:environment"} <= capabilities, denied
     envs = tool_calls(hostile_manifest, "read_env")

@@ -3,7 +3,10 @@
 //!
 //! - [`ECHO_WASM`]: `echo`, `progress`, `log`, `count` (well-behaved tools).
 //! - [`HOSTILE_WASM`]: `spin`, `spin_checking`, `alloc_bomb`, `panic`, `count`, `read_file`,
-//!   `connect`, `read_env`, `fetch`, `flood`, `stderr_flood` (misbehaving tools).
+//!   `connect`, `read_env`, `fetch`, `flood`, `stderr_flood`, `sockets`, `log_flood`,
+//!   `progress_flood` (misbehaving tools).
+//! - [`RESOURCES_WASM`]: the resources `hostile://flood/{bytes}` and `hostile://spin`
+//!   (misbehaving resource reads).
 //! - [`CONFORMANCE_WASM`]: the fixture tools and `test://` resources of the official MCP
 //!   conformance suite (`tests/e2e/test_conformance.py`).
 

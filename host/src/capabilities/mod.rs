@@ -1,18 +1,56 @@
-//! Capability providers: one folder per WIT package. Each implements the generated `Host`
-//! traits for [`PluginState`], checks the plugin's grants on every call, audits refusals and
-//! turns them into the package's `access-denied` error value (never a trap).
+//! Capability providers: one folder per WIT package. Each has its own host bindings, its own
+//! context (grants, audit scope, provider: see [`view`]) and implements the generated `Host`
+//! traits on a [`View`] of that context; it checks the plugin's grants on every call, audits
+//! refusals and turns them into the package's `access-denied` error value (never a trap).
+//! Nothing here knows the runtime: the runtime links each interface with a projection of its
+//! store onto the capability's context.
 
 pub mod browser;
 pub mod capture;
 pub mod sftp;
 pub mod terminal;
+pub mod view;
 
-use crate::audit::AuditLog;
-use crate::manifest::grants::Denied;
+pub use view::{Base, HasView, View};
+
+use crate::audit::{AuditLog, GuestScope};
+use crate::manifest::grants::Grants;
 use crate::manifest::{BrowserConfig, Manifest, SshHostConfig};
-use crate::runtime::state::PluginState;
+use browser::BrowserCtx;
+use capture::CaptureCtx;
+use sftp::SftpCtx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use terminal::TerminalCtx;
+use view::Project;
+use wasmtime::component::Linker;
+
+/// Every capability's context for one plugin instance.
+pub struct Contexts {
+    pub browser: BrowserCtx,
+    pub terminal: TerminalCtx,
+    pub sftp: SftpCtx,
+    pub capture: CaptureCtx,
+}
+
+/// How the store hands each capability its view.
+pub struct Projections<T> {
+    pub browser: Project<T, BrowserCtx>,
+    pub terminal: Project<T, TerminalCtx>,
+    pub sftp: Project<T, SftpCtx>,
+    pub capture: Project<T, CaptureCtx>,
+}
+
+/// Link every capability interface, each to its own context.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: &Projections<T>,
+) -> wasmtime::Result<()> {
+    browser::add_to_linker(linker, get.browser)?;
+    terminal::add_to_linker(linker, get.terminal)?;
+    sftp::add_to_linker(linker, get.sftp)?;
+    capture::add_to_linker(linker, get.capture)
+}
 
 /// Shared, privileged services the providers use on behalf of plugins. They outlive plugin
 /// instances: a restarted instance finds its sessions and connections again.
@@ -30,7 +68,7 @@ pub struct HostServices {
     /// Terminal sessions, per plugin (shared with the next services after a reload).
     pub sessions: Arc<terminal::table::SessionTable>,
     /// SFTP subsystems, one per host alias, on the `ssh` connections.
-    pub sftp: sftp::client::SftpPool,
+    pub sftp: Arc<sftp::client::SftpPool>,
 }
 
 impl HostServices {
@@ -61,7 +99,7 @@ impl HostServices {
             http,
             capture_browser,
             browser,
-            sftp: sftp::client::SftpPool::new(ssh.clone()),
+            sftp: Arc::new(sftp::client::SftpPool::new(ssh.clone())),
             ssh,
             sessions: Arc::default(),
         })
@@ -129,11 +167,34 @@ impl HostServices {
     }
 }
 
-impl PluginState {
-    /// Audit a refusal and return its message for the WIT `access-denied` variant.
-    pub(crate) fn refuse(&self, capability: &str, denied: &Denied) -> String {
-        self.scope
-            .denied(capability, &denied.target, &denied.message);
-        denied.message.clone()
+impl HostServices {
+    /// The capability contexts of one plugin instance: each gets the plugin's grants, the
+    /// audit scope and only the providers it uses.
+    pub fn contexts(&self, grants: &Arc<Grants>, scope: &GuestScope) -> Contexts {
+        let base = Base {
+            grants: grants.clone(),
+            scope: scope.clone(),
+        };
+        Contexts {
+            browser: BrowserCtx {
+                base: base.clone(),
+                browser: self.browser.clone(),
+            },
+            terminal: TerminalCtx {
+                base: base.clone(),
+                sessions: self.sessions.clone(),
+                ssh: self.ssh.clone(),
+            },
+            sftp: SftpCtx {
+                base: base.clone(),
+                sftp: self.sftp.clone(),
+                sessions: self.sessions.clone(),
+            },
+            capture: CaptureCtx {
+                base,
+                http: self.http.clone(),
+                capture_browser: self.capture_browser.clone(),
+            },
+        }
     }
 }

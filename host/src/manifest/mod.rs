@@ -1,6 +1,7 @@
 //! The admin's manifest (`warden.toml`): parsed strictly, validated with `file:line` in every
 //! error, and turned into per-plugin [`Grants`] that the capability providers check on each call.
 
+pub mod emulation;
 pub mod grants;
 mod schema;
 
@@ -919,21 +920,21 @@ fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> 
     let viewport = spec
         .viewport
         .map(|v| (v.width, v.height, v.device_scale.unwrap_or(1.0), v.mobile));
-    let emulation = crate::capabilities::browser::profile_check::Emulation {
-        viewport: viewport.map(|(width, height, device_scale, mobile)| {
-            crate::capabilities::browser::profile_check::Viewport {
+    let emulation = emulation::Emulation {
+        viewport: viewport.map(
+            |(width, height, device_scale, mobile)| emulation::Viewport {
                 width,
                 height,
                 device_scale,
                 mobile,
-            }
-        }),
+            },
+        ),
         user_agent: spec.user_agent.clone(),
         locale: spec.locale.clone(),
         timezone: spec.timezone.clone(),
         ..Default::default()
     };
-    emulation.validate().map_err(|e| e.to_string())?;
+    emulation.validate()?;
     Ok(BrowserProfile {
         proxy: spec.proxy,
         proxy_bypass: spec.proxy_bypass,

@@ -400,17 +400,18 @@ impl ServerHandler for WardenServer {
         let data = || Some(serde_json::json!({ "uri": uri }));
         let not_found =
             || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), data());
-        let plugin = served.registry.resource_owner(uri).ok_or_else(not_found)?;
-        let Backend::Wasm(wasm) = &plugin.backend else {
-            return Err(not_found());
-        };
-        match wasm.read_resource(uri, call_context(self, &context)).await {
+        let report = served
+            .registry
+            .read_resource(uri, call_context(self, &context))
+            .await
+            .ok_or_else(not_found)?;
+        match report.result {
             Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
             Err(crate::runtime::plugin::CallFailure::Tool(
                 crate::runtime::bindings::ToolError::NotFound(m),
             )) => Err(McpError::resource_not_found(m, data())),
             Err(failure) => Err(McpError::internal_error(
-                failure.message(plugin.name()),
+                failure.message(&report.plugin),
                 None,
             )),
         }

@@ -3,8 +3,10 @@
 //! an epoch ticker that drives per-call time limits and lets spinning guests be interrupted.
 
 pub mod bindings;
+pub mod budget;
 mod cache;
 mod context;
+pub mod executor;
 pub mod native;
 pub mod plugin;
 pub mod registry;
@@ -13,7 +15,7 @@ pub mod state;
 
 pub use state::LogLevel;
 
-use bindings::Plugin as PluginWorld;
+use crate::capabilities;
 use cache::ComponentCache;
 use state::PluginState;
 use std::path::PathBuf;
@@ -67,8 +69,20 @@ impl Runtime {
 
         let mut linker = Linker::new(&engine);
         sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
-        PluginWorld::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)
-            .map_err(|e| RuntimeError::Link(e.to_string()))?;
+        // `warden:plugin` (context, types) on the store itself; each capability on its own
+        // context.
+        bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
+            &mut linker,
+            |s| s,
+        )
+        .and_then(|()| {
+            bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
+        .map_err(|e| RuntimeError::Link(e.to_string()))?;
 
         let ticker_stop = Arc::new(AtomicBool::new(false));
         let (weak, stop) = (engine.weak(), ticker_stop.clone());

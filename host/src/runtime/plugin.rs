@@ -4,8 +4,8 @@
 
 use super::Runtime;
 use super::bindings::{
-    ContentBlock, EmbeddedResource, Plugin as PluginWorld, PluginPre, ResourceBody, ResourceInfo,
-    ResourceTemplate, ToolError, ToolInfo, ToolOutput,
+    EmbeddedResource, Plugin as PluginWorld, PluginPre, ResourceInfo, ResourceTemplate, ToolError,
+    ToolInfo, ToolOutput,
 };
 use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
@@ -127,56 +127,37 @@ impl WasmPlugin {
             services,
             live: Mutex::new(None),
         };
-        let timeout = plugin.config.limits.call_timeout;
-        let listing = tokio::time::timeout(timeout, plugin.describe())
-            .await
-            .map_err(|_| {
-                format!(
-                    "did not list its tools within {}",
-                    humantime::format_duration(timeout)
-                )
-            })??;
-        (plugin.tools, plugin.resources, plugin.templates) = listing;
+        (plugin.tools, plugin.resources, plugin.templates) = plugin.describe().await?;
         Ok(plugin)
     }
 
+    /// Ask a fresh instance for its tools, resources and templates (at load), through the
+    /// same guarded path as every other entry.
     async fn describe(
         &self,
     ) -> Result<(Vec<ToolInfo>, Vec<ResourceInfo>, Vec<ResourceTemplate>), String> {
-        let mut slot = self.live.lock().await;
-        let live = self
-            .live_instance(&mut slot)
+        let listing = self
+            .enter(Entry::Describe, CallContext::default())
             .await
-            .map_err(|e| format!("failed to start: {e}"))?;
-        let trap = |what: &str, e: wasmtime::Error| format!("trapped in {what}: {e}");
-        let infos = live
-            .bindings
-            .warden_plugin_tools()
-            .call_list_tools(&mut live.store)
-            .await
-            .map_err(|e| trap("list-tools", e))?;
-        let resources = live
-            .bindings
-            .warden_plugin_resources()
-            .call_list_resources(&mut live.store)
-            .await
-            .map_err(|e| trap("list-resources", e))?;
-        let templates = live
-            .bindings
-            .warden_plugin_resources()
-            .call_list_templates(&mut live.store)
-            .await
-            .map_err(|e| trap("list-templates", e))?;
-        for info in &infos {
+            .map_err(|f| match f {
+                CallFailure::Crashed(detail) => {
+                    format!("trapped while listing its tools: {detail}")
+                }
+                other => other.message(&self.config.name),
+            })?;
+        let Exit::Listing(tools, resources, templates) = listing else {
+            return Err("answered a listing with something else".into());
+        };
+        for info in &tools {
             validate_tool(info)?;
         }
-        Ok((infos, resources, templates))
+        Ok((tools, resources, templates))
     }
 
     async fn instantiate(&self) -> wasmtime::Result<Live> {
         let state = PluginState::new(
             self.config.grants.clone(),
-            self.services.clone(),
+            &self.services,
             self.config.limits.memory,
         );
         let mut store = Store::new(&self.engine, state);
@@ -208,16 +189,14 @@ impl WasmPlugin {
             .ok_or_else(|| wasmtime::Error::msg("instance vanished"))
     }
 
-    /// Run one tool, under the plugin's time limit and the client's cancellation.
-    pub async fn call_tool(
-        &self,
-        tool: &str,
-        arguments: &str,
-        call: CallContext,
-    ) -> Result<ToolOutput, CallFailure> {
+    /// The one way into the plugin: every export (tools, resources, the load-time listing)
+    /// runs here, under the plugin's time limit and the client's cancellation, one call at a
+    /// time, with a trap or an abandoned call costing the instance. Output caps and audit
+    /// lines are the registry's (`executor.rs`), applied to whatever comes out of here.
+    pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let limit = self.config.limits.call_timeout;
         let cancel = call.cancel.clone();
-        let work = self.run(tool, arguments, call);
+        let work = self.run(entry, call);
         tokio::pin!(work);
         tokio::select! {
             result = &mut work => result,
@@ -228,32 +207,38 @@ impl WasmPlugin {
         // next epoch yield and the instance, still marked busy, is replaced on the next call.
     }
 
-    async fn run(
-        &self,
-        tool: &str,
-        arguments: &str,
-        call: CallContext,
-    ) -> Result<ToolOutput, CallFailure> {
+    async fn run(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let mut slot = self.live.lock().await;
         let live = self
             .live_instance(&mut slot)
             .await
             .map_err(|e| CallFailure::Crashed(format!("could not start a fresh instance: {e}")))?;
-        live.store.data_mut().begin_call(tool, call);
+        live.store.data_mut().begin_call(&entry.label(), call);
         live.store
             .data()
             .limiter
             .hit
             .store(false, Ordering::Relaxed);
         live.busy = true;
-        let result = live
-            .bindings
-            .warden_plugin_tools()
-            .call_call_tool(&mut live.store, tool, arguments)
-            .await;
+        let result = match entry {
+            Entry::Tool { name, arguments } => live
+                .bindings
+                .warden_plugin_tools()
+                .call_call_tool(&mut live.store, name, arguments)
+                .await
+                .map(|r| r.map(Exit::Tool)),
+            Entry::ReadResource { uri } => live
+                .bindings
+                .warden_plugin_resources()
+                .call_read_resource(&mut live.store, uri)
+                .await
+                .map(|r| r.map(Exit::Resource)),
+            Entry::Describe => describe_exports(live).await.map(Ok),
+        };
         live.busy = false;
+        live.store.data().scope.finish();
         match result {
-            Ok(Ok(output)) => Ok(output),
+            Ok(Ok(exit)) => Ok(exit),
             Ok(Err(error)) => Err(CallFailure::Tool(error)),
             Err(trap) => {
                 let memory = live.store.data().limiter.hit.load(Ordering::Relaxed);
@@ -267,41 +252,54 @@ impl WasmPlugin {
             }
         }
     }
+}
 
-    /// Read a resource from this plugin.
-    pub async fn read_resource(
-        &self,
-        uri: &str,
-        call: CallContext,
-    ) -> Result<Vec<EmbeddedResource>, CallFailure> {
-        let limit = self.config.limits.call_timeout;
-        let work = async {
-            let mut slot = self.live.lock().await;
-            let live = self.live_instance(&mut slot).await.map_err(|e| {
-                CallFailure::Crashed(format!("could not start a fresh instance: {e}"))
-            })?;
-            live.store
-                .data_mut()
-                .begin_call(&format!("resources/read {uri}"), call);
-            live.busy = true;
-            let result = live
-                .bindings
-                .warden_plugin_resources()
-                .call_read_resource(&mut live.store, uri)
-                .await;
-            live.busy = false;
-            match result {
-                Ok(r) => r.map_err(CallFailure::Tool),
-                Err(trap) => {
-                    *slot = None;
-                    Err(CallFailure::Crashed(describe_trap(&trap, "")))
-                }
-            }
-        };
-        tokio::time::timeout(limit, work)
-            .await
-            .unwrap_or(Err(CallFailure::Timeout(limit)))
+/// A way into a plugin.
+#[derive(Debug, Clone, Copy)]
+pub enum Entry<'a> {
+    /// `tools/call` of the plugin's own tool name.
+    Tool { name: &'a str, arguments: &'a str },
+    /// `resources/read`.
+    ReadResource { uri: &'a str },
+    /// The load-time listing of tools, resources and templates.
+    Describe,
+}
+
+impl Entry<'_> {
+    /// How audit lines and logs name the entry.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Tool { name, .. } => (*name).to_string(),
+            Self::ReadResource { uri } => format!("resources/read {uri}"),
+            Self::Describe => "list-tools".to_string(),
+        }
     }
+}
+
+/// What came out of a plugin.
+pub enum Exit {
+    Tool(ToolOutput),
+    Resource(Vec<EmbeddedResource>),
+    Listing(Vec<ToolInfo>, Vec<ResourceInfo>, Vec<ResourceTemplate>),
+}
+
+async fn describe_exports(live: &mut Live) -> wasmtime::Result<Exit> {
+    let tools = live
+        .bindings
+        .warden_plugin_tools()
+        .call_list_tools(&mut live.store)
+        .await?;
+    let resources = live
+        .bindings
+        .warden_plugin_resources()
+        .call_list_resources(&mut live.store)
+        .await?;
+    let templates = live
+        .bindings
+        .warden_plugin_resources()
+        .call_list_templates(&mut live.store)
+        .await?;
+    Ok(Exit::Listing(tools, resources, templates))
 }
 
 fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {
@@ -348,21 +346,4 @@ fn validate_tool(info: &ToolInfo) -> Result<(), String> {
         check("output", out)?;
     }
     Ok(())
-}
-
-/// Bytes an output will take on the wire (before base64), for the output cap.
-pub fn output_size(output: &ToolOutput) -> u64 {
-    let blocks: usize = output
-        .content
-        .iter()
-        .map(|b| match b {
-            ContentBlock::Text(t) => t.len(),
-            ContentBlock::Image(m) | ContentBlock::Audio(m) => m.data.len(),
-            ContentBlock::Resource(r) => match &r.body {
-                ResourceBody::Text(t) => t.len(),
-                ResourceBody::Blob(b) => b.len(),
-            },
-        })
-        .sum();
-    (blocks + output.structured.as_ref().map_or(0, String::len)) as u64
 }

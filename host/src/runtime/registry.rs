@@ -3,17 +3,19 @@
 //! audited here, before its result goes back to any transport.
 
 use super::Runtime;
-use super::bindings::{ContentBlock, ToolInfo, ToolOutput};
+use super::bindings::ToolInfo;
 use super::native;
-use super::plugin::{CallFailure, WasmPlugin, output_size};
-use super::state::CallContext;
-use crate::audit::{self, Outcome, Record};
+use super::plugin::WasmPlugin;
 use crate::builtin;
 use crate::capabilities::HostServices;
 use crate::manifest::{Manifest, ManifestError, PluginConfig, PluginSource};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
+
+mod resources;
+
+pub use resources::Claim;
 
 /// A plugin could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -58,12 +60,6 @@ pub struct ToolEntry {
     pub public_name: String,
     pub plugin: String,
     pub info: ToolInfo,
-}
-
-/// The result of one routed call.
-pub struct CallReport {
-    pub plugin: String,
-    pub result: Result<ToolOutput, CallFailure>,
 }
 
 pub struct Registry {
@@ -121,6 +117,26 @@ impl Registry {
                     (Backend::Wasm(Box::new(wasm)), infos)
                 }
             };
+            if let Backend::Wasm(w) = &backend {
+                let claims = Claim::of(w);
+                for (other, theirs) in plugins.iter().filter_map(|p| match &p.backend {
+                    Backend::Wasm(o) => Some((p, Claim::of(o))),
+                    Backend::Native => None,
+                }) {
+                    if let Some((mine, their)) = resources::overlap(&claims, &theirs) {
+                        return Err(ManifestError::Invalid(vec![manifest.diagnostic(
+                            config.line,
+                            format!(
+                                "resource {mine} of plugin '{}' overlaps {their} of plugin '{}' (line {}); a resource URI belongs to one plugin: load only one of them",
+                                config.name,
+                                other.name(),
+                                other.config.line
+                            ),
+                        )])
+                        .into());
+                    }
+                }
+            }
             let index = plugins.len();
             for info in infos {
                 if !config.tools.allows(&info.name) {
@@ -179,102 +195,18 @@ impl Registry {
         self.tools.iter().find(|t| t.public_name == name)
     }
 
-    /// Run tool `name` (public name). `None` when no plugin serves it.
-    pub async fn call(&self, name: &str, arguments: &str, call: CallContext) -> Option<CallReport> {
+    /// The plugin that serves public tool `name`, and the tool's own name in that plugin.
+    pub(super) fn route(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &str)> {
         let (index, local) = self.routes.get(name)?;
-        let plugin = &self.plugins[*index];
-        let client = call.client.clone();
-        let session = call.session.clone();
-        let started = Instant::now();
-        let result = match &plugin.backend {
-            Backend::Native => native::echo(arguments).map_err(CallFailure::Tool),
-            Backend::Wasm(w) => w.call_tool(local, arguments, call).await,
-        };
-        let result = result.and_then(|out| cap_output(out, plugin.config.limits.output));
-        let outcome = match &result {
-            Ok(_) => Outcome::Ok,
-            Err(f) => f.outcome(),
-        };
-        self.services.audit.write(&Record {
-            ts: audit::now(),
-            event: "tool_call",
-            plugin: plugin.name(),
-            tool: name,
-            args_sha256: Some(audit::digest(arguments.as_bytes())),
-            args_bytes: Some(arguments.len()),
-            decision: "allowed",
-            outcome,
-            duration_ms: Some(audit::millis(started.elapsed())),
-            capability: None,
-            target: None,
-            reason: None,
-            client: client.as_deref(),
-            session: session.as_deref(),
-            error: None,
-            tabs_opened: None,
-            tabs_open: None,
-        });
-        Some(CallReport {
-            plugin: plugin.name().to_string(),
-            result,
-        })
+        Some((self.plugins.get(*index)?, local.as_str()))
     }
 
-    /// Find the plugin that serves resource `uri`: an exact listed URI, else a template whose
-    /// literal prefix (before the first `{`) the URI starts with.
+    /// The plugin that serves resource `uri`: the one whose listed URI or template prefix
+    /// covers it. At most one can (overlaps are load errors).
     pub fn resource_owner(&self, uri: &str) -> Option<&Arc<LoadedPlugin>> {
-        let listed = |w: &WasmPlugin| w.resources.iter().any(|r| r.uri == uri);
-        let templated = |w: &WasmPlugin| {
-            w.templates.iter().any(|t| {
-                let prefix = t.uri_template.split('{').next().unwrap_or("");
-                !prefix.is_empty() && uri.starts_with(prefix)
-            })
-        };
-        let find = |test: &dyn Fn(&WasmPlugin) -> bool| {
-            self.plugins
-                .iter()
-                .find(|p| matches!(&p.backend, Backend::Wasm(w) if test(w)))
-        };
-        find(&listed).or_else(|| find(&templated))
-    }
-}
-
-/// Enforce `limits.output`: text is cut with a note that says how to get the rest; a result
-/// with structured or binary content over the cap becomes an error (cutting would corrupt it).
-fn cap_output(mut output: ToolOutput, limit: u64) -> Result<ToolOutput, CallFailure> {
-    let size = output_size(&output);
-    if size <= limit {
-        return Ok(output);
-    }
-    let all_text = output.structured.is_none()
-        && output
-            .content
-            .iter()
-            .all(|c| matches!(c, ContentBlock::Text(_)));
-    let note = format!(
-        "\n[output cut: the plugin returned {} bytes, over its limit of {} (limits.output in the manifest); ask for less, e.g. a smaller range or page]",
-        size, limit
-    );
-    if all_text {
-        let mut room = usize::try_from(limit).unwrap_or(usize::MAX);
-        for block in &mut output.content {
-            if let ContentBlock::Text(t) = block {
-                if t.len() > room {
-                    let mut cut = room;
-                    while !t.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    t.truncate(cut);
-                }
-                room -= t.len();
-            }
-        }
-        output
-            .content
-            .retain(|c| !matches!(c, ContentBlock::Text(t) if t.is_empty()));
-        output.content.push(ContentBlock::Text(note));
-        Ok(output)
-    } else {
-        Err(CallFailure::OutputTooLarge(size, limit))
+        self.plugins.iter().find(|p| match &p.backend {
+            Backend::Wasm(w) => Claim::of(w).iter().any(|c| c.covers(uri)),
+            Backend::Native => false,
+        })
     }
 }

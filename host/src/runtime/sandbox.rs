@@ -1,148 +1,32 @@
 //! The WASI world a plugin lives in: no preopened directories, no environment, no
-//! arguments, no network. Attempts to reach for any of them are refused and audited, and
+//! arguments, no network, not even a socket (creating one is refused, so a plugin cannot
+//! spend the host's file descriptors). Attempts to reach for any of them are refused and
+//! audited, and
 //! the guest's stdout/stderr go to the host log (tagged with the plugin), never to the MCP
 //! stream on stdout.
 
 use super::state::PluginState;
-use crate::audit::{self, AuditLog, Outcome, Record};
+use crate::audit::GuestScope;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tokio::io::AsyncWrite;
 use wasmtime::component::{HasSelf, Linker, Resource};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::filesystem::Descriptor;
+use wasmtime_wasi::p2::bindings::sockets::network::{self, ErrorCode, IpAddressFamily};
+use wasmtime_wasi::p2::bindings::sockets::{tcp_create_socket, udp_create_socket};
 use wasmtime_wasi::p2::bindings::{cli::environment, filesystem::preopens};
+use wasmtime_wasi::p2::{SocketError, SocketResult, TcpSocket, UdpSocket};
 use wasmtime_wasi::sockets::SocketAddrUse;
+use wasmtime_wasi::sockets::WasiSocketsView;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 
 /// Bytes of guest stdout+stderr logged per call; the rest is dropped (with one note).
 pub const GUEST_LOG_BUDGET: i64 = 64 * 1024;
-
-/// Who is running (for audit lines written from places without the store, such as socket
-/// checks) and the tail of what it last said on stderr (for trap messages).
-#[derive(Debug, Clone)]
-pub struct GuestScope {
-    pub plugin: Arc<str>,
-    pub audit: Arc<AuditLog>,
-    pub tool: Arc<Mutex<String>>,
-    /// Who made the call in progress.
-    pub caller: Arc<Mutex<Caller>>,
-    pub stderr_tail: Arc<Mutex<String>>,
-}
-
-/// The MCP client behind the call in progress, for audit lines.
-#[derive(Debug, Clone, Default)]
-pub struct Caller {
-    pub client: Option<Arc<str>>,
-    pub session: Option<Arc<str>>,
-}
-
-/// An allowed host request a capability made for a plugin, for [`GuestScope::used`].
-#[derive(Debug)]
-pub struct Used<'a> {
-    pub capability: &'a str,
-    /// Origin and path (no query: it may carry tokens), or a host, or a cookie domain.
-    pub target: &'a str,
-    /// The error kind when the request failed (`timeout`, `io`, ...).
-    pub error: Option<&'a str>,
-    pub duration: std::time::Duration,
-    pub tabs_opened: Option<usize>,
-    pub tabs_open: Option<usize>,
-}
-
-/// How much of a guest's last stderr output is kept for trap messages.
-const STDERR_TAIL: usize = 1024;
-
-impl GuestScope {
-    /// What the guest wrote to stderr during the current call (its panic message, say).
-    pub fn last_stderr(&self) -> String {
-        self.stderr_tail
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_default()
-    }
-
-    fn remember_stderr(&self, line: &str) {
-        if let Ok(mut tail) = self.stderr_tail.lock() {
-            tail.push_str(line);
-            tail.push('\n');
-            if tail.len() > STDERR_TAIL {
-                let cut = tail.len() - STDERR_TAIL;
-                let cut = (cut..tail.len())
-                    .find(|&i| tail.is_char_boundary(i))
-                    .unwrap_or(tail.len());
-                tail.drain(..cut);
-            }
-        }
-    }
-
-    pub fn current_tool(&self) -> String {
-        self.tool.lock().map(|t| t.clone()).unwrap_or_default()
-    }
-
-    pub fn caller(&self) -> Caller {
-        self.caller.lock().map(|c| c.clone()).unwrap_or_default()
-    }
-
-    /// Record an allowed host request with its outcome; never a cookie or a header value.
-    pub fn used(&self, used: &Used<'_>) {
-        let caller = self.caller();
-        let outcome = match used.error {
-            None => Outcome::Ok,
-            Some("timeout") => Outcome::Timeout,
-            Some("access_denied") => Outcome::Denied,
-            Some(_) => Outcome::ToolError,
-        };
-        self.audit.write(&Record {
-            ts: audit::now(),
-            event: "capability_used",
-            plugin: &self.plugin,
-            tool: &self.current_tool(),
-            args_sha256: None,
-            args_bytes: None,
-            decision: "allowed",
-            outcome,
-            duration_ms: Some(audit::millis(used.duration)),
-            capability: Some(used.capability),
-            target: Some(used.target),
-            reason: None,
-            client: caller.client.as_deref(),
-            session: caller.session.as_deref(),
-            error: used.error,
-            tabs_opened: used.tabs_opened,
-            tabs_open: used.tabs_open,
-        });
-    }
-
-    /// Record a refused capability use.
-    pub fn denied(&self, capability: &str, target: &str, reason: &str) {
-        tracing::warn!(plugin = %self.plugin, capability, target, "denied: {reason}");
-        let caller = self.caller();
-        self.audit.write(&Record {
-            ts: audit::now(),
-            event: "capability_denied",
-            plugin: &self.plugin,
-            tool: &self.current_tool(),
-            args_sha256: None,
-            args_bytes: None,
-            decision: "denied",
-            outcome: Outcome::Denied,
-            duration_ms: None,
-            capability: Some(capability),
-            target: Some(target),
-            reason: Some(reason),
-            client: caller.client.as_deref(),
-            session: caller.session.as_deref(),
-            error: None,
-            tabs_opened: None,
-            tabs_open: None,
-        });
-    }
-}
 
 /// Build the WASI context of one plugin instance.
 pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
@@ -151,9 +35,10 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
     builder
         .stdout(GuestLog::new(scope, "stdout", budget))
         .stderr(GuestLog::new(scope, "stderr", budget))
-        // Sockets exist so that every attempt reaches this check, which refuses and audits it.
-        .allow_tcp(true)
-        .allow_udp(true)
+        // Socket creation is refused before this (see `tcp_create_socket::Host` below); this
+        // check stays as a second wall.
+        .allow_tcp(false)
+        .allow_udp(false)
         .allow_ip_name_lookup(false)
         .socket_addr_check(move |addr: SocketAddr, usage: SocketAddrUse| {
             // wasmtime checks an implicit bind to the unspecified address before a connect. Binding that (an ephemeral local port) reaches nobody; allowing it lets the
@@ -184,6 +69,8 @@ pub fn add_wasi(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
     environment::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     preopens::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
+    tcp_create_socket::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
+    udp_create_socket::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     linker.allow_shadowing(false);
     Ok(())
 }
@@ -213,6 +100,44 @@ impl preopens::Host for PluginState {
             "plugins get no directories; files reach a plugin only through a granted capability such as sftp",
         );
         Ok(Vec::new())
+    }
+}
+
+const NO_SOCKETS: &str = "plugins have no network access and cannot create sockets; use a capability such as capture http_get, which the manifest grants per host";
+
+// The socket interfaces below need the network error conversions; WASI's own serve them.
+impl network::Host for PluginState {
+    fn convert_error_code(&mut self, error: SocketError) -> wasmtime::Result<ErrorCode> {
+        network::Host::convert_error_code(&mut self.sockets(), error)
+    }
+
+    fn network_error_code(
+        &mut self,
+        err: Resource<network::Error>,
+    ) -> wasmtime::Result<Option<ErrorCode>> {
+        network::Host::network_error_code(&mut self.sockets(), err)
+    }
+}
+
+impl network::HostNetwork for PluginState {
+    fn drop(&mut self, this: Resource<network::Network>) -> wasmtime::Result<()> {
+        network::HostNetwork::drop(&mut self.sockets(), this)
+    }
+}
+
+impl tcp_create_socket::Host for PluginState {
+    fn create_tcp_socket(&mut self, _: IpAddressFamily) -> SocketResult<Resource<TcpSocket>> {
+        self.scope
+            .denied("wasi:sockets", "a TCP socket", NO_SOCKETS);
+        Err(ErrorCode::AccessDenied.into())
+    }
+}
+
+impl udp_create_socket::Host for PluginState {
+    async fn create_udp_socket(&mut self, _: IpAddressFamily) -> SocketResult<Resource<UdpSocket>> {
+        self.scope
+            .denied("wasi:sockets", "a UDP socket", NO_SOCKETS);
+        Err(ErrorCode::AccessDenied.into())
     }
 }
 

@@ -1,8 +1,10 @@
 //! The data a plugin's store carries: its sandbox, its grants, the host services its
 //! capability imports use, and the context of the call in progress.
 
-use super::sandbox::{self, Caller, GUEST_LOG_BUDGET, GuestScope};
-use crate::capabilities::HostServices;
+use super::budget::EventBudget;
+use super::sandbox::{self, GUEST_LOG_BUDGET};
+use crate::audit::{Caller, GuestScope};
+use crate::capabilities::{Contexts, HostServices, Projections, View};
 use crate::manifest::grants::Grants;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -76,27 +78,25 @@ impl ResourceLimiter for MemoryLimiter {
     }
 }
 
-/// Store data of one plugin instance.
+/// Store data of one plugin instance: the runtime's own parts (WASI sandbox, resource table,
+/// memory limiter, the call in progress) and one context per capability, each reached by
+/// its interfaces through a projection ([`PluginState::projections`]).
 pub struct PluginState {
     wasi: WasiCtx,
     table: ResourceTable,
     pub limiter: MemoryLimiter,
     pub grants: Arc<Grants>,
-    pub services: Arc<HostServices>,
     pub scope: GuestScope,
     pub call: CallContext,
+    caps: Contexts,
     log_budget: Arc<AtomicI64>,
+    /// The call's budgets for `context.log` and `context.progress`.
+    pub events: EventBudget,
 }
 
 impl PluginState {
-    pub fn new(grants: Arc<Grants>, services: Arc<HostServices>, max_memory: u64) -> Self {
-        let scope = GuestScope {
-            plugin: Arc::from(grants.plugin.as_str()),
-            audit: services.audit.clone(),
-            tool: Arc::default(),
-            caller: Arc::default(),
-            stderr_tail: Arc::default(),
-        };
+    pub fn new(grants: Arc<Grants>, services: &HostServices, max_memory: u64) -> Self {
+        let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
         Self {
             wasi: sandbox::wasi_ctx(&scope, &log_budget),
@@ -105,39 +105,51 @@ impl PluginState {
                 max_memory: usize::try_from(max_memory).unwrap_or(usize::MAX),
                 hit: Arc::default(),
             },
+            caps: services.contexts(&grants, &scope),
             grants,
-            services,
             scope,
             call: CallContext::default(),
             log_budget,
+            events: EventBudget::default(),
         }
     }
 
     /// Start a call: name it for audit lines and refill the guest-log budget.
     pub fn begin_call(&mut self, tool: &str, call: CallContext) {
-        if let Ok(mut t) = self.scope.tool.lock() {
-            tool.clone_into(&mut t);
-        }
-        if let Ok(mut tail) = self.scope.stderr_tail.lock() {
-            tail.clear();
-        }
-        if let Ok(mut caller) = self.scope.caller.lock() {
-            *caller = Caller {
-                client: call.client.clone(),
-                session: call.session.clone(),
-            };
-        }
+        let caller = Caller {
+            client: call.client.clone(),
+            session: call.session.clone(),
+        };
+        self.scope.begin(tool, caller, call.cancel.clone());
         self.call = call;
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);
+        self.events = EventBudget::default();
     }
 
     pub fn plugin(&self) -> &str {
         &self.grants.plugin
     }
 
-    /// The instance's resource table (tabs, sessions handed to the guest).
-    pub fn table(&mut self) -> &mut ResourceTable {
-        &mut self.table
+    /// How each capability's interfaces reach its context.
+    pub fn projections() -> Projections<Self> {
+        Projections {
+            browser: |s| View {
+                ctx: &mut s.caps.browser,
+                table: &mut s.table,
+            },
+            terminal: |s| View {
+                ctx: &mut s.caps.terminal,
+                table: &mut s.table,
+            },
+            sftp: |s| View {
+                ctx: &mut s.caps.sftp,
+                table: &mut s.table,
+            },
+            capture: |s| View {
+                ctx: &mut s.caps.capture,
+                table: &mut s.table,
+            },
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! cookies and secrets have grants of their own. Secret values never reach the plugin.
 
 mod adopt;
+pub mod bindings;
 mod cdp;
 mod emulation;
 mod extract;
@@ -21,27 +22,49 @@ mod wit_extras;
 
 pub use provider::BrowserProvider;
 
-/// What `[browser.profiles]` are checked against at manifest load.
-pub mod profile_check {
-    pub use super::emulation::{Emulation, Viewport};
-}
-
+use super::view::{Base, Project};
+use super::{HasView, View};
 use crate::manifest::grants::Denied;
-use crate::runtime::bindings::warden::browser::browser::{
-    ClickOptions, ConsoleLog, Cookie, DialogInfo, Element, ElementStates, Emulation, FrameInfo,
-    Host, HostPage, Modifiers, MouseButton, NetworkLog, NetworkQuery, Overlay, PageMeta, Rect,
-    Route, RouteAction, ScreenshotArea, Snapshot, StorageArea, TabInfo, WaitCondition, WaitUntil,
+use bindings::warden::browser::browser::{
+    self as browser_iface, ClickOptions, ConsoleLog, Cookie, DialogInfo, Element, ElementStates,
+    Emulation, FrameInfo, Host, HostPage, Modifiers, MouseButton, NetworkLog, NetworkQuery,
+    Overlay, PageMeta, Rect, Route, RouteAction, ScreenshotArea, Snapshot, StorageArea, TabInfo,
+    WaitCondition, WaitUntil,
 };
-use crate::runtime::bindings::warden::browser::browser::{
+use bindings::warden::browser::browser::{
     ContentFormat, DragKind, DragOptions, DragTarget, PageContent, PdfOptions,
 };
-use crate::runtime::bindings::warden::browser::types::{self, Error};
-use crate::runtime::state::PluginState;
+use bindings::warden::browser::types::{self, Error};
 use provider::BrowserError;
 use serde_json::{Value, json};
+use std::ops::Deref;
+use std::sync::Arc;
 use std::time::Duration;
 use tab::{Area, Click, Tab};
-use wasmtime::component::Resource;
+use wasmtime::component::{Linker, Resource};
+
+/// A plugin's browser context: its grants and audit scope, and the shared browser provider
+/// (each plugin's sessions are browser contexts of their own).
+pub struct BrowserCtx {
+    pub base: Base,
+    pub browser: Arc<BrowserProvider>,
+}
+
+impl Deref for BrowserCtx {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
+/// Link `warden:browser` (types, browser) to the plugins' store.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: Project<T, BrowserCtx>,
+) -> wasmtime::Result<()> {
+    types::add_to_linker::<T, HasView<BrowserCtx>>(linker, get)?;
+    browser_iface::add_to_linker::<T, HasView<BrowserCtx>>(linker, get)
+}
 
 /// A tab handed to a plugin.
 #[derive(Debug)]
@@ -116,7 +139,7 @@ fn session_name(session: Option<String>) -> Result<String, Error> {
     Ok(name)
 }
 
-impl PluginState {
+impl View<'_, BrowserCtx> {
     /// A grant check's refusal, audited, as the WIT `access-denied` error.
     fn granted<T>(&self, check: Result<T, Denied>) -> Result<T, Error> {
         check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
@@ -139,7 +162,6 @@ impl PluginState {
             handle.session.clone(),
         );
         let live = self
-            .services
             .browser
             .current_for(self.plugin(), &session)
             .await
@@ -287,17 +309,13 @@ fn cookie_from_json(c: &Value) -> Cookie {
     }
 }
 
-impl types::Host for PluginState {}
+impl types::Host for View<'_, BrowserCtx> {}
 
-impl Host for PluginState {
+impl Host for View<'_, BrowserCtx> {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self
-            .services
-            .browser
-            .live_for(self.plugin(), &session)
-            .await?;
+        let live = self.browser.live_for(self.plugin(), &session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -308,12 +326,7 @@ impl Host for PluginState {
     async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let Some(live) = self
-            .services
-            .browser
-            .current_for(self.plugin(), &session)
-            .await
-        else {
+        let Some(live) = self.browser.current_for(self.plugin(), &session).await else {
             return Ok(Vec::new());
         };
         let context = live
@@ -338,11 +351,7 @@ impl Host for PluginState {
     ) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self
-            .services
-            .browser
-            .live_for(self.plugin(), &session)
-            .await?;
+        let live = self.browser.live_for(self.plugin(), &session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -357,7 +366,7 @@ impl Host for PluginState {
     async fn close_session(&mut self, session: String) -> Result<(), Error> {
         self.browser_allowed()?;
         let session = session_name(Some(session))?;
-        let browser = &self.services.browser;
+        let browser = &self.browser;
         if browser
             .close_profile_session(self.plugin(), &session)
             .await
@@ -374,7 +383,7 @@ impl Host for PluginState {
 
     async fn list_sessions(&mut self) -> Result<Vec<String>, Error> {
         self.browser_allowed()?;
-        Ok(self.services.browser.sessions_of(self.plugin()).await)
+        Ok(self.browser.sessions_of(self.plugin()).await)
     }
 
     // Logs, routes, emulation and storage: see `wit_extras.rs`.
@@ -460,7 +469,7 @@ impl Host for PluginState {
     }
 }
 
-impl HostPage for PluginState {
+impl HostPage for View<'_, BrowserCtx> {
     async fn id(&mut self, page: Resource<PageHandle>) -> String {
         self.table()
             .get(&page)
@@ -487,9 +496,21 @@ impl HostPage for PluginState {
         })?;
         self.granted(self.grants.check_browser_origin(&parsed))?;
         let tab = self.tab(&page).await?;
-        Ok(tab
+        let started = std::time::Instant::now();
+        let result = tab
             .navigate(parsed.as_str(), wait_until(wait), timeout(timeout_ms))
-            .await?)
+            .await;
+        // Origin and path only: the query may carry tokens.
+        let target = format!("{}{}", parsed.origin().ascii_serialization(), parsed.path());
+        let error = result.as_ref().err().map(BrowserError::kind);
+        self.scope.used(&crate::audit::Used {
+            capability: "browser.navigate",
+            target: &target,
+            error,
+            duration: started.elapsed(),
+            ..Default::default()
+        });
+        Ok(result?)
     }
 
     async fn history(
@@ -574,15 +595,9 @@ impl HostPage for PluginState {
     ) -> Result<(), Error> {
         self.granted(self.grants.check_secret(&name))?;
         let tab = self.tab(&page).await?;
-        let source = self
-            .services
-            .browser
-            .config()
-            .secrets
-            .get(&name)
-            .ok_or_else(|| {
-                Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
-            })?;
+        let source = self.browser.config().secrets.get(&name).ok_or_else(|| {
+            Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
+        })?;
         let value = source
             .resolve()
             .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;

@@ -1,14 +1,15 @@
 //! Sessions opened with a `[browser.profiles]` entry: the browser context's network guard
 //! chains to the profile's proxy, and the profile's emulation applies to its tabs.
 
+use super::BrowserCtx;
+use super::bindings::warden::browser::types::Error;
 use super::emulation::{Emulation, Viewport};
 use super::provider::{BrowserError, Live, Owner, Result};
 use super::session_name;
+use crate::audit::GuestScope;
+use crate::capabilities::View;
 use crate::manifest::BrowserProfile;
 use crate::manifest::grants::Grants;
-use crate::runtime::bindings::warden::browser::types::Error;
-use crate::runtime::sandbox::GuestScope;
-use crate::runtime::state::PluginState;
 use std::sync::Arc;
 
 /// The emulation a profile starts its sessions with.
@@ -63,7 +64,7 @@ impl Live {
     }
 }
 
-impl PluginState {
+impl View<'_, BrowserCtx> {
     pub(super) async fn create_session_impl(
         &mut self,
         session: String,
@@ -75,7 +76,7 @@ impl PluginState {
             None => None,
             Some(name) => {
                 self.granted(self.grants.check_browser_profile(&name))?;
-                let found = self.services.browser.config().profiles.get(&name).cloned();
+                let found = self.browser.config().profiles.get(&name).cloned();
                 let found = found.ok_or_else(|| {
                     Error::NotFound(format!("the manifest has no [browser.profiles.{name}]"))
                 })?;
@@ -86,7 +87,7 @@ impl PluginState {
             grants: Arc::<Grants>::clone(&self.grants),
             scope: GuestScope::clone(&self.scope),
         };
-        let browser = &self.services.browser;
+        let browser = &self.browser;
         let plugin = self.plugin();
         match (profile, browser.is_profile_session(plugin, &session)) {
             (Some((name, profile)), _) if profile.user_data_dir.is_some() => Ok(browser

@@ -14,9 +14,9 @@ use super::guard::policy::Forbidden;
 use super::launch::{self, Launched, Persistent};
 use super::observe::TabLog;
 use super::routes::{self, Action, SessionExtras};
+use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use crate::manifest::{BrowserConfig, BrowserProfile};
-use crate::runtime::sandbox::GuestScope;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,6 +38,19 @@ pub enum BrowserError {
     Invalid(String),
     #[error("{0}")]
     Io(String),
+}
+
+impl BrowserError {
+    /// The kind, for audit lines.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Denied(_) => "access_denied",
+            Self::NotFound(_) => "not_found",
+            Self::Timeout(_) => "timeout",
+            Self::Invalid(_) => "invalid_argument",
+            Self::Io(_) => "io",
+        }
+    }
 }
 
 impl From<CdpError> for BrowserError {

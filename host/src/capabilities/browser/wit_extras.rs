@@ -1,17 +1,18 @@
 //! The WIT side of a tab's logs (console, network), a session's routes and emulation, and a
 //! page's storage. Everything read from a tab is scrubbed of the secrets typed into it.
 
+use super::BrowserCtx;
+use super::bindings::warden::browser::browser::{
+    ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
+    NetworkQuery, Route, RouteAction, StorageArea, Viewport,
+};
+use super::bindings::warden::browser::types::Error;
 use super::emulation::{self, Emulation as Emu};
 use super::provider::Live;
 use super::routes::{self, Action};
 use super::storage::Area;
 use super::{PageHandle, session_name};
-use crate::runtime::bindings::warden::browser::browser::{
-    ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
-    NetworkQuery, Route, RouteAction, StorageArea, Viewport,
-};
-use crate::runtime::bindings::warden::browser::types::Error;
-use crate::runtime::state::PluginState;
+use crate::capabilities::View;
 use std::sync::Arc;
 use wasmtime::component::Resource;
 
@@ -26,7 +27,7 @@ fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-impl PluginState {
+impl View<'_, BrowserCtx> {
     /// The running browser and the context of (this plugin, `session`).
     async fn session_context(
         &mut self,
@@ -34,11 +35,7 @@ impl PluginState {
     ) -> Result<(Arc<Live>, String), Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self
-            .services
-            .browser
-            .live_for(self.plugin(), &session)
-            .await?;
+        let live = self.browser.live_for(self.plugin(), &session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;

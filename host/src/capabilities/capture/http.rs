@@ -3,13 +3,14 @@
 //! `grants.capture.max_body`; the plugin never gets a socket of its own. Each hop connects
 //! to addresses resolved and checked by the private-network rule (`checked.rs`).
 
+use super::CaptureCtx;
+use super::bindings::warden::capture::http::{Host, Request, Response};
+use super::bindings::warden::capture::types::Error;
 use super::checked::{self, CheckedError};
+use crate::audit::Used;
+use crate::capabilities::View;
 use crate::manifest::grants::host_port;
 use crate::net::NetError;
-use crate::runtime::bindings::warden::capture::http::{Host, Request, Response};
-use crate::runtime::bindings::warden::capture::types::Error;
-use crate::runtime::sandbox::Used;
-use crate::runtime::state::PluginState;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use std::time::{Duration, Instant};
 use url::Url;
@@ -17,12 +18,38 @@ use url::Url;
 const CAPABILITY: &str = "capture.http";
 const MAX_REDIRECTS: u32 = 10;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Request headers a plugin may not set: `Host` would reach a virtual host behind a granted
+/// address, and hop-by-hop headers (RFC 9110 7.6.1) steer the connection, not the request.
+/// `Proxy-*` headers are refused too (checked by prefix).
+const HOST_ONLY_HEADERS: &[&str] = &[
+    "host",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "content-length",
+];
 
-impl Host for PluginState {
+impl Host for View<'_, CaptureCtx> {
     async fn get(&mut self, request: Request) -> Result<Response, Error> {
         let url = Url::parse(&request.url).map_err(|e| {
             Error::InvalidArgument(format!("\"{}\" is not an absolute URL: {e}", request.url))
         })?;
+        if let Some(name) = request
+            .headers
+            .iter()
+            .map(|(name, _)| name.to_ascii_lowercase())
+            .find(|name| HOST_ONLY_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-"))
+        {
+            let message = format!(
+                "header \"{name}\" is set by the host only (Host, hop-by-hop and proxy headers reach a server the grant names, never one the plugin picks); remove it from the request"
+            );
+            self.scope
+                .denied(CAPABILITY, &format!("header {name}"), &message);
+            return Err(Error::AccessDenied(message));
+        }
         let headers = headers(&request.headers)?;
         // Refused before anything is sent: the denial is the audit line.
         if let Err(denied) = self.grants.check_http(&url) {
@@ -48,12 +75,13 @@ impl Host for PluginState {
             duration: started.elapsed(),
             tabs_opened: None,
             tabs_open: None,
+            ..Used::default()
         });
         result
     }
 }
 
-impl PluginState {
+impl View<'_, CaptureCtx> {
     /// GET `url`, following redirects by hand so that every hop is checked.
     async fn fetch(
         &mut self,

@@ -1,10 +1,42 @@
 //! `warden:capture`: host-performed HTTP and page capture in the persistent capture profile.
 
+pub mod bindings;
 mod checked;
 mod http;
 mod page;
 
-use crate::runtime::bindings::warden::capture::types;
-use crate::runtime::state::PluginState;
+use super::browser::BrowserProvider;
+use super::view::{Base, Project};
+use super::{HasView, View};
+use bindings::warden::capture::{http as http_iface, page as page_iface, types};
+use std::ops::Deref;
+use std::sync::Arc;
+use wasmtime::component::Linker;
 
-impl types::Host for PluginState {}
+/// A plugin's capture context: its grants and audit scope, the host's HTTP client and the
+/// capture browser on the persistent profile.
+#[derive(Clone)]
+pub struct CaptureCtx {
+    pub base: Base,
+    pub http: reqwest::Client,
+    pub capture_browser: Arc<BrowserProvider>,
+}
+
+impl Deref for CaptureCtx {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
+impl types::Host for View<'_, CaptureCtx> {}
+
+/// Link `warden:capture` (types, http, page) to the plugins' store.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: Project<T, CaptureCtx>,
+) -> wasmtime::Result<()> {
+    types::add_to_linker::<T, HasView<CaptureCtx>>(linker, get)?;
+    http_iface::add_to_linker::<T, HasView<CaptureCtx>>(linker, get)?;
+    page_iface::add_to_linker::<T, HasView<CaptureCtx>>(linker, get)
+}

@@ -11,18 +11,17 @@
 //! Content is read with `DOM.getOuterHTML` (no script of ours runs in the page) and extracted
 //! host-side by [`crate::content`].
 
-use crate::capabilities::HostServices;
-use crate::capabilities::browser::provider::{BrowserError, Live, Owner};
-use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
-use crate::content;
-use crate::manifest::grants::Grants;
-use crate::runtime::bindings::warden::capture::page::{
+use super::CaptureCtx;
+use super::bindings::warden::capture::page::{
     Capture, CaptureRequest, Cookie, Cookies, CookiesRequest, EnsureLoginRequest, Format, Host,
     LoginRequest, LoginState, WaitUntil,
 };
-use crate::runtime::bindings::warden::capture::types::Error;
-use crate::runtime::sandbox::{GuestScope, Used};
-use crate::runtime::state::PluginState;
+use super::bindings::warden::capture::types::Error;
+use crate::audit::Used;
+use crate::capabilities::View;
+use crate::capabilities::browser::provider::{BrowserError, Live, Owner};
+use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
+use crate::content;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -239,7 +238,7 @@ impl LoginCondition {
     }
 }
 
-impl PluginState {
+impl View<'_, CaptureCtx> {
     /// Parse `url` and check it against `grants.capture.origins`, auditing a refusal.
     fn capture_url(&self, url: &str) -> Result<Url, Error> {
         let parsed = Url::parse(url).map_err(|e| {
@@ -263,13 +262,9 @@ impl PluginState {
             .map_err(|d| Error::AccessDenied(self.refuse(CAPABILITY, &d)))
     }
 
-    /// What the awaiting part of a call needs (the state itself is not `Sync`).
-    fn ctx(&self) -> Ctx {
-        Ctx {
-            grants: self.grants.clone(),
-            scope: self.scope.clone(),
-            services: self.services.clone(),
-        }
+    /// What the awaiting part of a call needs, owned (the view borrows the store).
+    fn ctx(&self) -> CaptureCtx {
+        CaptureCtx::clone(self.ctx)
     }
 
     /// Log and audit a request with its context (plugin, tool, client, session, target,
@@ -286,7 +281,7 @@ impl PluginState {
         tracing::info!(
             plugin = %self.plugin(),
             tool = %self.scope.current_tool(),
-            client = self.call.client.as_deref().unwrap_or("-"),
+            client = self.scope.caller().client.as_deref().unwrap_or("-"),
             target,
             ok = outcome.is_ok(),
             open_tabs = tabs.map_or(0, |t| t.1),
@@ -299,18 +294,12 @@ impl PluginState {
             duration: started.elapsed(),
             tabs_opened: tabs.map(|t| t.0),
             tabs_open: tabs.map(|t| t.1),
+            ..Used::default()
         });
     }
 }
 
-/// The plugin's grants and the host services, owned, for the awaiting part of a call.
-struct Ctx {
-    grants: Arc<Grants>,
-    scope: GuestScope,
-    services: Arc<HostServices>,
-}
-
-impl Ctx {
+impl CaptureCtx {
     fn http_only_allowed(&self) -> bool {
         self.grants
             .capture
@@ -321,7 +310,7 @@ impl Ctx {
     /// The capture browser (started on first use) and a fresh tab guarded by this plugin's
     /// grants.
     async fn call_tab(&self) -> Result<CallTab, Error> {
-        let live: Arc<Live> = self.services.capture_browser.live().await.map_err(error)?;
+        let live: Arc<Live> = self.capture_browser.live().await.map_err(error)?;
         let owner = Owner {
             grants: self.grants.clone(),
             scope: self.scope.clone(),
@@ -368,7 +357,7 @@ async fn extract(tab: &Tab, format: Format) -> Result<(String, String, String), 
 
 /// Capture the page a tab shows, with its cookies when asked.
 async fn capture(
-    state: &Ctx,
+    state: &CaptureCtx,
     tab: &Tab,
     format: Format,
     with_cookies: bool,
@@ -406,7 +395,7 @@ fn login_timed_out(login: &Url, condition: &LoginCondition, timeout: Duration) -
     ))
 }
 
-impl Host for PluginState {
+impl Host for View<'_, CaptureCtx> {
     async fn capture_page(&mut self, request: CaptureRequest) -> Result<Capture, Error> {
         let started = Instant::now();
         let url = self.capture_url(&request.url)?;
@@ -478,7 +467,7 @@ impl Host for PluginState {
             };
             (result, Some(tabs))
         } else {
-            let live = ctx.services.capture_browser.live().await.map_err(error)?;
+            let live = ctx.capture_browser.live().await.map_err(error)?;
             let result = ctx.profile_cookies(&live, &host).await;
             (result, Some((0, live.owned_tab_count())))
         };

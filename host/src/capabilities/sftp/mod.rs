@@ -8,25 +8,58 @@
 //! | `paths.rs` | root confinement: realpath on the server, symlinks judged by their target |
 //! | `transfer.rs` | reading a byte range and writing a file (pipelined) |
 
+pub mod bindings;
 pub mod client;
 pub mod paths;
 pub mod transfer;
 
-use crate::runtime::bindings::warden::sftp::sftp::{DirEntry, FileKind, FileStat, Host, WriteMode};
-use crate::runtime::bindings::warden::sftp::types::{self, Error};
-use crate::runtime::state::PluginState;
+use super::terminal::table::SessionTable;
+use super::view::{Base, Project};
+use super::{HasView, View};
+use crate::audit::Used;
+use bindings::warden::sftp::sftp::{
+    self as sftp_iface, DirEntry, FileKind, FileStat, Host, WriteMode,
+};
+use bindings::warden::sftp::types::{self, Error};
 use client::Remote;
+use client::SftpPool;
 use paths::PathError;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::{FileType, StatusCode};
+use std::ops::Deref;
 use std::sync::Arc;
+use wasmtime::component::Linker;
 
 /// Largest single read (a tool asks for less; this bounds host memory).
 const MAX_READ: u64 = 64 * 1024 * 1024;
 /// Most entries one listing returns.
 const MAX_ENTRIES: usize = 10_000;
 
-impl types::Host for PluginState {}
+/// A plugin's SFTP context: its grants and audit scope, the SFTP subsystems per alias, and
+/// the terminal sessions (an SFTP call may name an SSH session instead of an alias).
+pub struct SftpCtx {
+    pub base: Base,
+    pub sftp: Arc<SftpPool>,
+    pub sessions: Arc<SessionTable>,
+}
+
+impl Deref for SftpCtx {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
+impl types::Host for View<'_, SftpCtx> {}
+
+/// Link `warden:sftp` (types, sftp) to the plugins' store.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: Project<T, SftpCtx>,
+) -> wasmtime::Result<()> {
+    types::add_to_linker::<T, HasView<SftpCtx>>(linker, get)?;
+    sftp_iface::add_to_linker::<T, HasView<SftpCtx>>(linker, get)
+}
 
 fn sftp_error(path: &str, e: SftpError) -> Error {
     match e {
@@ -77,7 +110,7 @@ struct Ctx {
     roots: Vec<String>,
 }
 
-impl PluginState {
+impl View<'_, SftpCtx> {
     /// Check the host grant (and `sftp.write` for mutations), then get the subsystem.
     async fn sftp_ctx(&mut self, host: &str, mutate: bool) -> Result<Ctx, Error> {
         self.grants
@@ -101,7 +134,6 @@ impl PluginState {
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
         let remote = self
-            .services
             .sftp
             .remote(host)
             .await
@@ -117,22 +149,47 @@ impl PluginState {
         e
     }
 
+    /// Audit an operation that ran (`sftp.OP` with the alias and the resolved path, and the
+    /// bytes moved), or clean up after its failure; its value goes back to the plugin.
+    async fn finish<T>(
+        &mut self,
+        op: &'static str,
+        host: &str,
+        ctx: &Ctx,
+        result: Result<(String, T), Error>,
+        bytes: impl Fn(&T) -> Option<u64>,
+    ) -> Result<T, Error> {
+        match result {
+            Ok((resolved, value)) => {
+                self.scope.used(&Used {
+                    capability: &format!("sftp.{op}"),
+                    target: &format!("{host}:{resolved}"),
+                    bytes: bytes(&value),
+                    ..Used::default()
+                });
+                Ok(value)
+            }
+            Err(e) => Err(self.after(host, ctx, e).await),
+        }
+    }
+
     /// After a transport failure, drop the subsystem so the next call reconnects.
     async fn after(&mut self, host: &str, ctx: &Ctx, e: Error) -> Error {
         if matches!(e, Error::Timeout(_)) || ctx.remote.is_broken() {
-            self.services.sftp.discard(host, &ctx.remote).await;
+            self.sftp.discard(host, &ctx.remote).await;
         }
         self.audit_path(e)
     }
 }
 
-impl Host for PluginState {
+impl Host for View<'_, SftpCtx> {
     async fn list(&mut self, host: String, path: String) -> Result<Vec<DirEntry>, Error> {
         let ctx = self.sftp_ctx(&host, false).await?;
         let work = async {
             let dir = paths::existing(&ctx.remote, &ctx.roots, &path)
                 .await
                 .map_err(|e| path_error(&path, e))?;
+            let shown = dir.clone();
             let entries = ctx
                 .remote
                 .sftp
@@ -148,12 +205,10 @@ impl Host for PluginState {
                 })
                 .collect();
             out.sort_by(|a, b| a.name.cmp(&b.name));
-            Ok(out)
+            Ok((shown, out))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("list", &host, &ctx, result, |_| None).await
     }
 
     async fn stat(&mut self, host: String, path: String) -> Result<FileStat, Error> {
@@ -165,15 +220,13 @@ impl Host for PluginState {
             let m = ctx
                 .remote
                 .sftp
-                .metadata(p)
+                .metadata(p.clone())
                 .await
                 .map_err(|e| sftp_error(&path, e))?;
-            Ok(to_stat(&m))
+            Ok((p, to_stat(&m)))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("stat", &host, &ctx, result, |_| None).await
     }
 
     async fn read(
@@ -188,14 +241,16 @@ impl Host for PluginState {
             let p = paths::existing(&ctx.remote, &ctx.roots, &path)
                 .await
                 .map_err(|e| path_error(&path, e))?;
-            transfer::read_range(&ctx.remote, p, offset, length.min(MAX_READ))
+            transfer::read_range(&ctx.remote, p.clone(), offset, length.min(MAX_READ))
                 .await
+                .map(|data| (p, data))
                 .map_err(|e| transfer_error(&path, e))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("read", &host, &ctx, result, |d: &Vec<u8>| {
+            Some(d.len() as u64)
+        })
+        .await
     }
 
     async fn write(
@@ -210,8 +265,9 @@ impl Host for PluginState {
             let p = paths::entry(&ctx.remote, &ctx.roots, &path, true)
                 .await
                 .map_err(|e| path_error(&path, e))?;
-            transfer::write_file(&ctx.remote, p, &data, mode)
+            transfer::write_file(&ctx.remote, p.clone(), &data, mode)
                 .await
+                .map(|n| (p, n))
                 .map_err(|e| match e {
                     transfer::TransferError::Sftp(SftpError::Status(s))
                         if matches!(mode, WriteMode::Create)
@@ -224,10 +280,9 @@ impl Host for PluginState {
                     e => transfer_error(&path, e),
                 })
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("write", &host, &ctx, result, |n: &u64| Some(*n))
+            .await
     }
 
     async fn mkdir(&mut self, host: String, path: String) -> Result<(), Error> {
@@ -238,14 +293,13 @@ impl Host for PluginState {
                 .map_err(|e| path_error(&path, e))?;
             ctx.remote
                 .sftp
-                .create_dir(p)
+                .create_dir(p.clone())
                 .await
+                .map(|()| (p, ()))
                 .map_err(|e| sftp_error(&path, e))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("mkdir", &host, &ctx, result, |_| None).await
     }
 
     async fn remove(&mut self, host: String, path: String) -> Result<(), Error> {
@@ -261,16 +315,15 @@ impl Host for PluginState {
                 .await
                 .map_err(|e| sftp_error(&path, e))?;
             if meta.is_dir() {
-                ctx.remote.sftp.remove_dir(p).await
+                ctx.remote.sftp.remove_dir(p.clone()).await
             } else {
-                ctx.remote.sftp.remove_file(p).await
+                ctx.remote.sftp.remove_file(p.clone()).await
             }
+            .map(|()| (p, ()))
             .map_err(|e| sftp_error(&path, e))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("remove", &host, &ctx, result, |_| None).await
     }
 
     async fn rename(&mut self, host: String, from: String, to: String) -> Result<(), Error> {
@@ -282,16 +335,16 @@ impl Host for PluginState {
             let b = paths::entry(&ctx.remote, &ctx.roots, &to, false)
                 .await
                 .map_err(|e| path_error(&to, e))?;
+            let shown = format!("{a} -> {b}");
             ctx.remote
                 .sftp
                 .rename(a, b)
                 .await
+                .map(|()| (shown, ()))
                 .map_err(|e| sftp_error(&from, e))
         };
-        match work.await {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.after(&host, &ctx, e).await),
-        }
+        let result = work.await;
+        self.finish("rename", &host, &ctx, result, |_| None).await
     }
 
     async fn session_host(&mut self, session_id: String) -> Result<String, Error> {
@@ -307,7 +360,7 @@ impl Host for PluginState {
             };
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
-        let session = self.services.sessions.find(&session_id).ok_or_else(|| {
+        let session = self.sessions.find(&session_id).ok_or_else(|| {
             Error::NotFound(format!(
                 "no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`"
             ))

@@ -2,8 +2,8 @@
 //! keeps many requests in flight (see `client::IN_FLIGHT`), which is what makes large
 //! transfers as fast as OpenSSH's own client.
 
+use super::bindings::warden::sftp::sftp::WriteMode;
 use super::client::Remote;
-use crate::runtime::bindings::warden::sftp::sftp::WriteMode;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::OpenFlags;
 use std::io::SeekFrom;

@@ -10,22 +10,28 @@
 //! | `session.rs` | output ring buffer (64 KiB), vt100 screen, exit status |
 //! | `table.rs` | sessions per plugin, kept by the host |
 
+pub mod bindings;
 mod channel;
 mod pty;
 pub mod session;
 pub mod ssh;
 pub mod table;
 
-use crate::runtime::bindings::warden::terminal::terminal::{
-    Chunk, Host, HostSession, SessionInfo, Target,
+use super::view::{Base, Project};
+use super::{HasView, View};
+use crate::audit::Used;
+use bindings::warden::terminal::terminal::{
+    self as terminal_iface, Chunk, Host, HostSession, SessionInfo, Target,
 };
-use crate::runtime::bindings::warden::terminal::types::{self, Error};
-use crate::runtime::state::PluginState;
+use bindings::warden::terminal::types::{self, Error};
+use ssh::SshPool;
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 use table::Session;
+use table::SessionTable;
+use wasmtime::component::Linker;
 use wasmtime::component::Resource;
-use wasmtime_wasi::WasiView;
 
 /// Longest a single `read` may wait (the plugin loops for longer waits, so cancellation and
 /// the call's time limit stay responsive).
@@ -33,13 +39,59 @@ const MAX_WAIT: Duration = Duration::from_secs(10);
 /// Largest single `read`.
 const MAX_READ: usize = 1024 * 1024;
 
+/// Longest input text kept in an audit line (the byte count is always whole).
+const AUDIT_INPUT_MAX: usize = 2048;
+
+/// Input written to a terminal as one readable line: control characters and backslashes
+/// escaped (`\n`, `\u{1b}`, `\\`), everything else as typed, cut after
+/// [`AUDIT_INPUT_MAX`] characters.
+fn shown_input(data: &[u8]) -> String {
+    let mut shown = String::new();
+    for (i, c) in String::from_utf8_lossy(data).chars().enumerate() {
+        if i == AUDIT_INPUT_MAX {
+            shown.push_str("...[cut]");
+            break;
+        }
+        if c == '\\' || c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
 /// A plugin's handle to one of its sessions.
 #[derive(Debug)]
 pub struct SessionHandle(Arc<Session>);
 
-impl types::Host for PluginState {}
+/// A plugin's terminal context: its grants and audit scope, the host's terminal sessions
+/// and the SSH connections they run on.
+pub struct TerminalCtx {
+    pub base: Base,
+    pub sessions: Arc<SessionTable>,
+    pub ssh: Arc<SshPool>,
+}
 
-impl PluginState {
+impl Deref for TerminalCtx {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
+impl types::Host for View<'_, TerminalCtx> {}
+
+/// Link `warden:terminal` (types, terminal) to the plugins' store.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: Project<T, TerminalCtx>,
+) -> wasmtime::Result<()> {
+    types::add_to_linker::<T, HasView<TerminalCtx>>(linker, get)?;
+    terminal_iface::add_to_linker::<T, HasView<TerminalCtx>>(linker, get)
+}
+
+impl View<'_, TerminalCtx> {
     fn check_target(&self, target: &str) -> Result<(), Error> {
         let check = match target.strip_prefix("ssh:") {
             Some(alias) => self.grants.check_terminal_ssh(alias),
@@ -51,7 +103,6 @@ impl PluginState {
     /// The session behind a handle, after re-checking the grant of its target.
     fn session(&mut self, handle: &Resource<SessionHandle>) -> Result<Arc<Session>, Error> {
         let session = self
-            .ctx()
             .table
             .get(handle)
             .map(|h| h.0.clone())
@@ -61,10 +112,21 @@ impl PluginState {
     }
 
     fn handle(&mut self, session: Arc<Session>) -> Result<Resource<SessionHandle>, Error> {
-        self.ctx()
-            .table
+        self.table
             .push(SessionHandle(session))
             .map_err(|e| Error::Io(format!("too many session handles: {e}")))
+    }
+
+    /// Record what was done in a session (`terminal.OP`, target and session id), so the
+    /// audit log tells what ran where.
+    fn audit_use(&self, op: &str, session: &Session, detail: Option<&str>, bytes: Option<u64>) {
+        self.scope.used(&Used {
+            capability: &format!("terminal.{op}"),
+            target: &format!("{} session {}", session.target, session.id),
+            detail,
+            bytes,
+            ..Used::default()
+        });
     }
 
     fn session_info(&self, s: &Session) -> SessionInfo {
@@ -83,7 +145,7 @@ impl PluginState {
     }
 }
 
-impl Host for PluginState {
+impl Host for View<'_, TerminalCtx> {
     async fn open(
         &mut self,
         target: Target,
@@ -96,38 +158,29 @@ impl Host for PluginState {
         };
         self.check_target(&target_name)?;
         let (cols, rows) = (cols.clamp(10, 1000), rows.clamp(2, 1000));
-        let services = self.services.clone();
+        let (sessions, ssh) = (self.sessions.clone(), self.ssh.clone());
         let plugin = self.plugin().to_string();
         let session = match &target {
-            Target::Local => services.sessions.open_local(&plugin, cols, rows).await,
-            Target::Ssh(alias) => {
-                services
-                    .sessions
-                    .open_ssh(&services.ssh, &plugin, alias, cols, rows)
-                    .await
-            }
+            Target::Local => sessions.open_local(&plugin, cols, rows).await,
+            Target::Ssh(alias) => sessions.open_ssh(&ssh, &plugin, alias, cols, rows).await,
         }
         .map_err(Error::Io)?;
+        self.audit_use("open", &session, None, None);
         self.handle(session)
     }
 
     async fn attach(&mut self, id: String) -> Result<Resource<SessionHandle>, Error> {
-        let session = self
-            .services
-            .sessions
-            .get(self.plugin(), &id)
-            .ok_or_else(|| {
-                Error::NotFound(format!(
-                    "no session '{id}'; terminal_list_sessions shows the open ones"
-                ))
-            })?;
+        let session = self.sessions.get(self.plugin(), &id).ok_or_else(|| {
+            Error::NotFound(format!(
+                "no session '{id}'; terminal_list_sessions shows the open ones"
+            ))
+        })?;
         self.check_target(&session.target)?;
         self.handle(session)
     }
 
     async fn list_sessions(&mut self) -> Vec<SessionInfo> {
-        self.services
-            .sessions
+        self.sessions
             .list(self.plugin())
             .iter()
             .map(|s| self.session_info(s))
@@ -135,9 +188,9 @@ impl Host for PluginState {
     }
 }
 
-impl HostSession for PluginState {
+impl HostSession for View<'_, TerminalCtx> {
     async fn info(&mut self, s: Resource<SessionHandle>) -> SessionInfo {
-        match self.ctx().table.get(&s) {
+        match self.table.get(&s) {
             Ok(h) => {
                 let session = h.0.clone();
                 self.session_info(&session)
@@ -161,7 +214,10 @@ impl HostSession for PluginState {
         self.grants
             .check_terminal_write()
             .map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))?;
-        session.write(data).await.map_err(Error::Io)
+        let (shown, len) = (shown_input(&data), data.len() as u64);
+        session.write(data).await.map_err(Error::Io)?;
+        self.audit_use("write", &session, Some(&shown), Some(len));
+        Ok(())
     }
 
     async fn read(
@@ -174,7 +230,7 @@ impl HostSession for PluginState {
         let session = self.session(&s)?;
         let wait = Duration::from_millis(wait_ms.into()).min(MAX_WAIT);
         let max = usize::try_from(max_bytes).unwrap_or(MAX_READ).min(MAX_READ);
-        let cancel = self.call.cancel.clone();
+        let cancel = self.scope.cancel();
         let chunk = tokio::select! {
             c = session.log.read(offset, max, wait) => c,
             () = cancel.cancelled() => return Err(Error::Timeout("the call was cancelled".into())),
@@ -231,13 +287,29 @@ impl HostSession for PluginState {
     async fn close(&mut self, s: Resource<SessionHandle>) -> Result<(), Error> {
         let session = self.session(&s)?;
         let plugin = self.plugin().to_string();
-        self.services.sessions.close(&plugin, &session.id).await;
+        self.sessions.close(&plugin, &session.id).await;
+        self.audit_use("close", &session, None, Some(session.log.total()));
         Ok(())
     }
 
     async fn drop(&mut self, s: Resource<SessionHandle>) -> wasmtime::Result<()> {
         // Only the handle goes; the session stays open until `close`.
-        self.ctx().table.delete(s)?;
+        self.table.delete(s)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_is_one_line_with_controls_escaped() {
+        assert_eq!(
+            shown_input(b"echo 'a \"b\"'\\x\n\x1b[A"),
+            "echo 'a \"b\"'\\\\x\\n\\u{1b}[A"
+        );
+        let long = shown_input(&[b'x'; AUDIT_INPUT_MAX + 10]);
+        assert!(long.ends_with("...[cut]") && long.len() == AUDIT_INPUT_MAX + 8);
     }
 }

@@ -78,10 +78,19 @@ fn read_env(args: EnvArgs) -> Result<String, ToolError> {
 struct UrlArgs {
     /// The URL to fetch.
     url: String,
+    /// Request headers to send, as name and value pairs.
+    #[serde(default)]
+    headers: Vec<(String, String)>,
 }
 
 fn fetch(args: UrlArgs) -> Result<String, ToolError> {
-    let response = capture::http_get(HttpRequest::get(args.url))?;
+    let request = args
+        .headers
+        .into_iter()
+        .fold(HttpRequest::get(args.url), |r, (name, value)| {
+            r.header(name, value)
+        });
+    let response = capture::http_get(request)?;
     Ok(format!("{}\n{}", response.status, response.text()))
 }
 
@@ -105,6 +114,59 @@ fn stderr_flood(args: BytesArgs) -> Result<String, ToolError> {
         stderr.write_all(&chunk[..n]).map_err(ToolError::failed)?;
         left -= n as u64;
     }
+    Ok("done".into())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CountArgs {
+    /// How many times.
+    count: u32,
+}
+
+/// Sockets this instance managed to open, kept open on purpose.
+static KEPT: std::sync::Mutex<Vec<std::net::TcpStream>> = std::sync::Mutex::new(Vec::new());
+
+fn sockets(args: CountArgs) -> Result<String, ToolError> {
+    let (mut opened, mut refused) = (0, 0);
+    for _ in 0..args.count {
+        match std::net::TcpStream::connect("127.0.0.1:9") {
+            Ok(s) => {
+                opened += 1;
+                if let Ok(mut kept) = KEPT.lock() {
+                    kept.push(s);
+                }
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    Ok(format!("opened {opened}, refused {refused}"))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FloodArgs {
+    /// How many messages.
+    count: u32,
+    /// Bytes per message.
+    bytes: u32,
+}
+
+fn log_flood(args: FloodArgs) -> Result<String, ToolError> {
+    let message = "l".repeat(args.bytes as usize);
+    for _ in 0..args.count {
+        context::log(context::Level::Info, &message);
+    }
+    Ok("done".into())
+}
+
+fn progress_flood(args: CountArgs) -> Result<String, ToolError> {
+    for i in 0..args.count {
+        context::progress(f64::from(i), Some(f64::from(args.count)), Some("step"));
+    }
+    context::progress(
+        f64::from(args.count),
+        Some(f64::from(args.count)),
+        Some("end"),
+    );
     Ok("done".into())
 }
 
@@ -142,6 +204,19 @@ fn plugin() -> Plugin {
         .tool(
             Tool::new("stderr_flood", stderr_flood)
                 .description("Write `bytes` bytes to stderr, then return \"done\"."),
+        )
+        .tool(
+            Tool::new("sockets", sockets).description(
+                "Try to open `count` TCP sockets with std::net and keep those that open.",
+            ),
+        )
+        .tool(
+            Tool::new("log_flood", log_flood)
+                .description("Call context.log `count` times with `bytes` bytes each."),
+        )
+        .tool(
+            Tool::new("progress_flood", progress_flood)
+                .description("Report progress `count` times, then once more at the end."),
         )
 }
 

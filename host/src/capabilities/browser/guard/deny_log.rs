@@ -3,7 +3,7 @@
 //! become one `capability_denied` line with a count, written when the window closes.
 
 use super::policy::Refusal;
-use crate::runtime::sandbox::GuestScope;
+use crate::audit::GuestScope;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,11 +17,14 @@ struct Pending {
     count: u64,
 }
 
-/// Refusals waiting for their window to close, by (plugin, tool, origin, request type).
+/// What refusals are counted by: (plugin, tool, origin, request type).
+type Key = (String, String, String, String);
+
+/// Refusals waiting for their window to close.
 #[derive(Clone, Default)]
 pub struct DenyLog {
     capability: &'static str,
-    pending: Arc<Mutex<HashMap<(String, String, String, String), Pending>>>,
+    pending: Arc<Mutex<HashMap<Key, Pending>>>,
 }
 
 impl DenyLog {

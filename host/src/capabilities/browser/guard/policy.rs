@@ -3,8 +3,8 @@
 //! reached at (the private-network rule of [`crate::net`])? Pure except for name resolution.
 
 use super::super::provider::{Guard, Owner};
+use crate::audit::GuestScope;
 use crate::net::{self, NetError};
-use crate::runtime::sandbox::GuestScope;
 use std::net::{IpAddr, SocketAddr};
 use url::Url;
 
@@ -164,13 +164,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let audit =
             crate::audit::AuditLog::open(&dir.path().join("audit.jsonl")).expect("audit log");
-        GuestScope {
-            plugin: "p".into(),
-            audit: Arc::new(audit),
-            tool: Arc::default(),
-            caller: Arc::default(),
-            stderr_tail: Arc::default(),
-        }
+        GuestScope::new("p", Arc::new(audit))
     }
 
     fn target(scheme: &'static str, host: &str, port: u16) -> Target {

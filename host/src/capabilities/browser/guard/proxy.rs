@@ -266,7 +266,7 @@ async fn relay(
     authority: &hyper::http::uri::Authority,
 ) -> Response<Body> {
     let uri = req.uri().clone();
-    let via = shared.upstream_for(&target.host, &addrs);
+    let via = shared.upstream_for(&target.host, addrs);
     let (stream, checked) = match upstream::connect_plain(via, addrs).await {
         Ok(connected) => connected,
         Err(e) => {

@@ -4,6 +4,10 @@
 //! before the response that it describes is sent. Arguments are recorded only as a sha256
 //! digest and a size: secret values never reach this file.
 
+pub mod scope;
+
+pub use scope::{Caller, GuestScope, Used};
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::fs::{File, OpenOptions};
@@ -13,9 +17,10 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 /// How a tool call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
+    #[default]
     Ok,
     ToolError,
     Timeout,
@@ -25,7 +30,7 @@ pub enum Outcome {
 }
 
 /// One line of the audit log.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Record<'a> {
     pub ts: String,
     /// `tool_call`, `capability_used` (an allowed host request) or `capability_denied`.
@@ -63,6 +68,13 @@ pub struct Record<'a> {
     pub tabs_opened: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tabs_open: Option<usize>,
+    /// For capability lines: what was done, where the target alone does not say it (the
+    /// text written to a terminal, escaped and bounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<&'a str>,
+    /// For capability lines: bytes moved (read, written, output produced).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// The audit log. Cheap to share behind an `Arc`.

@@ -1,0 +1,7 @@
+//! Host bindings for `warden:sftp`, generated from `wit/`; the plugin world reuses them.
+
+wasmtime::component::bindgen!({
+    world: "warden:sftp/imports",
+    path: "../wit",
+    imports: { default: async },
+});

@@ -1,0 +1,10 @@
+//! Host bindings for `warden:terminal`, generated from `wit/`; the plugin world reuses them.
+
+wasmtime::component::bindgen!({
+    world: "warden:terminal/imports",
+    path: "../wit",
+    imports: { default: async },
+    with: {
+        "warden:terminal/terminal.session": super::SessionHandle,
+    },
+});

@@ -1,0 +1,273 @@
+//! The guarded executor: every client request that enters a plugin (`tools/call`,
+//! `resources/read`) comes through here and gets the same treatment: routed to the one plugin
+//! that owns the name or URI, run by [`WasmPlugin::enter`] (one call at a time, time limit,
+//! cancellation, trap -> fresh instance), its output held to `limits.output`, and one audit
+//! line written before the answer goes back to any transport.
+
+use super::bindings::{ContentBlock, EmbeddedResource, ResourceBody, ToolOutput};
+use super::native;
+use super::plugin::{CallFailure, Entry, Exit};
+use super::registry::{Backend, LoadedPlugin, Registry};
+use super::state::CallContext;
+use crate::audit::{self, Outcome, Record};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The result of one routed tool call.
+pub struct CallReport {
+    pub plugin: String,
+    pub result: Result<ToolOutput, CallFailure>,
+}
+
+/// The result of one routed resource read.
+pub struct ReadReport {
+    pub plugin: String,
+    pub result: Result<Vec<EmbeddedResource>, CallFailure>,
+}
+
+/// What the audit line of an entry says.
+struct Audited<'a> {
+    event: &'static str,
+    /// The public tool name, or `resources/read`.
+    tool: &'a str,
+    /// What the digest covers: the arguments, or the URI.
+    input: &'a str,
+    target: Option<&'a str>,
+}
+
+impl Registry {
+    /// Run tool `name` (public name). `None` when no plugin serves it.
+    pub async fn call(&self, name: &str, arguments: &str, call: CallContext) -> Option<CallReport> {
+        let (plugin, local) = self.route(name)?;
+        let limit = plugin.config.limits.output;
+        let audited = Audited {
+            event: "tool_call",
+            tool: name,
+            input: arguments,
+            target: None,
+        };
+        let result = self
+            .execute(plugin, &audited, call, |backend, call| async move {
+                let w = match backend {
+                    Backend::Wasm(w) => w,
+                    // The native test plugin has no instance to guard; it only echoes.
+                    Backend::Native => return native::echo(arguments).map_err(CallFailure::Tool),
+                };
+                match w
+                    .enter(
+                        Entry::Tool {
+                            name: local,
+                            arguments,
+                        },
+                        call,
+                    )
+                    .await?
+                {
+                    Exit::Tool(out) => cap_output(out, limit),
+                    _ => Err(mismatch()),
+                }
+            })
+            .await;
+        Some(CallReport {
+            plugin: plugin.name().to_string(),
+            result,
+        })
+    }
+
+    /// Read resource `uri` from the plugin that owns it. `None` when no plugin serves it.
+    pub async fn read_resource(&self, uri: &str, call: CallContext) -> Option<ReadReport> {
+        let plugin = self.resource_owner(uri)?;
+        let limit = plugin.config.limits.output;
+        let audited = Audited {
+            event: "resource_read",
+            tool: "resources/read",
+            input: uri,
+            target: Some(uri),
+        };
+        let result = self
+            .execute(plugin, &audited, call, |backend, call| async move {
+                let Backend::Wasm(w) = backend else {
+                    return Err(mismatch());
+                };
+                match w.enter(Entry::ReadResource { uri }, call).await? {
+                    Exit::Resource(list) => cap_resources(list, limit),
+                    _ => Err(mismatch()),
+                }
+            })
+            .await;
+        Some(ReadReport {
+            plugin: plugin.name().to_string(),
+            result,
+        })
+    }
+
+    /// Run `work` on `plugin` and write the entry's audit line.
+    async fn execute<'a, T, F, Fut>(
+        &self,
+        plugin: &'a Arc<LoadedPlugin>,
+        audited: &Audited<'_>,
+        call: CallContext,
+        work: F,
+    ) -> Result<T, CallFailure>
+    where
+        F: FnOnce(&'a Backend, CallContext) -> Fut,
+        Fut: Future<Output = Result<T, CallFailure>>,
+    {
+        let client = call.client.clone();
+        let session = call.session.clone();
+        let started = Instant::now();
+        let result = work(&plugin.backend, call).await;
+        let outcome = match &result {
+            Ok(_) => Outcome::Ok,
+            Err(f) => f.outcome(),
+        };
+        self.services().audit.write(&Record {
+            ts: audit::now(),
+            event: audited.event,
+            plugin: plugin.name(),
+            tool: audited.tool,
+            args_sha256: Some(audit::digest(audited.input.as_bytes())),
+            args_bytes: Some(audited.input.len()),
+            decision: "allowed",
+            outcome,
+            duration_ms: Some(audit::millis(started.elapsed())),
+            capability: None,
+            target: audited.target,
+            reason: None,
+            client: client.as_deref(),
+            session: session.as_deref(),
+            error: None,
+            tabs_opened: None,
+            tabs_open: None,
+            ..Record::default()
+        });
+        result
+    }
+}
+
+fn mismatch() -> CallFailure {
+    CallFailure::Crashed("the plugin answered with the wrong kind of result".into())
+}
+
+/// Bytes an output will take on the wire (before base64), for the output cap.
+pub fn output_size(output: &ToolOutput) -> u64 {
+    let blocks: usize = output
+        .content
+        .iter()
+        .map(|b| match b {
+            ContentBlock::Text(t) => t.len(),
+            ContentBlock::Image(m) | ContentBlock::Audio(m) => m.data.len(),
+            ContentBlock::Resource(r) => body_size(&r.body),
+        })
+        .sum();
+    (blocks + output.structured.as_ref().map_or(0, String::len)) as u64
+}
+
+fn body_size(body: &ResourceBody) -> usize {
+    match body {
+        ResourceBody::Text(t) => t.len(),
+        ResourceBody::Blob(b) => b.len(),
+    }
+}
+
+/// Enforce `limits.output` on a resource read: contents are returned whole or not at all
+/// (a cut resource would be a different, corrupt resource).
+fn cap_resources(
+    list: Vec<EmbeddedResource>,
+    limit: u64,
+) -> Result<Vec<EmbeddedResource>, CallFailure> {
+    let size = list
+        .iter()
+        .map(|r| body_size(&r.body) + r.uri.len())
+        .sum::<usize>() as u64;
+    if size > limit {
+        return Err(CallFailure::OutputTooLarge(size, limit));
+    }
+    Ok(list)
+}
+
+/// Enforce `limits.output`: text is cut with a note that says how to get the rest; a result
+/// with structured or binary content over the cap becomes an error (cutting would corrupt it).
+fn cap_output(mut output: ToolOutput, limit: u64) -> Result<ToolOutput, CallFailure> {
+    let size = output_size(&output);
+    if size <= limit {
+        return Ok(output);
+    }
+    let all_text = output.structured.is_none()
+        && output
+            .content
+            .iter()
+            .all(|c| matches!(c, ContentBlock::Text(_)));
+    let note = format!(
+        "\n[output cut: the plugin returned {} bytes, over its limit of {} (limits.output in the manifest); ask for less, e.g. a smaller range or page]",
+        size, limit
+    );
+    if all_text {
+        let mut room = usize::try_from(limit).unwrap_or(usize::MAX);
+        for block in &mut output.content {
+            if let ContentBlock::Text(t) = block {
+                if t.len() > room {
+                    let mut cut = room;
+                    while !t.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    t.truncate(cut);
+                }
+                room -= t.len();
+            }
+        }
+        output
+            .content
+            .retain(|c| !matches!(c, ContentBlock::Text(t) if t.is_empty()));
+        output.content.push(ContentBlock::Text(note));
+        Ok(output)
+    } else {
+        Err(CallFailure::OutputTooLarge(size, limit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str) -> ToolOutput {
+        ToolOutput {
+            content: vec![ContentBlock::Text(t.into())],
+            structured: None,
+        }
+    }
+
+    #[test]
+    fn text_over_the_cap_is_cut_with_a_note() {
+        let out = cap_output(text("héllo world"), 3).expect("text is cut, not refused");
+        let ContentBlock::Text(first) = &out.content[0] else {
+            panic!("text expected")
+        };
+        assert_eq!(first, "hé");
+        assert!(matches!(&out.content[1], ContentBlock::Text(n) if n.contains("limits.output")));
+    }
+
+    #[test]
+    fn structured_over_the_cap_is_refused() {
+        let mut out = text("x");
+        out.structured = Some("{\"a\": 1}".into());
+        assert!(matches!(
+            cap_output(out, 4),
+            Err(CallFailure::OutputTooLarge(9, 4))
+        ));
+    }
+
+    #[test]
+    fn resources_over_the_cap_are_refused_whole() {
+        let list = vec![EmbeddedResource {
+            uri: "a://b".into(),
+            mime_type: None,
+            body: ResourceBody::Text("x".repeat(100)),
+        }];
+        assert!(cap_resources(list.clone(), 1000).is_ok());
+        assert!(matches!(
+            cap_resources(list, 50),
+            Err(CallFailure::OutputTooLarge(105, 50))
+        ));
+    }
+}

@@ -1,0 +1,338 @@
+//! The runtime's containment rules, tested without a transport: hostile guests are loaded
+//! through the registry (as `warden serve` loads them) and each rule is asserted on the
+//! result, the audit log and the process itself.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use warden::app::App;
+use warden::runtime::LogLevel;
+use warden::runtime::bindings::{ContentBlock, ToolError};
+use warden::runtime::plugin::CallFailure;
+use warden::runtime::state::{CallContext, CallEvents};
+use warden_tests::{ECHO_WASM, HOSTILE_WASM, RESOURCES_WASM};
+
+type Boxed = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// A manifest in a fresh directory: echo (its `count` denied) and hostile with tight limits.
+struct Fixture {
+    dir: tempfile::TempDir,
+    app: App,
+}
+
+impl Fixture {
+    async fn new(extra: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = format!(
+            "[server]\naudit_log = \"audit.jsonl\"\ncache_dir = \"cache\"\n\n\
+             [[plugin]]\nname = \"echo\"\nsource = \"{ECHO_WASM}\"\ntools = {{ deny = [\"count\"] }}\n\n\
+             [[plugin]]\nname = \"hostile\"\nsource = \"{HOSTILE_WASM}\"\n\
+             limits = {{ call_timeout = \"2s\", memory = \"64MiB\", output = \"64KiB\" }}\n{extra}\n\n\
+             [[plugin]]\nname = \"resources\"\nsource = \"{RESOURCES_WASM}\"\n\
+             limits = {{ call_timeout = \"2s\", output = \"64KiB\" }}\n"
+        );
+        let path = dir.path().join("warden.toml");
+        std::fs::write(&path, text).expect("write manifest");
+        let app = App::load(Some(&path)).await.expect("manifest loads");
+        Self { dir, app }
+    }
+
+    async fn call(&self, tool: &str, args: &str) -> Result<String, CallFailure> {
+        self.call_with(tool, args, CallContext::default()).await
+    }
+
+    async fn call_with(
+        &self,
+        tool: &str,
+        args: &str,
+        call: CallContext,
+    ) -> Result<String, CallFailure> {
+        let report = self
+            .app
+            .registry
+            .call(tool, args, call)
+            .await
+            .expect("the tool is routed");
+        report.result.map(|out| {
+            out.content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
+    async fn echo_answers(&self) {
+        let out = self.call("echo", r#"{"text": "still here"}"#).await;
+        assert!(
+            matches!(&out, Ok(t) if t.contains("still here")),
+            "echo: {out:?}"
+        );
+    }
+
+    fn audit(&self) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(self.dir.path().join("audit.jsonl")).unwrap_or_default();
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("audit lines are JSON"))
+            .collect()
+    }
+
+    fn lines(&self, event: &str, tool: &str) -> Vec<serde_json::Value> {
+        self.audit()
+            .into_iter()
+            .filter(|l| l["event"] == event && l["tool"] == tool)
+            .collect()
+    }
+}
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_are_refused_audited_and_cost_no_descriptor() {
+    let f = Fixture::new("").await;
+    let before = open_fds();
+    let out = f
+        .call("sockets", r#"{"count": 20000}"#)
+        .await
+        .expect("the tool runs");
+    assert_eq!(out, "opened 0, refused 20000");
+    let after = open_fds();
+    assert!(
+        after <= before + 4,
+        "open descriptors grew from {before} to {after}"
+    );
+    let denied = f.lines("capability_denied", "sockets");
+    assert!(!denied.is_empty(), "socket refusals are audited");
+    assert!(
+        denied.len() <= 21,
+        "20,000 refusals wrote {} lines; they are summed up after 20",
+        denied.len()
+    );
+    assert!(denied.iter().all(|d| d["capability"] == "wasi:sockets"
+        || d["target"].as_str().is_some_and(|t| t.ends_with("more"))));
+    f.echo_answers().await;
+}
+
+/// Counts what reaches the client.
+#[derive(Default)]
+struct Counter {
+    logs: AtomicUsize,
+    progress: AtomicUsize,
+    last_done: std::sync::Mutex<f64>,
+}
+
+impl CallEvents for Counter {
+    fn progress(&self, done: f64, _total: Option<f64>, _message: Option<String>) -> Boxed {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut last) = self.last_done.lock() {
+            *last = done;
+        }
+        Box::pin(async {})
+    }
+
+    fn log(&self, _plugin: &str, _level: LogLevel, _message: String) -> Boxed {
+        self.logs.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async {})
+    }
+}
+
+fn with_events(events: &Arc<Counter>) -> CallContext {
+    CallContext {
+        events: Some(events.clone() as Arc<dyn CallEvents>),
+        ..CallContext::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_flood_is_bounded() {
+    let f = Fixture::new("").await;
+    let events = Arc::new(Counter::default());
+    let out = f
+        .call_with(
+            "log_flood",
+            r#"{"count": 100000, "bytes": 2000}"#,
+            with_events(&events),
+        )
+        .await;
+    assert_eq!(out.expect("the flood returns"), "done");
+    let logs = events.logs.load(Ordering::Relaxed);
+    // 200 MB asked for; the call's budget is 64 KiB of messages, plus one note.
+    assert!(
+        (2..=40).contains(&logs),
+        "{logs} log notifications reached the client"
+    );
+    f.echo_answers().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_progress_flood_is_bounded_and_the_end_still_arrives() {
+    let f = Fixture::new("").await;
+    let events = Arc::new(Counter::default());
+    let out = f
+        .call_with(
+            "progress_flood",
+            r#"{"count": 100000}"#,
+            with_events(&events),
+        )
+        .await;
+    assert_eq!(out.expect("the flood returns"), "done");
+    let sent = events.progress.load(Ordering::Relaxed);
+    assert!((2..=1_001).contains(&sent), "{sent} progress notifications");
+    let last = events.last_done.lock().map(|l| *l).unwrap_or_default();
+    assert!(
+        (last - 100_000.0).abs() < f64::EPSILON,
+        "last progress {last}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_reads_are_capped_timed_out_cancelled_and_audited() {
+    let f = Fixture::new("").await;
+    let registry = &f.app.registry;
+
+    let small = registry
+        .read_resource("hostile://flood/100", CallContext::default())
+        .await
+        .expect("the hostile plugin owns hostile://");
+    assert!(small.result.is_ok(), "a small read works");
+
+    // Over limits.output (64 KiB): refused whole.
+    let big = registry
+        .read_resource("hostile://flood/8000000", CallContext::default())
+        .await
+        .expect("routed");
+    assert!(
+        matches!(
+            big.result,
+            Err(CallFailure::OutputTooLarge(size, 65_536)) if size >= 8_000_000
+        ),
+        "8 MB read: {:?}",
+        big.result.as_ref().err()
+    );
+
+    // A read that never ends meets call_timeout (2 s).
+    let started = Instant::now();
+    let spin = registry
+        .read_resource("hostile://spin", CallContext::default())
+        .await
+        .expect("routed");
+    assert!(
+        matches!(spin.result, Err(CallFailure::Timeout(_))),
+        "{:?}",
+        spin.result.as_ref().err()
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    // ... and the client's cancellation.
+    let call = CallContext::default();
+    let cancel = call.cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let cancelled = registry
+        .read_resource("hostile://spin", call)
+        .await
+        .expect("routed");
+    assert!(
+        matches!(cancelled.result, Err(CallFailure::Cancelled)),
+        "{:?}",
+        cancelled.result.as_ref().err()
+    );
+    assert!(started.elapsed() < Duration::from_secs(1));
+
+    // The plugin answers again with a fresh instance.
+    let again = registry
+        .read_resource("hostile://flood/10", CallContext::default())
+        .await
+        .expect("routed");
+    assert!(again.result.is_ok());
+
+    let outcomes: Vec<String> = f
+        .lines("resource_read", "resources/read")
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}",
+                l["target"].as_str().unwrap_or(""),
+                l["outcome"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "hostile://flood/100 ok",
+            "hostile://flood/8000000 tool_error",
+            "hostile://spin timeout",
+            "hostile://spin cancelled",
+            "hostile://flood/10 ok",
+        ]
+    );
+    f.echo_answers().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_plugins_serving_one_uri_do_not_load() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!(
+        "[server]\naudit_log = \"audit.jsonl\"\ncache_dir = \"cache\"\n\n\
+         [[plugin]]\nname = \"first\"\nsource = \"{RESOURCES_WASM}\"\n\n\
+         [[plugin]]\nname = \"second\"\nsource = \"{RESOURCES_WASM}\"\n"
+    );
+    let path: PathBuf = dir.path().join("warden.toml");
+    std::fs::write(&path, text).expect("write manifest");
+    let Err(error) = App::load(Some(Path::new(&path))).await else {
+        panic!("two plugins claiming hostile:// loaded")
+    };
+    let message = format!("{error:#}");
+    assert!(
+        message.contains("'second'")
+            && message.contains("'first'")
+            && message.contains("hostile://"),
+        "{message}"
+    );
+    assert!(
+        message.contains("warden.toml:"),
+        "the error names the manifest line: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_and_hop_by_hop_headers_are_the_hosts() {
+    let server = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    server.set_nonblocking(true).expect("nonblocking");
+    let port = server.local_addr().expect("address").port();
+    let f = Fixture::new("grants.capture = { http_hosts = [\"127.0.0.1:*\"] }\n").await;
+    for header in [
+        "Host",
+        "connection",
+        "Transfer-Encoding",
+        "Proxy-Authorization",
+        "upgrade",
+    ] {
+        let args = format!(
+            r#"{{"url": "http://127.0.0.1:{port}/", "headers": [["{header}", "admin.internal.example"]]}}"#
+        );
+        let out = f.call("fetch", &args).await;
+        let Err(CallFailure::Tool(ToolError::AccessDenied(message))) = &out else {
+            panic!("{header}: {out:?}")
+        };
+        assert!(message.contains("set by the host only"), "{message}");
+    }
+    assert!(
+        server.accept().is_err(),
+        "a request with a forbidden header reached the server"
+    );
+    let denied = f.lines("capability_denied", "fetch");
+    assert_eq!(denied.len(), 5, "{denied:?}");
+    assert!(denied.iter().all(|d| d["capability"] == "capture.http"));
+}
