@@ -83,16 +83,23 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
-/// Why a call to a host capability (capture, browser, terminal, sftp) failed.
+/// Why a call to a host capability (capture, browser, terminal, sftp) failed. Act on the case;
+/// the message is for the agent.
 ///
-/// `AccessDenied` messages come from the host and name the manifest grant that would allow
-/// the call; keep them intact when passing them on (`?` does).
+/// `AccessDenied` and `LimitReached` messages come from the host and name the manifest key
+/// that would allow the call; keep them intact when passing them on (`?` does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CapabilityError {
     /// The manifest's grants do not allow the call.
     AccessDenied(String),
+    /// A per-plugin limit (sessions, tabs, handles) is reached.
+    LimitReached(String),
     /// The target (session, file, host alias, ...) does not exist.
     NotFound(String),
+    /// An element handle from an earlier snapshot points at a node that is gone.
+    StaleElement(String),
+    /// The browser or session behind a handle has exited; open a new one.
+    Gone(String),
     /// The host gave up waiting.
     Timeout(String),
     /// The host rejected an argument, such as a malformed URL.
@@ -106,7 +113,10 @@ impl CapabilityError {
     pub fn message(&self) -> &str {
         match self {
             Self::AccessDenied(m)
+            | Self::LimitReached(m)
             | Self::NotFound(m)
+            | Self::StaleElement(m)
+            | Self::Gone(m)
             | Self::Timeout(m)
             | Self::InvalidArgument(m)
             | Self::Io(m) => m,
@@ -118,7 +128,10 @@ impl fmt::Display for CapabilityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self {
             Self::AccessDenied(_) => "access denied",
+            Self::LimitReached(_) => "limit reached",
             Self::NotFound(_) => "not found",
+            Self::StaleElement(_) => "stale element",
+            Self::Gone(_) => "gone",
             Self::Timeout(_) => "timeout",
             Self::InvalidArgument(_) => "invalid argument",
             Self::Io(_) => "i/o error",
@@ -129,39 +142,40 @@ impl fmt::Display for CapabilityError {
 
 impl std::error::Error for CapabilityError {}
 
-/// `AccessDenied`, `NotFound` and `Timeout` keep their kind; `InvalidArgument` becomes
-/// `InvalidArguments` (it is almost always caused by the tool's own arguments, such as a bad
-/// URL); `Io` becomes `Failed`. The message is kept as is.
+/// `AccessDenied`, `NotFound` and `Timeout` keep their kind; a stale element or a gone
+/// browser is `NotFound` to the agent; `InvalidArgument` becomes `InvalidArguments` (it is
+/// almost always caused by the tool's own arguments, such as a bad URL); `LimitReached` and
+/// `Io` become `Failed`. The message is kept as is.
 impl From<CapabilityError> for ToolError {
     fn from(error: CapabilityError) -> Self {
         match error {
             CapabilityError::AccessDenied(m) => Self::AccessDenied(m),
-            CapabilityError::NotFound(m) => Self::NotFound(m),
+            CapabilityError::NotFound(m)
+            | CapabilityError::StaleElement(m)
+            | CapabilityError::Gone(m) => Self::NotFound(m),
             CapabilityError::Timeout(m) => Self::Timeout(m),
             CapabilityError::InvalidArgument(m) => Self::InvalidArguments(m),
-            CapabilityError::Io(m) => Self::Failed(m),
+            CapabilityError::LimitReached(m) | CapabilityError::Io(m) => Self::Failed(m),
         }
     }
 }
 
-macro_rules! from_wit_error {
-    ($($package:ident),*) => {$(
-        impl From<warden::$package::types::Error> for CapabilityError {
-            fn from(error: warden::$package::types::Error) -> Self {
-                use warden::$package::types::Error as E;
-                match error {
-                    E::AccessDenied(m) => Self::AccessDenied(m),
-                    E::NotFound(m) => Self::NotFound(m),
-                    E::Timeout(m) => Self::Timeout(m),
-                    E::InvalidArgument(m) => Self::InvalidArgument(m),
-                    E::Io(m) => Self::Io(m),
-                }
-            }
+/// Every capability package returns the one `warden:types/errors.error`.
+impl From<warden::types::errors::Error> for CapabilityError {
+    fn from(error: warden::types::errors::Error) -> Self {
+        use warden::types::errors::Error as E;
+        match error {
+            E::AccessDenied(m) => Self::AccessDenied(m),
+            E::LimitReached(m) => Self::LimitReached(m),
+            E::NotFound(m) => Self::NotFound(m),
+            E::StaleElement(m) => Self::StaleElement(m),
+            E::Gone(m) => Self::Gone(m),
+            E::Timeout(m) => Self::Timeout(m),
+            E::InvalidArgument(m) => Self::InvalidArgument(m),
+            E::Io(m) => Self::Io(m),
         }
-    )*};
+    }
 }
-
-from_wit_error!(capture, browser, terminal, sftp);
 
 impl From<ToolError> for warden::plugin::types::ToolError {
     fn from(error: ToolError) -> Self {

@@ -89,6 +89,7 @@ pub mod context;
 mod error;
 mod output;
 mod plugin;
+mod prompt;
 pub mod sftp;
 pub mod terminal;
 mod tool;
@@ -96,6 +97,10 @@ mod tool;
 pub use error::{CapabilityError, ToolError};
 pub use output::{Content, EmbeddedResource, ResourceBody, ToolOutput};
 pub use plugin::{Plugin, Resource, ResourceTemplate, TemplateVars};
+pub use prompt::{
+    Completion, CompletionRef, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult,
+    Role,
+};
 pub use tool::{Annotations, IntoToolOutput, NoArgs, Structured, Tool};
 pub use {schemars, serde, serde_json};
 
@@ -104,8 +109,9 @@ use __private::bindings;
 /// Everything a plugin usually needs: `use warden_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CapabilityError, Content, EmbeddedResource, NoArgs, Plugin, Resource, ResourceTemplate,
-        Structured, Tool, ToolError, ToolOutput,
+        CapabilityError, Completion, CompletionRef, Content, EmbeddedResource, NoArgs, Plugin,
+        Prompt, PromptArgs, PromptMessage, PromptResult, Resource, ResourceTemplate, Structured,
+        Tool, ToolError, ToolOutput,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -171,7 +177,8 @@ pub mod __private {
         });
     }
 
-    use bindings::exports::warden::plugin::{resources, tools};
+    use crate::prompt::{CompletionRef, PromptArgs, Role};
+    use bindings::exports::warden::plugin::{completions, prompts, resources, tools};
     use bindings::warden::plugin::types as wit;
 
     /// Gives access to the plugin built by the user's closure.
@@ -250,6 +257,77 @@ pub mod __private {
                 .read_resource(&uri)
                 .map(|list| list.into_iter().map(Into::into).collect())
                 .map_err(|e: ToolError| e.into())
+        }
+    }
+
+    impl<T: PluginRoot> prompts::Guest for Export<T> {
+        fn list_prompts() -> Vec<prompts::PromptInfo> {
+            T::plugin()
+                .prompts()
+                .map(|p| prompts::PromptInfo {
+                    name: p.name.clone(),
+                    title: p.title.clone(),
+                    description: p.description.clone(),
+                    arguments: p
+                        .arguments
+                        .iter()
+                        .map(|a| prompts::PromptArgument {
+                            name: a.name.clone(),
+                            description: a.description.clone(),
+                            required: a.required,
+                        })
+                        .collect(),
+                })
+                .collect()
+        }
+
+        fn get_prompt(
+            name: String,
+            arguments: Vec<(String, String)>,
+        ) -> Result<prompts::Prompt, wit::ToolError> {
+            let args: PromptArgs = arguments.into_iter().collect();
+            let filled = T::plugin()
+                .get_prompt(&name, &args)
+                .map_err(|e: ToolError| wit::ToolError::from(e))?;
+            Ok(prompts::Prompt {
+                description: filled.description,
+                messages: filled
+                    .messages
+                    .into_iter()
+                    .map(|m| prompts::PromptMessage {
+                        role: match m.role {
+                            Role::User => prompts::Role::User,
+                            Role::Assistant => prompts::Role::Assistant,
+                        },
+                        content: m.content.into(),
+                    })
+                    .collect(),
+            })
+        }
+    }
+
+    impl<T: PluginRoot> completions::Guest for Export<T> {
+        fn complete(
+            target: completions::CompletionRef,
+            argument: String,
+            value: String,
+            context: Vec<(String, String)>,
+        ) -> Result<completions::Completion, wit::ToolError> {
+            let target = match target {
+                completions::CompletionRef::Prompt(p) => CompletionRef::Prompt(p),
+                completions::CompletionRef::ResourceTemplate(t) => {
+                    CompletionRef::ResourceTemplate(t)
+                }
+            };
+            let context: PromptArgs = context.into_iter().collect();
+            let done = T::plugin()
+                .complete(&target, &argument, &value, &context)
+                .map_err(|e: ToolError| wit::ToolError::from(e))?;
+            Ok(completions::Completion {
+                values: done.values,
+                total: done.total,
+                has_more: done.has_more,
+            })
         }
     }
 }

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::prompt::{Completion, CompletionRef, Prompt, PromptArgs, PromptResult};
 use crate::{EmbeddedResource, Tool, ToolError, ToolOutput};
 
 /// A static resource that clients can list and read, such as `sessions://list`.
@@ -91,6 +92,9 @@ impl ResourceTemplate {
 pub type TemplateVars = BTreeMap<String, String>;
 
 type ResourceReader = Box<dyn Fn(&str) -> Result<Vec<EmbeddedResource>, ToolError>>;
+type PromptFiller = Box<dyn Fn(&PromptArgs) -> Result<PromptResult, ToolError>>;
+type Completer =
+    Box<dyn Fn(&CompletionRef, &str, &str, &PromptArgs) -> Result<Completion, ToolError>>;
 type TemplateReader = Box<dyn Fn(&str, &TemplateVars) -> Result<Vec<EmbeddedResource>, ToolError>>;
 
 /// Everything one plugin serves: its tools and, optionally, resources. Build it in the
@@ -101,6 +105,8 @@ pub struct Plugin {
     pub(crate) tools: Vec<Tool>,
     pub(crate) resources: Vec<(Resource, ResourceReader)>,
     pub(crate) templates: Vec<(ResourceTemplate, TemplateReader)>,
+    pub(crate) prompts: Vec<(Prompt, PromptFiller)>,
+    pub(crate) completer: Option<Completer>,
 }
 
 impl fmt::Debug for Plugin {
@@ -115,7 +121,11 @@ impl fmt::Debug for Plugin {
                 "templates",
                 &self.templates.iter().map(|(t, _)| t).collect::<Vec<_>>(),
             )
-            .finish()
+            .field(
+                "prompts",
+                &self.prompts.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
     }
 }
 
@@ -160,6 +170,73 @@ impl Plugin {
     {
         self.templates.push((template, Box::new(read)));
         self
+    }
+
+    /// Adds a prompt; `fill` gets the arguments (required ones checked present) and returns
+    /// the messages.
+    ///
+    /// # Panics
+    ///
+    /// When a prompt of the same name was already added.
+    #[must_use]
+    pub fn prompt<F>(mut self, prompt: Prompt, fill: F) -> Self
+    where
+        F: Fn(&PromptArgs) -> Result<PromptResult, ToolError> + 'static,
+    {
+        assert!(
+            self.prompts.iter().all(|(p, _)| p.name != prompt.name),
+            "two prompts are named `{}`",
+            prompt.name
+        );
+        self.prompts.push((prompt, Box::new(fill)));
+        self
+    }
+
+    /// Sets what completes prompt arguments and template variables: it gets what is
+    /// completed, the argument's name, the value typed so far and the arguments already
+    /// chosen. Without it, every completion is empty.
+    #[must_use]
+    pub fn completion<F>(mut self, complete: F) -> Self
+    where
+        F: Fn(&CompletionRef, &str, &str, &PromptArgs) -> Result<Completion, ToolError> + 'static,
+    {
+        self.completer = Some(Box::new(complete));
+        self
+    }
+
+    /// The prompts, in the order they were added.
+    pub fn prompts(&self) -> impl Iterator<Item = &Prompt> {
+        self.prompts.iter().map(|(p, _)| p)
+    }
+
+    /// Fills prompt `name` with `args`, exactly as the host's `get-prompt` does.
+    pub fn get_prompt(&self, name: &str, args: &PromptArgs) -> Result<PromptResult, ToolError> {
+        let (prompt, fill) = self
+            .prompts
+            .iter()
+            .find(|(p, _)| p.name == name)
+            .ok_or_else(|| ToolError::not_found(format!("this plugin has no prompt `{name}`")))?;
+        prompt.check(args)?;
+        fill(args)
+    }
+
+    /// Completes `argument` of `target` from `value`, as the host's `complete` does.
+    pub fn complete(
+        &self,
+        target: &CompletionRef,
+        argument: &str,
+        value: &str,
+        context: &PromptArgs,
+    ) -> Result<Completion, ToolError> {
+        let Some(complete) = &self.completer else {
+            return Ok(Completion::default());
+        };
+        let mut completion = complete(target, argument, value, context)?;
+        if completion.values.len() > Completion::MAX_VALUES {
+            completion.values.truncate(Completion::MAX_VALUES);
+            completion.has_more = true;
+        }
+        Ok(completion)
     }
 
     /// The tools, in the order they were added.

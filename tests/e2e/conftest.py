@@ -282,8 +282,15 @@ def check_audit_line(line: dict[str, Any]) -> None:
     """Fields every audit line carries (spec: audit JSONL)."""
     for key in ("ts", "event", "plugin", "tool", "decision", "outcome"):
         assert key in line, f"audit line lacks {key!r}: {line}"
-    assert line["event"] in ("tool_call", "resource_read", "capability_used", "capability_denied"), line
-    if line["event"] in ("tool_call", "resource_read"):
+    assert line["event"] in (
+        "tool_call",
+        "resource_read",
+        "prompt_get",
+        "completion",
+        "capability_used",
+        "capability_denied",
+    ), line
+    if line["event"] in ("tool_call", "resource_read", "prompt_get", "completion"):
         for key in ("args_sha256", "args_bytes", "duration_ms"):
             assert key in line, f"tool_call audit line lacks {key!r}: {line}"
         assert HEX64.match(line["args_sha256"]), f"args_sha256 is not 64 hex chars: {line}"

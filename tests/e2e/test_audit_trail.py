@@ -3,6 +3,8 @@ reconstructs every command run and every file touched, and finds no key, passphr
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 pytestmark = pytest.mark.anyio
@@ -18,7 +20,7 @@ def ops_manifest(sshd, root) -> str:
     )
 
 
-async def test_terminal_and_sftp_actions_are_reconstructible(sshd, start_warden, write_manifest, helpers):
+async def test_terminal_and_sftp_actions_are_reconstructible(sshd, start_warden, write_manifest, helpers, warden_bin):
     root = sshd.dir / "srv"
     root.mkdir()
     (root / "app.conf").write_text("listen 8080\n")
@@ -74,3 +76,20 @@ async def test_terminal_and_sftp_actions_are_reconstructible(sshd, start_warden,
     text = manifest.audit.read_text()
     for secret in (sshd.identity.read_text().splitlines()[1], "listen 8080", "fresh file body"):
         assert secret not in text, secret
+
+    # `warden audit` answers the admin's question from the manifest alone.
+    shown = subprocess.run(
+        [str(warden_bin), "audit", "--manifest", str(manifest.path), "--plugin", "files", "--capability", "sftp"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert [line.split()[5] for line in shown] == ["sftp.stat", "sftp.read", "sftp.write", "sftp.list"], shown
+    assert all(str(real) in line for line in shown), shown
+    commands_shown = subprocess.run(
+        [str(warden_bin), "audit", "--manifest", str(manifest.path), "--capability", "terminal", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert len(commands_shown) == len(opens) + len(writes) + len(closes), commands_shown

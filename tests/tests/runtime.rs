@@ -336,3 +336,126 @@ async fn host_and_hop_by_hop_headers_are_the_hosts() {
     assert_eq!(denied.len(), 5, "{denied:?}");
     assert!(denied.iter().all(|d| d["capability"] == "capture.http"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handles_are_capped_per_instance() {
+    let f = Fixture::new("").await;
+    let kept = f.call("handles", r#"{"count": 1000}"#).await;
+    assert_eq!(kept.expect("a thousand handles fit"), "kept 1000 handles");
+    let flood = f.call("handles", r#"{"count": 50000}"#).await;
+    assert!(
+        matches!(&flood, Err(CallFailure::Crashed(_))),
+        "50,000 kept handles: {flood:?}"
+    );
+    // A fresh instance, and the other plugins, answer.
+    let again = f.call("handles", r#"{"count": 10}"#).await;
+    assert_eq!(again.expect("a fresh instance"), "kept 10 handles");
+    f.echo_answers().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_completions_go_through_the_executor_and_are_audited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = format!(
+        "[server]\naudit_log = \"audit.jsonl\"\ncache_dir = \"cache\"\n\n\
+         [[plugin]]\nname = \"fixture\"\nsource = \"{}\"\ntool_prefix = \"c_\"\n",
+        warden_tests::CONFORMANCE_WASM
+    );
+    let path = dir.path().join("warden.toml");
+    std::fs::write(&path, text).expect("write manifest");
+    let app = App::load(Some(&path)).await.expect("loads");
+    let registry = &app.registry;
+    assert!(
+        registry
+            .prompts()
+            .iter()
+            .any(|p| p.public_name == "c_test_simple_prompt"),
+        "prompt names carry the tool prefix"
+    );
+
+    let args = [
+        ("arg1".to_string(), "hello".to_string()),
+        ("arg2".to_string(), "world".to_string()),
+    ];
+    let filled = registry
+        .get_prompt(
+            "c_test_prompt_with_arguments",
+            &args,
+            CallContext::default(),
+        )
+        .await
+        .expect("routed")
+        .result
+        .expect("filled");
+    assert!(matches!(
+        &filled.messages[0].content,
+        ContentBlock::Text(t) if t.contains("arg1='hello'")
+    ));
+    let missing = registry
+        .get_prompt("c_test_prompt_with_arguments", &[], CallContext::default())
+        .await
+        .expect("routed")
+        .result;
+    assert!(
+        matches!(&missing, Err(CallFailure::Tool(ToolError::InvalidArguments(m))) if m.contains("arg1")),
+        "{:?}",
+        missing.err()
+    );
+    assert!(
+        registry
+            .get_prompt("test_simple_prompt", &[], CallContext::default())
+            .await
+            .is_none(),
+        "the unprefixed name is not served"
+    );
+
+    use warden::runtime::executor::CompletionTarget;
+    let done = registry
+        .complete(
+            CompletionTarget::Prompt("c_test_prompt_with_arguments"),
+            "arg1",
+            "test",
+            &[],
+            CallContext::default(),
+        )
+        .await
+        .expect("routed")
+        .result
+        .expect("completed");
+    assert_eq!(done.values, ["test", "testing", "test-value"]);
+    let by_template = registry
+        .complete(
+            CompletionTarget::ResourceTemplate("test://template/{id}/data"),
+            "id",
+            "1",
+            &[],
+            CallContext::default(),
+        )
+        .await
+        .expect("routed to the template's owner")
+        .result
+        .expect("completed");
+    assert_eq!(by_template.values, ["1", "123"]);
+
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap_or_default();
+    let events: Vec<String> = audit
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|l| {
+            format!(
+                "{} {}",
+                l["event"].as_str().unwrap_or(""),
+                l["outcome"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "prompt_get ok",
+            "prompt_get tool_error",
+            "completion ok",
+            "completion ok"
+        ]
+    );
+}

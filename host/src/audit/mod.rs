@@ -4,6 +4,7 @@
 //! before the response that it describes is sent. Arguments are recorded only as a sha256
 //! digest and a size: secret values never reach this file.
 
+pub mod query;
 pub mod scope;
 
 pub use scope::{Caller, GuestScope, Used};

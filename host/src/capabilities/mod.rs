@@ -7,6 +7,7 @@
 
 pub mod browser;
 pub mod capture;
+pub mod errors;
 pub mod sftp;
 pub mod terminal;
 pub mod view;
@@ -46,6 +47,7 @@ pub fn add_to_linker<T: Send + 'static>(
     linker: &mut Linker<T>,
     get: &Projections<T>,
 ) -> wasmtime::Result<()> {
+    errors::add_to_linker(linker, get.browser)?;
     browser::add_to_linker(linker, get.browser)?;
     terminal::add_to_linker(linker, get.terminal)?;
     sftp::add_to_linker(linker, get.sftp)?;

@@ -1,5 +1,6 @@
 //! One file per command.
 
+pub mod audit;
 pub mod call;
 pub mod check;
 pub mod plugin_new;

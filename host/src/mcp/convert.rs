@@ -1,9 +1,10 @@
 //! Conversions between the plugin contract's types and MCP's (rmcp) types.
 
 use crate::runtime::bindings::{
-    ContentBlock, EmbeddedResource, ResourceBody, ResourceInfo, ResourceTemplate, ToolOutput,
+    Completion, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ResourceInfo,
+    ResourceTemplate, Role, ToolOutput,
 };
-use crate::runtime::registry::ToolEntry;
+use crate::runtime::registry::{PromptEntry, ToolEntry};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{self, CallToolResult, JsonObject, ResourceContents, ToolAnnotations};
@@ -59,24 +60,78 @@ pub fn resource_contents(list: Vec<EmbeddedResource>) -> Vec<ResourceContents> {
     list.into_iter().map(contents).collect()
 }
 
+fn block(block: ContentBlock) -> model::ContentBlock {
+    match block {
+        ContentBlock::Text(t) => model::ContentBlock::text(t),
+        ContentBlock::Image(m) => model::ContentBlock::image(BASE64.encode(m.data), m.mime_type),
+        ContentBlock::Audio(m) => model::ContentBlock::audio(BASE64.encode(m.data), m.mime_type),
+        ContentBlock::Resource(r) => model::ContentBlock::resource(contents(r)),
+    }
+}
+
+pub fn prompt(entry: &PromptEntry) -> model::Prompt {
+    let info = &entry.info;
+    let arguments = info
+        .arguments
+        .iter()
+        .map(|a| {
+            let mut arg = model::PromptArgument::new(a.name.clone());
+            arg.description.clone_from(&a.description);
+            arg.required = Some(a.required);
+            arg
+        })
+        .collect::<Vec<_>>();
+    let mut p = model::Prompt::new(
+        entry.public_name.clone(),
+        info.description.clone(),
+        (!arguments.is_empty()).then_some(arguments),
+    );
+    p.title.clone_from(&info.title);
+    p
+}
+
+pub fn prompt_result(prompt: Prompt) -> model::GetPromptResult {
+    let messages = prompt
+        .messages
+        .into_iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::User => model::Role::User,
+                Role::Assistant => model::Role::Assistant,
+            };
+            model::PromptMessage::new(role, block(m.content))
+        })
+        .collect();
+    let result = model::GetPromptResult::new(messages);
+    match prompt.description {
+        Some(d) => result.with_description(d),
+        None => result,
+    }
+}
+
+pub fn completion(done: Completion) -> Result<model::CompletionInfo, String> {
+    model::CompletionInfo::with_pagination(done.values, done.total, done.has_more)
+}
+
+/// A JSON object of string values as name/value pairs; `Err(key)` names a value that is not a
+/// string.
+pub fn string_pairs(object: Option<&JsonObject>) -> Result<Vec<(String, String)>, String> {
+    object
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => Ok((k.clone(), s.clone())),
+            _ => Err(k.clone()),
+        })
+        .collect()
+}
+
 pub fn success(output: ToolOutput) -> CallToolResult {
     let ToolOutput {
         content,
         structured,
     } = output;
-    let content = content
-        .into_iter()
-        .map(|block| match block {
-            ContentBlock::Text(t) => model::ContentBlock::text(t),
-            ContentBlock::Image(m) => {
-                model::ContentBlock::image(BASE64.encode(m.data), m.mime_type)
-            }
-            ContentBlock::Audio(m) => {
-                model::ContentBlock::audio(BASE64.encode(m.data), m.mime_type)
-            }
-            ContentBlock::Resource(r) => model::ContentBlock::resource(contents(r)),
-        })
-        .collect();
+    let content = content.into_iter().map(block).collect();
     let mut result = CallToolResult::success(content);
     if let Some(structured) = structured {
         match serde_json::from_str::<serde_json::Value>(&structured) {

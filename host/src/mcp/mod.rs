@@ -11,6 +11,7 @@ pub mod http;
 pub mod stdio;
 
 use crate::runtime::LogLevel;
+use crate::runtime::executor::CompletionTarget;
 use crate::runtime::registry::{Backend, Registry};
 use crate::runtime::state::{CallContext, CallEvents};
 use futures::future::BoxFuture;
@@ -72,6 +73,20 @@ impl Served {
 
     fn serves_resources(&self) -> bool {
         self.registry.plugins().iter().any(|p| p.serves_resources())
+    }
+
+    fn serves_prompts(&self) -> bool {
+        !self.registry.prompts().is_empty()
+    }
+
+    /// Completions exist for prompt arguments and resource-template variables.
+    fn serves_completions(&self) -> bool {
+        self.serves_prompts()
+            || self
+                .registry
+                .plugins()
+                .iter()
+                .any(|p| matches!(&p.backend, Backend::Wasm(w) if !w.templates.is_empty()))
     }
 }
 
@@ -280,11 +295,19 @@ impl ServerHandler for WardenServer {
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed();
-        let capabilities = if self.served().serves_resources() {
+        let served = self.served();
+        let mut capabilities = if served.serves_resources() {
             builder.enable_resources().build()
         } else {
             builder.build()
         };
+        // Declared only when a plugin serves them: an undeclared method answers -32601.
+        if served.serves_prompts() {
+            capabilities.prompts = Some(model::PromptsCapability::default());
+        }
+        if served.serves_completions() {
+            capabilities.completions = Some(model::JsonObject::new());
+        }
         ServerConfig::new(capabilities)
             .with_server_info(model::Implementation::new("warden", env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -488,30 +511,114 @@ impl ServerHandler for WardenServer {
         }
     }
 
-    // Prompts and completions are not served: answer -32601 rather than rmcp's default empty
-    // lists, which would contradict the capabilities declared above.
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Err(McpError::method_not_found::<model::ListPromptsRequestMethod>())
+        let served = self.served();
+        if !served.serves_prompts() {
+            return Err(McpError::method_not_found::<model::ListPromptsRequestMethod>());
+        }
+        let prompts = served
+            .registry
+            .prompts()
+            .iter()
+            .map(convert::prompt)
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(
         &self,
-        _request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        Err(McpError::method_not_found::<model::GetPromptRequestMethod>())
+        let served = self.served();
+        if !served.serves_prompts() {
+            return Err(McpError::method_not_found::<model::GetPromptRequestMethod>());
+        }
+        let name = request.name.as_str();
+        let arguments = convert::string_pairs(request.arguments.as_ref()).map_err(|key| {
+            McpError::invalid_params(format!("prompt argument `{key}` must be a string"), None)
+        })?;
+        let report = served
+            .registry
+            .get_prompt(name, &arguments, call_context(self, &context))
+            .await
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("unknown prompt \"{name}\"; prompts/list shows the prompts this server serves"),
+                    None,
+                )
+            })?;
+        match report.result {
+            Ok(prompt) => Ok(convert::prompt_result(prompt).into()),
+            Err(crate::runtime::plugin::CallFailure::Tool(
+                crate::runtime::bindings::ToolError::InvalidArguments(m)
+                | crate::runtime::bindings::ToolError::NotFound(m),
+            )) => Err(McpError::invalid_params(m, None)),
+            Err(failure) => Err(McpError::internal_error(
+                failure.message(&report.plugin),
+                None,
+            )),
+        }
     }
 
     async fn complete(
         &self,
-        _request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        Err(McpError::method_not_found::<model::CompleteRequestMethod>())
+        let served = self.served();
+        if !served.serves_completions() {
+            return Err(McpError::method_not_found::<model::CompleteRequestMethod>());
+        }
+        let target = match &request.r#ref {
+            model::Reference::Prompt(p) => CompletionTarget::Prompt(&p.name),
+            model::Reference::Resource(r) => CompletionTarget::ResourceTemplate(&r.uri),
+            _ => {
+                return Err(McpError::invalid_params(
+                    "completion/complete takes a ref/prompt or ref/resource reference",
+                    None,
+                ));
+            }
+        };
+        let chosen: Vec<(String, String)> = request
+            .context
+            .as_ref()
+            .and_then(|c| c.arguments.as_ref())
+            .map(|a| a.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        let report = served
+            .registry
+            .complete(
+                target,
+                &request.argument.name,
+                &request.argument.value,
+                &chosen,
+                call_context(self, &context),
+            )
+            .await
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    "no plugin serves that prompt or resource template; prompts/list and resources/templates/list show what can be completed",
+                    None,
+                )
+            })?;
+        match report.result {
+            Ok(done) => convert::completion(done)
+                .map(CompleteResult::new)
+                .map_err(|m| McpError::internal_error(m, None)),
+            Err(crate::runtime::plugin::CallFailure::Tool(
+                crate::runtime::bindings::ToolError::InvalidArguments(m)
+                | crate::runtime::bindings::ToolError::NotFound(m),
+            )) => Err(McpError::invalid_params(m, None)),
+            Err(failure) => Err(McpError::internal_error(
+                failure.message(&report.plugin),
+                None,
+            )),
+        }
     }
 }
 

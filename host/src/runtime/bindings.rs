@@ -10,6 +10,7 @@ wasmtime::component::bindgen!({
     imports: { default: async },
     exports: { default: async },
     with: {
+        "warden:types": crate::capabilities::errors::bindings::warden::types,
         "warden:browser": crate::capabilities::browser::bindings::warden::browser,
         "warden:terminal": crate::capabilities::terminal::bindings::warden::terminal,
         "warden:sftp": crate::capabilities::sftp::bindings::warden::sftp,
@@ -17,6 +18,10 @@ wasmtime::component::bindgen!({
     },
 });
 
+pub use self::exports::warden::plugin::completions::{Completion, CompletionRef};
+pub use self::exports::warden::plugin::prompts::{
+    Prompt, PromptArgument, PromptInfo, PromptMessage, Role,
+};
 pub use self::exports::warden::plugin::resources::{ResourceInfo, ResourceTemplate};
 pub use self::warden::plugin::types::{
     Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, ToolError, ToolInfo,

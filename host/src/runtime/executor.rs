@@ -1,10 +1,12 @@
 //! The guarded executor: every client request that enters a plugin (`tools/call`,
-//! `resources/read`) comes through here and gets the same treatment: routed to the one plugin
+//! `resources/read`, `prompts/get`, `completion/complete`) comes through here and gets the same treatment: routed to the one plugin
 //! that owns the name or URI, run by [`WasmPlugin::enter`] (one call at a time, time limit,
 //! cancellation, trap -> fresh instance), its output held to `limits.output`, and one audit
 //! line written before the answer goes back to any transport.
 
-use super::bindings::{ContentBlock, EmbeddedResource, ResourceBody, ToolOutput};
+use super::bindings::{
+    Completion, CompletionRef, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ToolOutput,
+};
 use super::native;
 use super::plugin::{CallFailure, Entry, Exit};
 use super::registry::{Backend, LoadedPlugin, Registry};
@@ -24,6 +26,30 @@ pub struct ReadReport {
     pub plugin: String,
     pub result: Result<Vec<EmbeddedResource>, CallFailure>,
 }
+
+/// The result of one routed `prompts/get`.
+pub struct PromptReport {
+    pub plugin: String,
+    pub result: Result<Prompt, CallFailure>,
+}
+
+/// The result of one routed `completion/complete`.
+pub struct CompletionReport {
+    pub plugin: String,
+    pub result: Result<Completion, CallFailure>,
+}
+
+/// What a completion is asked for, as the client names it.
+#[derive(Debug, Clone, Copy)]
+pub enum CompletionTarget<'a> {
+    /// A prompt, by its public name.
+    Prompt(&'a str),
+    /// A resource template, by its URI template.
+    ResourceTemplate(&'a str),
+}
+
+/// The most values a completion carries (MCP).
+const MAX_COMPLETIONS: usize = 100;
 
 /// What the audit line of an entry says.
 struct Audited<'a> {
@@ -101,6 +127,106 @@ impl Registry {
         })
     }
 
+    /// Fill prompt `name` (public name). `None` when no plugin serves it.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &[(String, String)],
+        call: CallContext,
+    ) -> Option<PromptReport> {
+        let (plugin, local) = self.prompt_route(name)?;
+        let limit = plugin.config.limits.output;
+        let input = serde_json::to_string(arguments).unwrap_or_default();
+        let audited = Audited {
+            event: "prompt_get",
+            tool: name,
+            input: &input,
+            target: None,
+        };
+        let result = self
+            .execute(plugin, &audited, call, |backend, call| async move {
+                let Backend::Wasm(w) = backend else {
+                    return Err(mismatch());
+                };
+                match w
+                    .enter(
+                        Entry::GetPrompt {
+                            name: local,
+                            arguments,
+                        },
+                        call,
+                    )
+                    .await?
+                {
+                    Exit::Prompt(prompt) => cap_prompt(prompt, limit),
+                    _ => Err(mismatch()),
+                }
+            })
+            .await;
+        Some(PromptReport {
+            plugin: plugin.name().to_string(),
+            result,
+        })
+    }
+
+    /// Complete `argument` of a prompt or resource template. `None` when no plugin serves it.
+    pub async fn complete(
+        &self,
+        target: CompletionTarget<'_>,
+        argument: &str,
+        value: &str,
+        context: &[(String, String)],
+        call: CallContext,
+    ) -> Option<CompletionReport> {
+        let (plugin, local, shown) = match target {
+            CompletionTarget::Prompt(name) => {
+                let (plugin, local) = self.prompt_route(name)?;
+                (plugin, CompletionRef::Prompt(local.to_string()), name)
+            }
+            CompletionTarget::ResourceTemplate(template) => {
+                let plugin = self
+                    .plugins()
+                    .iter()
+                    .find(|p| p.serves_template(template))?;
+                (
+                    plugin,
+                    CompletionRef::ResourceTemplate(template.to_string()),
+                    template,
+                )
+            }
+        };
+        let limit = plugin.config.limits.output;
+        let input = format!("{argument}={value}");
+        let audited = Audited {
+            event: "completion",
+            tool: "completion/complete",
+            input: &input,
+            target: Some(shown),
+        };
+        let local = &local;
+        let result = self
+            .execute(plugin, &audited, call, |backend, call| async move {
+                let Backend::Wasm(w) = backend else {
+                    return Err(mismatch());
+                };
+                let entry = Entry::Complete {
+                    target: local,
+                    argument,
+                    value,
+                    context,
+                };
+                match w.enter(entry, call).await? {
+                    Exit::Completion(done) => cap_completion(done, limit),
+                    _ => Err(mismatch()),
+                }
+            })
+            .await;
+        Some(CompletionReport {
+            plugin: plugin.name().to_string(),
+            result,
+        })
+    }
+
     /// Run `work` on `plugin` and write the entry's audit line.
     async fn execute<'a, T, F, Fut>(
         &self,
@@ -170,6 +296,41 @@ fn body_size(body: &ResourceBody) -> usize {
     }
 }
 
+fn block_size(block: &ContentBlock) -> usize {
+    match block {
+        ContentBlock::Text(t) => t.len(),
+        ContentBlock::Image(m) | ContentBlock::Audio(m) => m.data.len(),
+        ContentBlock::Resource(r) => body_size(&r.body),
+    }
+}
+
+/// Enforce `limits.output` on a filled-in prompt: whole or not at all.
+fn cap_prompt(prompt: Prompt, limit: u64) -> Result<Prompt, CallFailure> {
+    let size = prompt
+        .messages
+        .iter()
+        .map(|m| block_size(&m.content))
+        .sum::<usize>() as u64;
+    if size > limit {
+        return Err(CallFailure::OutputTooLarge(size, limit));
+    }
+    Ok(prompt)
+}
+
+/// At most [`MAX_COMPLETIONS`] values (the rest are cut, `has_more` set), within
+/// `limits.output`.
+fn cap_completion(mut done: Completion, limit: u64) -> Result<Completion, CallFailure> {
+    if done.values.len() > MAX_COMPLETIONS {
+        done.values.truncate(MAX_COMPLETIONS);
+        done.has_more = true;
+    }
+    let size = done.values.iter().map(String::len).sum::<usize>() as u64;
+    if size > limit {
+        return Err(CallFailure::OutputTooLarge(size, limit));
+    }
+    Ok(done)
+}
+
 /// Enforce `limits.output` on a resource read: contents are returned whole or not at all
 /// (a cut resource would be a different, corrupt resource).
 fn cap_resources(
@@ -229,6 +390,18 @@ fn cap_output(mut output: ToolOutput, limit: u64) -> Result<ToolOutput, CallFail
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn completions_keep_a_hundred_values() {
+        let done = Completion {
+            values: (0..150).map(|i| i.to_string()).collect(),
+            total: None,
+            has_more: false,
+        };
+        let capped = cap_completion(done, 1 << 20).expect("within the output cap");
+        assert_eq!(capped.values.len(), 100);
+        assert!(capped.has_more);
+    }
 
     fn text(t: &str) -> ToolOutput {
         ToolOutput {

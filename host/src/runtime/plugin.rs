@@ -4,8 +4,8 @@
 
 use super::Runtime;
 use super::bindings::{
-    EmbeddedResource, Plugin as PluginWorld, PluginPre, ResourceInfo, ResourceTemplate, ToolError,
-    ToolInfo, ToolOutput,
+    Completion, CompletionRef, EmbeddedResource, Plugin as PluginWorld, PluginPre, Prompt,
+    PromptInfo, ResourceInfo, ResourceTemplate, ToolError, ToolInfo, ToolOutput,
 };
 use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
@@ -85,6 +85,7 @@ pub struct WasmPlugin {
     pub tools: Vec<ToolInfo>,
     pub resources: Vec<ResourceInfo>,
     pub templates: Vec<ResourceTemplate>,
+    pub prompts: Vec<PromptInfo>,
     /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
     pub imports: Vec<String>,
     engine: wasmtime::Engine,
@@ -121,21 +122,24 @@ impl WasmPlugin {
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
+            prompts: Vec::new(),
             imports,
             engine: runtime.engine.clone(),
             pre,
             services,
             live: Mutex::new(None),
         };
-        (plugin.tools, plugin.resources, plugin.templates) = plugin.describe().await?;
+        let listing = plugin.describe().await?;
+        plugin.tools = listing.tools;
+        plugin.resources = listing.resources;
+        plugin.templates = listing.templates;
+        plugin.prompts = listing.prompts;
         Ok(plugin)
     }
 
-    /// Ask a fresh instance for its tools, resources and templates (at load), through the
-    /// same guarded path as every other entry.
-    async fn describe(
-        &self,
-    ) -> Result<(Vec<ToolInfo>, Vec<ResourceInfo>, Vec<ResourceTemplate>), String> {
+    /// Ask a fresh instance for its tools, resources, templates and prompts (at load),
+    /// through the same guarded path as every other entry.
+    async fn describe(&self) -> Result<Listing, String> {
         let listing = self
             .enter(Entry::Describe, CallContext::default())
             .await
@@ -145,13 +149,16 @@ impl WasmPlugin {
                 }
                 other => other.message(&self.config.name),
             })?;
-        let Exit::Listing(tools, resources, templates) = listing else {
+        let Exit::Listing(listing) = listing else {
             return Err("answered a listing with something else".into());
         };
-        for info in &tools {
+        for info in &listing.tools {
             validate_tool(info)?;
         }
-        Ok((tools, resources, templates))
+        for prompt in &listing.prompts {
+            validate_name("prompt", &prompt.name)?;
+        }
+        Ok(*listing)
     }
 
     async fn instantiate(&self) -> wasmtime::Result<Live> {
@@ -189,8 +196,8 @@ impl WasmPlugin {
             .ok_or_else(|| wasmtime::Error::msg("instance vanished"))
     }
 
-    /// The one way into the plugin: every export (tools, resources, the load-time listing)
-    /// runs here, under the plugin's time limit and the client's cancellation, one call at a
+    /// The one way into the plugin: every export (tools, resources, prompts, completions, the
+    /// load-time listing) runs here, under the plugin's time limit and the client's cancellation, one call at a
     /// time, with a trap or an abandoned call costing the instance. Output caps and audit
     /// lines are the registry's (`executor.rs`), applied to whatever comes out of here.
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
@@ -233,6 +240,23 @@ impl WasmPlugin {
                 .call_read_resource(&mut live.store, uri)
                 .await
                 .map(|r| r.map(Exit::Resource)),
+            Entry::GetPrompt { name, arguments } => live
+                .bindings
+                .warden_plugin_prompts()
+                .call_get_prompt(&mut live.store, name, arguments)
+                .await
+                .map(|r| r.map(Exit::Prompt)),
+            Entry::Complete {
+                target,
+                argument,
+                value,
+                context,
+            } => live
+                .bindings
+                .warden_plugin_completions()
+                .call_complete(&mut live.store, target, argument, value, context)
+                .await
+                .map(|r| r.map(Exit::Completion)),
             Entry::Describe => describe_exports(live).await.map(Ok),
         };
         live.busy = false;
@@ -261,6 +285,18 @@ pub enum Entry<'a> {
     Tool { name: &'a str, arguments: &'a str },
     /// `resources/read`.
     ReadResource { uri: &'a str },
+    /// `prompts/get` of the plugin's own prompt name.
+    GetPrompt {
+        name: &'a str,
+        arguments: &'a [(String, String)],
+    },
+    /// `completion/complete`.
+    Complete {
+        target: &'a CompletionRef,
+        argument: &'a str,
+        value: &'a str,
+        context: &'a [(String, String)],
+    },
     /// The load-time listing of tools, resources and templates.
     Describe,
 }
@@ -271,6 +307,8 @@ impl Entry<'_> {
         match self {
             Self::Tool { name, .. } => (*name).to_string(),
             Self::ReadResource { uri } => format!("resources/read {uri}"),
+            Self::GetPrompt { name, .. } => format!("prompts/get {name}"),
+            Self::Complete { .. } => "completion/complete".to_string(),
             Self::Describe => "list-tools".to_string(),
         }
     }
@@ -280,7 +318,17 @@ impl Entry<'_> {
 pub enum Exit {
     Tool(ToolOutput),
     Resource(Vec<EmbeddedResource>),
-    Listing(Vec<ToolInfo>, Vec<ResourceInfo>, Vec<ResourceTemplate>),
+    Prompt(Prompt),
+    Completion(Completion),
+    Listing(Box<Listing>),
+}
+
+/// Everything a plugin serves, as it listed it at load.
+pub struct Listing {
+    pub tools: Vec<ToolInfo>,
+    pub resources: Vec<ResourceInfo>,
+    pub templates: Vec<ResourceTemplate>,
+    pub prompts: Vec<PromptInfo>,
 }
 
 async fn describe_exports(live: &mut Live) -> wasmtime::Result<Exit> {
@@ -299,7 +347,17 @@ async fn describe_exports(live: &mut Live) -> wasmtime::Result<Exit> {
         .warden_plugin_resources()
         .call_list_templates(&mut live.store)
         .await?;
-    Ok(Exit::Listing(tools, resources, templates))
+    let prompts = live
+        .bindings
+        .warden_plugin_prompts()
+        .call_list_prompts(&mut live.store)
+        .await?;
+    Ok(Exit::Listing(Box::new(Listing {
+        tools,
+        resources,
+        templates,
+        prompts,
+    })))
 }
 
 fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {
@@ -314,8 +372,7 @@ fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {
     }
 }
 
-fn validate_tool(info: &ToolInfo) -> Result<(), String> {
-    let name = &info.name;
+fn validate_name(what: &str, name: &str) -> Result<(), String> {
     if name.is_empty()
         || name.len() > 64
         || !name
@@ -323,9 +380,15 @@ fn validate_tool(info: &ToolInfo) -> Result<(), String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
     {
         return Err(format!(
-            "has a tool named \"{name}\"; tool names must match [a-zA-Z0-9_.-]{{1,64}}"
+            "has a {what} named \"{name}\"; {what} names must match [a-zA-Z0-9_.-]{{1,64}}"
         ));
     }
+    Ok(())
+}
+
+fn validate_tool(info: &ToolInfo) -> Result<(), String> {
+    let name = &info.name;
+    validate_name("tool", name)?;
     let check = |what: &str, text: &str| -> Result<(), String> {
         match serde_json::from_str::<serde_json::Value>(text) {
             Ok(serde_json::Value::Object(o))

@@ -3,7 +3,7 @@
 //! audited here, before its result goes back to any transport.
 
 use super::Runtime;
-use super::bindings::ToolInfo;
+use super::bindings::{PromptInfo, ToolInfo};
 use super::native;
 use super::plugin::WasmPlugin;
 use crate::builtin;
@@ -52,6 +52,19 @@ impl LoadedPlugin {
     pub fn serves_resources(&self) -> bool {
         matches!(&self.backend, Backend::Wasm(w) if !w.resources.is_empty() || !w.templates.is_empty())
     }
+
+    /// The plugin's resource templates, when it is a WebAssembly plugin.
+    pub fn serves_template(&self, uri_template: &str) -> bool {
+        matches!(&self.backend, Backend::Wasm(w) if w.templates.iter().any(|t| t.uri_template == uri_template))
+    }
+}
+
+/// One prompt as the MCP layer sees it.
+#[derive(Debug, Clone)]
+pub struct PromptEntry {
+    pub public_name: String,
+    pub plugin: String,
+    pub info: PromptInfo,
 }
 
 /// One tool as the MCP layer sees it.
@@ -68,6 +81,8 @@ pub struct Registry {
     plugins: Vec<Arc<LoadedPlugin>>,
     tools: Vec<ToolEntry>,
     routes: HashMap<String, (usize, String)>,
+    prompts: Vec<PromptEntry>,
+    prompt_routes: HashMap<String, (usize, String)>,
     services: Arc<HostServices>,
 }
 
@@ -83,6 +98,8 @@ impl Registry {
         let mut tools: Vec<ToolEntry> = Vec::new();
         let mut routes: HashMap<String, (usize, String)> = HashMap::new();
         let mut owners: HashMap<String, usize> = HashMap::new();
+        let mut prompts: Vec<PromptEntry> = Vec::new();
+        let mut prompt_routes: HashMap<String, (usize, String)> = HashMap::new();
 
         for config in &manifest.plugins {
             let fail = |message: String| LoadError::Plugin {
@@ -164,6 +181,30 @@ impl Registry {
                     info,
                 });
             }
+            if let Backend::Wasm(w) = &backend {
+                for info in &w.prompts {
+                    let public = format!("{}{}", config.tool_prefix, info.name);
+                    if let Some((other, _)) = prompt_routes.get(&public) {
+                        let first = &plugins[*other];
+                        return Err(ManifestError::Invalid(vec![manifest.diagnostic(
+                            config.line,
+                            format!(
+                                "prompt \"{public}\" of plugin '{}' collides with the same prompt of plugin '{}' (line {}); set tool_prefix on one of them",
+                                config.name,
+                                first.name(),
+                                first.config.line
+                            ),
+                        )])
+                        .into());
+                    }
+                    prompt_routes.insert(public.clone(), (index, info.name.clone()));
+                    prompts.push(PromptEntry {
+                        public_name: public,
+                        plugin: config.name.clone(),
+                        info: info.clone(),
+                    });
+                }
+            }
             plugins.push(Arc::new(LoadedPlugin {
                 config: config.clone(),
                 backend,
@@ -174,6 +215,8 @@ impl Registry {
             plugins,
             tools,
             routes,
+            prompts,
+            prompt_routes,
             services,
         })
     }
@@ -193,6 +236,16 @@ impl Registry {
 
     pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
         self.tools.iter().find(|t| t.public_name == name)
+    }
+
+    pub fn prompts(&self) -> &[PromptEntry] {
+        &self.prompts
+    }
+
+    /// The plugin that serves public prompt `name`, and the prompt's own name in that plugin.
+    pub(super) fn prompt_route(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &str)> {
+        let (index, local) = self.prompt_routes.get(name)?;
+        Some((self.plugins.get(*index)?, local.as_str()))
     }
 
     /// The plugin that serves public tool `name`, and the tool's own name in that plugin.

@@ -14,6 +14,12 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+/// Entries an instance's resource table may hold (tabs and sessions handed out, WASI streams
+/// and pollables): each costs host memory, so a guest that creates handles without dropping
+/// them hits this cap (its next host call traps and the instance is replaced) instead of
+/// growing the host.
+pub const HANDLES_PER_INSTANCE: usize = 10_000;
+
 /// Log levels a plugin can write at (mirrors `warden:plugin/context.log-level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
@@ -98,9 +104,11 @@ impl PluginState {
     pub fn new(grants: Arc<Grants>, services: &HostServices, max_memory: u64) -> Self {
         let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(HANDLES_PER_INSTANCE);
         Self {
             wasi: sandbox::wasi_ctx(&scope, &log_budget),
-            table: ResourceTable::new(),
+            table,
             limiter: MemoryLimiter {
                 max_memory: usize::try_from(max_memory).unwrap_or(usize::MAX),
                 hit: Arc::default(),

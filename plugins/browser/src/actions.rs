@@ -8,10 +8,10 @@ use std::time::Duration;
 use warden_sdk::browser::{ClickOptions, Modifiers, MouseButton};
 use warden_sdk::prelude::*;
 
-/// Turn the host's "element N is gone" into the agent's words.
+/// Turn the host's stale-element error into the agent's words.
 pub fn element_error(e: CapabilityError) -> ToolError {
     match e {
-        CapabilityError::NotFound(m) if m.starts_with("element ") => ToolError::not_found(
+        CapabilityError::StaleElement(_) => ToolError::not_found(
             "that element is gone from the page (the page changed since the snapshot); take a new snapshot (browse_snapshot) and use a fresh ref",
         ),
         other => other.into(),
@@ -32,12 +32,14 @@ pub(crate) fn act(
     state::with(|st| {
         let tab = st.existing_tab()?;
         let (handle, name) = target(tab, r)?;
-        let done = action(tab, handle).map_err(|e| match element_error(e) {
-            ToolError::NotFound(m) if m.starts_with("that element is gone") => ToolError::not_found(format!(
+        let done = action(tab, handle).map_err(|e| match e {
+            CapabilityError::StaleElement(_) => ToolError::not_found(format!(
                 "{name} is gone from the page; take a new snapshot (browse_snapshot) and use a fresh ref"
             )),
-            ToolError::InvalidArguments(m) => ToolError::invalid_arguments(m.replacen("that element", &name, 1)),
-            other => other,
+            CapabilityError::InvalidArgument(m) => {
+                ToolError::invalid_arguments(m.replacen("that element", &name, 1))
+            }
+            other => other.into(),
         })?;
         after_action(tab, &done)
     })

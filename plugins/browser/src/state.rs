@@ -73,7 +73,7 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 
 /// The host answers this when a tab's browser has exited.
 pub fn browser_gone(e: &CapabilityError) -> bool {
-    matches!(e, CapabilityError::NotFound(m) if m.contains("browser that has exited"))
+    matches!(e, CapabilityError::Gone(_))
 }
 
 impl State {

@@ -82,6 +82,8 @@ impl From<BrowserError> for Error {
         match e {
             BrowserError::Denied(m) => Self::AccessDenied(m),
             BrowserError::NotFound(m) => Self::NotFound(m),
+            BrowserError::Stale(m) => Self::StaleElement(m),
+            BrowserError::Gone(m) => Self::Gone(m),
             BrowserError::Timeout(m) => Self::Timeout(m),
             BrowserError::Invalid(m) => Self::InvalidArgument(m),
             BrowserError::Io(m) => Self::Io(m),
@@ -167,7 +169,7 @@ impl View<'_, BrowserCtx> {
             .await
             .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled())
             .ok_or_else(|| {
-                Error::NotFound(
+                Error::Gone(
                     "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
                         .into(),
                 )

@@ -38,6 +38,12 @@ pub enum BrowserError {
     Invalid(String),
     #[error("{0}")]
     Io(String),
+    /// An element handle points at a node that is gone from the page.
+    #[error("{0}")]
+    Stale(String),
+    /// The browser behind a handle has exited.
+    #[error("{0}")]
+    Gone(String),
 }
 
 impl BrowserError {
@@ -49,6 +55,8 @@ impl BrowserError {
             Self::Timeout(_) => "timeout",
             Self::Invalid(_) => "invalid_argument",
             Self::Io(_) => "io",
+            Self::Stale(_) => "stale_element",
+            Self::Gone(_) => "gone",
         }
     }
 }

@@ -101,7 +101,7 @@ pub fn split_handle(handle: u64) -> (u32, u64) {
 }
 
 fn gone(handle: u64) -> BrowserError {
-    BrowserError::NotFound(format!(
+    BrowserError::Stale(format!(
         "element {handle} is gone from the page (the page changed); take a new snapshot"
     ))
 }

@@ -61,13 +61,7 @@ impl Host for View<'_, CaptureCtx> {
         // Origin and path only: the query may carry tokens.
         let target = format!("{}{}", url.origin().ascii_serialization(), url.path());
         let result = self.fetch(&request, url, headers).await;
-        let error = result.as_ref().err().map(|e| match e {
-            Error::AccessDenied(_) => "access_denied",
-            Error::NotFound(_) => "not_found",
-            Error::Timeout(_) => "timeout",
-            Error::InvalidArgument(_) => "invalid_argument",
-            Error::Io(_) => "io",
-        });
+        let error = result.as_ref().err().map(Error::kind);
         self.scope.used(&Used {
             capability: CAPABILITY,
             target: &target,

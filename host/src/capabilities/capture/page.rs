@@ -34,13 +34,7 @@ const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(120);
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 fn error(e: BrowserError) -> Error {
-    match e {
-        BrowserError::Denied(m) => Error::AccessDenied(m),
-        BrowserError::NotFound(m) => Error::NotFound(m),
-        BrowserError::Timeout(m) => Error::Timeout(m),
-        BrowserError::Invalid(m) => Error::InvalidArgument(m),
-        BrowserError::Io(m) => Error::Io(m),
-    }
+    e.into()
 }
 
 fn millis(ms: u32, default: Duration) -> Duration {
@@ -56,17 +50,6 @@ fn wait_until(w: WaitUntil) -> TabWait {
         WaitUntil::Load => TabWait::Load,
         WaitUntil::DomContentLoaded => TabWait::DomContentLoaded,
         WaitUntil::NetworkIdle => TabWait::NetworkIdle,
-    }
-}
-
-/// The error kind an audit line records.
-fn kind(e: &Error) -> &'static str {
-    match e {
-        Error::AccessDenied(_) => "access_denied",
-        Error::NotFound(_) => "not_found",
-        Error::Timeout(_) => "timeout",
-        Error::InvalidArgument(_) => "invalid_argument",
-        Error::Io(_) => "io",
     }
 }
 
@@ -277,7 +260,7 @@ impl View<'_, CaptureCtx> {
         outcome: &Result<T, Error>,
         tabs: Option<(usize, usize)>,
     ) {
-        let error = outcome.as_ref().err().map(kind);
+        let error = outcome.as_ref().err().map(Error::kind);
         tracing::info!(
             plugin = %self.plugin(),
             tool = %self.scope.current_tool(),

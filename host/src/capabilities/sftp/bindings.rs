@@ -4,4 +4,7 @@ wasmtime::component::bindgen!({
     world: "warden:sftp/imports",
     path: "../wit",
     imports: { default: async },
+    with: {
+        "warden:types": crate::capabilities::errors::bindings::warden::types,
+    },
 });

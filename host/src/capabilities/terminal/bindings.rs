@@ -5,6 +5,7 @@ wasmtime::component::bindgen!({
     path: "../wit",
     imports: { default: async },
     with: {
+        "warden:types": crate::capabilities::errors::bindings::warden::types,
         "warden:terminal/terminal.session": super::SessionHandle,
     },
 });

@@ -29,7 +29,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 use table::Session;
-use table::SessionTable;
+use table::{OpenError, SessionTable};
 use wasmtime::component::Linker;
 use wasmtime::component::Resource;
 
@@ -164,7 +164,13 @@ impl Host for View<'_, TerminalCtx> {
             Target::Local => sessions.open_local(&plugin, cols, rows).await,
             Target::Ssh(alias) => sessions.open_ssh(&ssh, &plugin, alias, cols, rows).await,
         }
-        .map_err(Error::Io)?;
+        .map_err(|e| match e {
+            OpenError::Limit => {
+                self.scope.denied("terminal", &target_name, &e.to_string());
+                Error::LimitReached(e.to_string())
+            }
+            OpenError::Failed(m) => Error::Io(m),
+        })?;
         self.audit_use("open", &session, None, None);
         self.handle(session)
     }

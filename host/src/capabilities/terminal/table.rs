@@ -92,6 +92,17 @@ impl Session {
 }
 
 /// Every plugin's sessions.
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(
+        "this plugin already has {MAX_SESSIONS} open terminal sessions; close one with terminal_close first"
+    )]
+    Limit,
+    #[error("{0}")]
+    Failed(String),
+}
+
 #[derive(Default)]
 pub struct SessionTable {
     by_plugin: Mutex<HashMap<String, Vec<Arc<Session>>>>,
@@ -114,10 +125,10 @@ impl SessionTable {
         plugin: &str,
         cols: u16,
         rows: u16,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, OpenError> {
         self.make_room(plugin).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
-        let pty = pty::spawn(cols, rows, log.clone())?;
+        let pty = pty::spawn(cols, rows, log.clone()).map_err(OpenError::Failed)?;
         Ok(self.insert(plugin, "local".into(), log, Input::Pty(pty)))
     }
 
@@ -129,12 +140,15 @@ impl SessionTable {
         alias: &str,
         cols: u16,
         rows: u16,
-    ) -> Result<Arc<Session>, String> {
+    ) -> Result<Arc<Session>, OpenError> {
         self.make_room(plugin).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
         let mut retried = false;
         let (conn, channel) = loop {
-            let conn = pool.connection(alias).await.map_err(|e| e.to_string())?;
+            let conn = pool
+                .connection(alias)
+                .await
+                .map_err(|e| OpenError::Failed(e.to_string()))?;
             match channel::open_shell(&conn, cols, rows, log.clone()).await {
                 Ok(channel) => break (conn, channel),
                 // A connection that died since its last use: reconnect once.
@@ -144,9 +158,9 @@ impl SessionTable {
                     retried = true;
                 }
                 Err(e) => {
-                    return Err(format!(
+                    return Err(OpenError::Failed(format!(
                         "ssh host '{alias}' refused a shell session: {e}; if it limits sessions (MaxSessions), close one with terminal_close"
-                    ));
+                    )));
                 }
             }
         };
@@ -162,7 +176,7 @@ impl SessionTable {
     }
 
     /// Drop ended sessions beyond need; refuse when the plugin still has too many live ones.
-    async fn make_room(&self, plugin: &str) -> Result<(), String> {
+    async fn make_room(&self, plugin: &str) -> Result<(), OpenError> {
         let ended: Vec<Arc<Session>> = {
             let mut map = self.lock();
             let list = map.entry(plugin.to_string()).or_default();
@@ -173,9 +187,7 @@ impl SessionTable {
             *list = live;
             if list.len() >= MAX_SESSIONS {
                 list.extend(gone);
-                return Err(format!(
-                    "this plugin already has {MAX_SESSIONS} open sessions; close one with terminal_close first"
-                ));
+                return Err(OpenError::Limit);
             }
             gone
         };

@@ -172,6 +172,70 @@ fn plugin() -> Plugin {
                 ])
             },
         )
+        .prompt(
+            Prompt::new("test_simple_prompt").description("A simple prompt without arguments"),
+            |_| {
+                Ok(PromptResult::new(vec![PromptMessage::user(Content::text(
+                    "This is a simple prompt for testing.",
+                ))]))
+            },
+        )
+        .prompt(
+            Prompt::new("test_prompt_with_arguments")
+                .description("A prompt with required arguments")
+                .argument("arg1", "First test argument")
+                .argument("arg2", "Second test argument"),
+            |args| {
+                let arg = |k: &str| args.get(k).map_or("", String::as_str);
+                Ok(PromptResult::new(vec![PromptMessage::user(Content::text(
+                    format!(
+                        "Prompt with arguments: arg1='{}', arg2='{}'",
+                        arg("arg1"),
+                        arg("arg2")
+                    ),
+                ))]))
+            },
+        )
+        .prompt(
+            Prompt::new("test_prompt_with_embedded_resource")
+                .description("A prompt that includes an embedded resource")
+                .argument("resourceUri", "URI of the resource to embed"),
+            |args| {
+                let uri = args.get("resourceUri").map_or("", String::as_str);
+                Ok(PromptResult::new(vec![
+                    PromptMessage::user(Content::Resource(
+                        EmbeddedResource::text(uri, "Embedded resource content for testing.")
+                            .mime_type("text/plain"),
+                    )),
+                    PromptMessage::user(Content::text(
+                        "Please process the embedded resource above.",
+                    )),
+                ]))
+            },
+        )
+        .prompt(
+            Prompt::new("test_prompt_with_image")
+                .description("A prompt that includes image content"),
+            |_| {
+                Ok(PromptResult::new(vec![
+                    PromptMessage::user(Content::Image {
+                        mime_type: "image/png".into(),
+                        data: decode(PNG_B64)?,
+                    }),
+                    PromptMessage::user(Content::text("Please analyze the image above.")),
+                ]))
+            },
+        )
+        .completion(|target, argument, value, _| {
+            let candidates: &[&str] = match (target, argument) {
+                (CompletionRef::Prompt(_), "arg1" | "arg2") => {
+                    &["test", "testing", "test-value", "other"]
+                }
+                (CompletionRef::ResourceTemplate(_), "id") => &["1", "2", "3", "123"],
+                _ => &[],
+            };
+            Ok(Completion::matching(candidates.iter().copied(), value))
+        })
         .resource_template(
             ResourceTemplate::new("test://template/{id}/data", "Resource Template")
                 .description("A resource template with parameter substitution")
@@ -203,6 +267,29 @@ mod tests {
         assert!(
             matches!(&out.content[0], Content::Audio { data, mime_type } if data.starts_with(b"RIFF") && mime_type == "audio/wav")
         );
+    }
+
+    #[test]
+    fn prompts_fill_in_their_arguments() {
+        let mut args = warden_sdk::PromptArgs::new();
+        args.insert("arg1".into(), "hello".into());
+        args.insert("arg2".into(), "world".into());
+        let filled = plugin()
+            .get_prompt("test_prompt_with_arguments", &args)
+            .expect("filled");
+        assert_eq!(
+            filled.messages[0].content,
+            Content::text("Prompt with arguments: arg1='hello', arg2='world'")
+        );
+        let done = plugin()
+            .complete(
+                &CompletionRef::Prompt("test_prompt_with_arguments".into()),
+                "arg1",
+                "test",
+                &args,
+            )
+            .expect("completed");
+        assert_eq!(done.values, ["test", "testing", "test-value"]);
     }
 
     #[test]

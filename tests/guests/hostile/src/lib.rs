@@ -170,6 +170,16 @@ fn progress_flood(args: CountArgs) -> Result<String, ToolError> {
     Ok("done".into())
 }
 
+/// Create `count` WASI pollables and never drop them: each is an entry in the host's table.
+fn handles(args: CountArgs) -> Result<String, ToolError> {
+    for _ in 0..args.count {
+        std::mem::forget(wasip2::clocks::monotonic_clock::subscribe_duration(
+            1_000_000_000,
+        ));
+    }
+    Ok(format!("kept {} handles", args.count))
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
         .tool(Tool::new("spin", spin).description("Loop forever without calling the host."))
@@ -214,6 +224,9 @@ fn plugin() -> Plugin {
             Tool::new("log_flood", log_flood)
                 .description("Call context.log `count` times with `bytes` bytes each."),
         )
+        .tool(Tool::new("handles", handles).description(
+            "Create `count` WASI pollables and keep them (entries in the host's resource table).",
+        ))
         .tool(
             Tool::new("progress_flood", progress_flood)
                 .description("Report progress `count` times, then once more at the end."),
