@@ -53,7 +53,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "profile proxy with an unsupported scheme",
             format!("[browser.profiles]\nde = {{ proxy = \"ftp://proxy:21\" }}\n{PLUGIN}"),
-            "warden.toml:2:6: browser.profiles.de: proxy scheme \"ftp\" is not supported; use http, https, socks4 or socks5",
+            "warden.toml:2:6: browser.profiles.de: proxy scheme \"ftp\" is not supported; use http, socks4 or socks5 (Warden's network guard chains to it)",
         ),
         (
             "profile proxy with credentials",
