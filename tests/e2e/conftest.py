@@ -287,6 +287,7 @@ def check_audit_line(line: dict[str, Any]) -> None:
         "resource_read",
         "prompt_get",
         "completion",
+        "approval",
         "capability_used",
         "capability_denied",
     ), line

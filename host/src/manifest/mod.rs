@@ -127,6 +127,8 @@ pub struct PluginConfig {
     pub source: PluginSource,
     pub tool_prefix: String,
     pub tools: ToolFilter,
+    /// Tools (the plugin's own names) that need the user's approval for each call.
+    pub require_approval: GlobList,
     pub limits: Limits,
     pub grants: Arc<Grants>,
     /// Line of the plugin's `name` key, for errors found after load (tool collisions).
@@ -715,6 +717,7 @@ impl Validator<'_> {
                 .map(|a| self.globs("tools.allow", a)),
             deny: self.globs("tools.deny", &entry.tools.deny),
         };
+        let require_approval = self.globs("require_approval", &entry.require_approval);
 
         let limits = Limits {
             memory: self.size(
@@ -740,6 +743,7 @@ impl Validator<'_> {
             source,
             tool_prefix,
             tools,
+            require_approval,
             limits,
             grants: Arc::new(grants),
             line,

@@ -195,6 +195,11 @@ pub struct PluginEntry {
     /// Which of the plugin's tools are served. Example: `tools = { deny = ["browse_eval_js"] }`.
     #[serde(default)]
     pub tools: ToolFilterSpec,
+    /// Tools (globs over the plugin's own tool names) that run only after the user approves
+    /// each call through the MCP client (elicitation); refused when the client cannot ask.
+    /// Example: `require_approval = ["terminal_execute", "sftp_remove"]`.
+    #[serde(default)]
+    pub require_approval: Vec<Spanned<String>>,
     /// Resource limits. Example: `limits = { memory = "128MiB", call_timeout = "60s" }`.
     #[serde(default)]
     pub limits: LimitsSpec,

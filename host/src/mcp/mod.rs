@@ -6,6 +6,7 @@
 // serve; plugin logs reach clients that negotiated it.
 #![allow(deprecated)]
 
+mod approval;
 mod convert;
 pub mod http;
 pub mod stdio;
@@ -282,6 +283,10 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
             } else {
                 LogFloor::Session(server.min_level.clone())
             },
+        })),
+        approver: Some(Arc::new(approval::ElicitApprover {
+            peer: context.peer.clone(),
+            stateless: is_stateless(context),
         })),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),

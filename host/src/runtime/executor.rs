@@ -10,7 +10,7 @@ use super::bindings::{
 use super::native;
 use super::plugin::{CallFailure, Entry, Exit};
 use super::registry::{Backend, LoadedPlugin, Registry};
-use super::state::CallContext;
+use super::state::{Approval, ApprovalRequest, CallContext};
 use crate::audit::{self, Outcome, Record};
 use std::sync::Arc;
 use std::time::Instant;
@@ -72,8 +72,38 @@ impl Registry {
             input: arguments,
             target: None,
         };
+        let approval = plugin.config.require_approval.is_match(local).then(|| {
+            (
+                call.approver.clone(),
+                call.client.clone(),
+                call.session.clone(),
+            )
+        });
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
+                if let Some((approver, client, session)) = approval {
+                    let request = ApprovalRequest {
+                        plugin: plugin.name().to_string(),
+                        tool: name.to_string(),
+                        arguments: arguments.to_string(),
+                    };
+                    let answer = match approver {
+                        Some(a) => a.ask(request).await,
+                        None => Approval::Unavailable(
+                            "this client cannot ask its user (it did not declare elicitation)".into(),
+                        ),
+                    };
+                    self.audit_approval(plugin, name, &answer, client.as_deref(), session.as_deref());
+                    match answer {
+                        Approval::Approved => {}
+                        Approval::Refused(why) | Approval::Unavailable(why) => {
+                            return Err(CallFailure::NotApproved(format!(
+                                "{name} needs the user's approval for each call (require_approval of plugin '{}' in the manifest), and it was not given: {why}",
+                                plugin.name()
+                            )));
+                        }
+                    }
+                }
                 let w = match backend {
                     Backend::Wasm(w) => w,
                     // The native test plugin has no instance to guard; it only echoes.
@@ -225,6 +255,35 @@ impl Registry {
             plugin: plugin.name().to_string(),
             result,
         })
+    }
+
+    /// One line per approval asked: who answered what, for which tool.
+    fn audit_approval(
+        &self,
+        plugin: &LoadedPlugin,
+        tool: &str,
+        answer: &Approval,
+        client: Option<&str>,
+        session: Option<&str>,
+    ) {
+        let (decision, outcome, reason) = match answer {
+            Approval::Approved => ("allowed", Outcome::Ok, None),
+            Approval::Refused(why) | Approval::Unavailable(why) => {
+                ("denied", Outcome::Denied, Some(why.as_str()))
+            }
+        };
+        self.services().audit.write(&Record {
+            ts: audit::now(),
+            event: "approval",
+            plugin: plugin.name(),
+            tool,
+            decision,
+            outcome,
+            reason,
+            client,
+            session,
+            ..Record::default()
+        });
     }
 
     /// Run `work` on `plugin` and write the entry's audit line.

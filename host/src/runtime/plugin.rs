@@ -32,12 +32,15 @@ pub enum CallFailure {
     Cancelled,
     /// A result with structured or binary content over `limits.output` (size, limit).
     OutputTooLarge(u64, u64),
+    /// The tool needs the user's approval and did not get it.
+    NotApproved(String),
 }
 
 impl CallFailure {
     pub fn outcome(&self) -> Outcome {
         match self {
             Self::Tool(_) | Self::OutputTooLarge(..) => Outcome::ToolError,
+            Self::NotApproved(_) => Outcome::Denied,
             Self::Timeout(_) => Outcome::Timeout,
             Self::MemoryLimit(_) | Self::Crashed(_) => Outcome::Trap,
             Self::Cancelled => Outcome::Cancelled,
@@ -64,6 +67,7 @@ impl CallFailure {
                 "plugin crashed: plugin '{plugin}' trapped ({detail}); the plugin was restarted, so state it kept is gone"
             ),
             Self::Cancelled => "cancelled: the client cancelled the call".to_string(),
+            Self::NotApproved(why) => format!("access denied: {why}"),
             Self::OutputTooLarge(size, limit) => format!(
                 "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
             ),

@@ -41,10 +41,38 @@ pub trait CallEvents: Send + Sync {
     fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()>;
 }
 
+/// A tool call that needs the user's approval (`require_approval` in the manifest).
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    pub plugin: String,
+    /// The public tool name.
+    pub tool: String,
+    /// The arguments as JSON text, as the plugin would get them.
+    pub arguments: String,
+}
+
+/// What the user answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    Approved,
+    /// The user declined or cancelled (the text says which).
+    Refused(String),
+    /// The client cannot ask its user (no elicitation), or did not answer in time.
+    Unavailable(String),
+}
+
+/// Asks the user (the MCP layer implements it with elicitation, so the runtime does not
+/// depend on a transport).
+pub trait Approver: Send + Sync {
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
+}
+
 /// The call in progress.
 #[derive(Clone, Default)]
 pub struct CallContext {
     pub events: Option<Arc<dyn CallEvents>>,
+    /// Who can approve a call that needs it; `None`: nobody (the call is refused).
+    pub approver: Option<Arc<dyn Approver>>,
     pub cancel: CancellationToken,
     /// The MCP client's identity, for audit lines.
     pub client: Option<Arc<str>>,
