@@ -12,6 +12,7 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`app`] | start-up shared by the CLI commands |
@@ -24,5 +25,6 @@ pub mod capabilities;
 pub mod content;
 pub mod manifest;
 pub mod mcp;
+pub mod net;
 pub mod reload;
 pub mod runtime;

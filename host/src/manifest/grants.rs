@@ -44,6 +44,15 @@ impl GlobList {
     pub fn patterns(&self) -> &[String] {
         &self.patterns
     }
+
+    /// The patterns that match `candidate`.
+    pub fn matching(&self, candidate: &str) -> Vec<&str> {
+        self.set
+            .matches(candidate)
+            .into_iter()
+            .filter_map(|i| self.patterns.get(i).map(String::as_str))
+            .collect()
+    }
 }
 
 /// A refused capability use. The message names the grant that would allow it.
@@ -81,6 +90,9 @@ pub struct CaptureGrant {
 #[derive(Debug)]
 pub struct BrowserGrant {
     pub origins: GlobList,
+    /// Origins pages may load sub-resources from (scripts, images, fetch, WebSocket, ...)
+    /// without navigating to them; the navigation origins when the manifest names none.
+    pub resource_origins: GlobList,
     pub cookies: bool,
     pub eval_js: bool,
     pub upload_dirs: Vec<PathBuf>,
@@ -298,6 +310,84 @@ impl Grants {
                 format!("add \"{origin}\" to {KEY}"),
             ))
         }
+    }
+
+    /// The patterns of `lists` that match `url`'s origin (with and without its default port).
+    fn origin_matches<'a>(lists: &[&'a GlobList], url: &Url) -> Vec<&'a str> {
+        let origin = url.origin().ascii_serialization();
+        let with_port = match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+            _ => origin.clone(),
+        };
+        let mut found: Vec<&str> = Vec::new();
+        for list in lists {
+            for p in list
+                .matching(&origin)
+                .into_iter()
+                .chain(list.matching(&with_port))
+            {
+                if !found.contains(&p) {
+                    found.push(p);
+                }
+            }
+        }
+        found
+    }
+
+    /// May a page of this plugin's browser sessions make any request (a document or a
+    /// sub-resource) to `url`'s origin? Checked by the network guard against
+    /// `grants.browser.origins` and `grants.browser.resource_origins`. Returns the patterns
+    /// that matched, for the private-network rule ([`crate::net::admit`]).
+    pub fn check_browser_request(&self, url: &Url) -> Result<Vec<&str>, Denied> {
+        const KEY: &str = "grants.browser.resource_origins";
+        let matched = self.browser.as_ref().map_or_else(Vec::new, |b| {
+            Self::origin_matches(&[&b.origins, &b.resource_origins], url)
+        });
+        if matched.is_empty() {
+            let origin = url.origin().ascii_serialization();
+            Err(self.denied(
+                KEY,
+                format!("origin {origin}"),
+                format!(
+                    "add \"{origin}\" to {KEY} (sub-resources) or grants.browser.origins (pages)"
+                ),
+            ))
+        } else {
+            Ok(matched)
+        }
+    }
+
+    /// The capture browser's counterpart of [`Grants::check_browser_request`]: every
+    /// request of a capture tab is checked against `grants.capture.origins`.
+    pub fn check_capture_request(&self, url: &Url) -> Result<Vec<&str>, Denied> {
+        const KEY: &str = "grants.capture.origins";
+        let matched = self
+            .capture
+            .as_ref()
+            .map_or_else(Vec::new, |c| Self::origin_matches(&[&c.origins], url));
+        if matched.is_empty() {
+            let origin = url.origin().ascii_serialization();
+            Err(self.denied(
+                KEY,
+                format!("origin {origin}"),
+                format!("add \"{origin}\" to {KEY}"),
+            ))
+        } else {
+            Ok(matched)
+        }
+    }
+
+    /// The `grants.capture.http_hosts` patterns that allow `url` (see [`Grants::check_http`]),
+    /// for the private-network rule.
+    pub fn http_matches(&self, url: &Url) -> Vec<&str> {
+        let (Some(c), Some(target)) = (self.capture.as_ref(), host_port(url)) else {
+            return Vec::new();
+        };
+        let mut found = c.http_hosts.matching(&target);
+        if url.port().is_none() {
+            found.extend(c.http_hosts.matching(url.host_str().unwrap_or("")));
+        }
+        found
     }
 
     /// May the capture browser load `url` for this plugin (a capture, or any navigation of

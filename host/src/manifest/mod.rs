@@ -829,6 +829,10 @@ impl Validator<'_> {
             }
             BrowserGrant {
                 origins: self.origins("grants.browser.origins", &b.origins),
+                resource_origins: self.origins(
+                    "grants.browser.resource_origins",
+                    &b.resource_origins,
+                ),
                 cookies: b.cookies,
                 eval_js: b.eval_js,
                 upload_dirs: b
@@ -998,9 +1002,11 @@ fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> 
         let url = url::Url::parse(proxy).map_err(|e| {
             format!("proxy \"{proxy}\" is not a URL ({e}); write it like \"http://proxy.internal:3128\" or \"socks5://127.0.0.1:1080\"")
         })?;
-        if !matches!(url.scheme(), "http" | "https" | "socks4" | "socks5") {
+        // The browser's network guard chains to this proxy itself (guard/upstream.rs), and
+        // speaks plain HTTP CONNECT or SOCKS to it.
+        if !matches!(url.scheme(), "http" | "socks4" | "socks5") {
             return Err(format!(
-                "proxy scheme \"{}\" is not supported; use http, https, socks4 or socks5",
+                "proxy scheme \"{}\" is not supported; use http, socks4 or socks5 (Warden's network guard chains to it)",
                 url.scheme()
             ));
         }

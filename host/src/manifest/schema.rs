@@ -290,6 +290,12 @@ pub struct BrowserGrantSpec {
     /// Origin globs every navigation must match. Example: `origins = ["http://127.0.0.1:*"]`.
     #[serde(default)]
     pub origins: Vec<Spanned<String>>,
+    /// Origin globs pages may load sub-resources from (scripts, styles, images, fonts, fetch,
+    /// WebSocket) without navigating to them; the navigation origins are always included.
+    /// Default: none beyond `origins`. Private networks stay closed unless a pattern names
+    /// them literally. Example: `resource_origins = ["https://*"]`.
+    #[serde(default)]
+    pub resource_origins: Vec<Spanned<String>>,
     /// May read and set cookies and storage. Default `false`.
     #[serde(default)]
     pub cookies: bool,

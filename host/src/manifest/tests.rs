@@ -86,7 +86,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "profile proxy with an unsupported scheme",
             format!("[browser.profiles]\nde = {{ proxy = \"ftp://proxy:21\" }}\n{PLUGIN}"),
-            "warden.toml:2:6: browser.profiles.de: proxy scheme \"ftp\" is not supported; use http, https, socks4 or socks5",
+            "warden.toml:2:6: browser.profiles.de: proxy scheme \"ftp\" is not supported; use http, socks4 or socks5 (Warden's network guard chains to it)",
         ),
         (
             "profile proxy with credentials",
@@ -190,6 +190,13 @@ fn bad_manifests_name_file_line_and_fix() {
             "origin without a scheme",
             format!("{PLUGIN}grants.browser = {{ origins = [\"example.com\"] }}\n"),
             "warden.toml:4:31: grants.browser.origins: \"example.com\" must be an origin glob with a scheme, like \"https://*.example.com\"",
+        ),
+        (
+            "resource origin without a scheme",
+            format!(
+                "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], resource_origins = [\"cdn.example\"] }}\n"
+            ),
+            "warden.toml:4:73: grants.browser.resource_origins: \"cdn.example\" must be an origin glob with a scheme, like \"https://*.example.com\"",
         ),
         (
             "relative SFTP root",

@@ -1,13 +1,18 @@
-//! One DevTools-protocol connection to a browser, in flatten mode (one socket, a session id
-//! per attached target). chromiumoxide supplies the socket framing (`Connection`) and the
-//! typed commands; its `Handler` is not used because it resumes new targets on its own, and
-//! the origin guard must be installed in a new tab before the tab sends its first request.
+//! One DevTools-protocol connection to a browser, in flatten mode (one connection, a session
+//! id per attached target). Two transports: a browser Warden launched is spoken to over
+//! `--remote-debugging-pipe` (fd 3 carries commands to it, fd 4 its answers and events, each
+//! message JSON ended by a NUL byte), so it has no DevTools port any page could reach; a
+//! remote `[browser] endpoint` over its WebSocket, framed by chromiumoxide's `Connection`.
+//! chromiumoxide's `Handler` is not used because it resumes new targets on its own, and the
+//! origin guard must be installed in a new tab before the tab sends its first request.
 
 use chromiumoxide::Connection;
 use chromiumoxide::types::{CallId, Command, EventMessage, Message, Method, MethodId};
 use futures::StreamExt;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::HashMap;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -79,6 +84,25 @@ impl Cdp {
         let closed = CancellationToken::new();
         tokio::spawn(drive(conn, rx, events_tx, closed.clone()));
         Ok((Self { tx, closed }, events_rx))
+    }
+
+    /// Speak to a launched browser over its DevTools pipe: `to_browser` is the write end of
+    /// the browser's fd 3, `from_browser` the read end of its fd 4.
+    pub fn connect_pipe(
+        to_browser: pipe::Sender,
+        from_browser: pipe::Receiver,
+    ) -> (Self, mpsc::UnboundedReceiver<Event>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let closed = CancellationToken::new();
+        tokio::spawn(drive_pipe(
+            to_browser,
+            from_browser,
+            rx,
+            events_tx,
+            closed.clone(),
+        ));
+        (Self { tx, closed }, events_rx)
     }
 
     /// Cancelled once the connection is gone.
@@ -157,6 +181,99 @@ fn to_value<C: Command>(method: &str, cmd: &C) -> Result<Value, CdpError> {
 
 type Pending = HashMap<CallId, (String, Option<oneshot::Sender<Result<Value, CdpError>>>)>;
 
+/// Answer a pending command, or pass an event on.
+fn dispatch(msg: Message<RawEvent>, pending: &mut Pending, events: &mpsc::UnboundedSender<Event>) {
+    match msg {
+        Message::Response(resp) => {
+            if let Some((method, Some(reply))) = pending.remove(&resp.id) {
+                let answer = match (resp.result, resp.error) {
+                    (_, Some(err)) => Err(CdpError::Protocol {
+                        method,
+                        message: err.message,
+                    }),
+                    (Some(result), None) => Ok(result),
+                    (None, None) => Ok(Value::Null),
+                };
+                let _ = reply.send(answer);
+            }
+        }
+        Message::Event(ev) => {
+            let _ = events.send(Event {
+                method: ev.method.to_string(),
+                session: ev.session_id,
+                params: ev.params,
+            });
+        }
+    }
+}
+
+/// Fail every command still waiting: the connection is gone.
+fn close_all(pending: &mut Pending, closed: &CancellationToken) {
+    closed.cancel();
+    for (_, (_, reply)) in pending.drain() {
+        if let Some(reply) = reply {
+            let _ = reply.send(Err(CdpError::Closed));
+        }
+    }
+}
+
+/// The largest message read from the pipe (a full-page screenshot is a few MB of base64).
+const MAX_PIPE_MESSAGE: usize = 256 << 20;
+
+async fn drive_pipe(
+    mut writer: pipe::Sender,
+    reader: pipe::Receiver,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    events: mpsc::UnboundedSender<Event>,
+    closed: CancellationToken,
+) {
+    let mut pending: Pending = HashMap::new();
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    // Kept across iterations: read_until is cancel-safe when its buffer is.
+    let mut buf = Vec::new();
+    let mut next_id = 0usize;
+    loop {
+        tokio::select! {
+            out = rx.recv() => {
+                let Some(out) = out else { break };
+                next_id += 1;
+                let mut msg = json!({ "id": next_id, "method": out.method, "params": out.params });
+                if let Some(session) = &out.session {
+                    msg["sessionId"] = json!(session);
+                }
+                let mut bytes = msg.to_string().into_bytes();
+                bytes.push(0);
+                if let Err(e) = writer.write_all(&bytes).await {
+                    tracing::debug!("browser pipe closed: {e}");
+                    if let Some(reply) = out.reply {
+                        let _ = reply.send(Err(CdpError::Closed));
+                    }
+                    break;
+                }
+                pending.insert(CallId::new(next_id), (out.method, out.reply));
+            }
+            read = reader.read_until(0, &mut buf) => {
+                match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if buf.last() != Some(&0) => {
+                        if buf.len() > MAX_PIPE_MESSAGE { break; }
+                    }
+                    Ok(_) => {
+                        buf.pop();
+                        match serde_json::from_slice::<Message<RawEvent>>(&buf) {
+                            Ok(msg) => dispatch(msg, &mut pending, &events),
+                            // A message this version of the protocol types cannot read: skip it.
+                            Err(e) => tracing::trace!("unreadable browser message: {e}"),
+                        }
+                        buf.clear();
+                    }
+                }
+            }
+        }
+    }
+    close_all(&mut pending, &closed);
+}
+
 async fn drive(
     mut conn: Connection<RawEvent>,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
@@ -178,23 +295,7 @@ async fn drive(
                 }
             }
             msg = conn.next() => match msg {
-                Some(Ok(Message::Response(resp))) => {
-                    if let Some((method, Some(reply))) = pending.remove(&resp.id) {
-                        let answer = match (resp.result, resp.error) {
-                            (_, Some(err)) => Err(CdpError::Protocol { method, message: err.message }),
-                            (Some(result), None) => Ok(result),
-                            (None, None) => Ok(Value::Null),
-                        };
-                        let _ = reply.send(answer);
-                    }
-                }
-                Some(Ok(Message::Event(ev))) => {
-                    let _ = events.send(Event {
-                        method: ev.method.to_string(),
-                        session: ev.session_id,
-                        params: ev.params,
-                    });
-                }
+                Some(Ok(msg)) => dispatch(msg, &mut pending, &events),
                 // A message this version of the protocol types cannot read: skip it.
                 Some(Err(chromiumoxide::error::CdpError::InvalidMessage(..))) => {}
                 Some(Err(e)) => {
@@ -205,10 +306,5 @@ async fn drive(
             }
         }
     }
-    closed.cancel();
-    for (_, (_, reply)) in pending.drain() {
-        if let Some(reply) = reply {
-            let _ = reply.send(Err(CdpError::Closed));
-        }
-    }
+    close_all(&mut pending, &closed);
 }

@@ -1,11 +1,13 @@
-//! Start a local Chromium, on a fresh temporary profile or a persistent user-data-dir, find
-//! its DevTools address, and stop it again.
+//! Start a local Chromium, on a fresh temporary profile or a persistent user-data-dir, with
+//! its DevTools protocol on a pipe (no TCP port a page could reach), and stop it again.
 
 use crate::manifest::BrowserConfig;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
 /// Where Chromium is looked for when the manifest names no `[browser] executable`.
@@ -16,8 +18,6 @@ const CANDIDATES: &[&str] = &[
     "/usr/bin/google-chrome-stable",
     "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
 ];
-
-const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a launch waits for another browser to let go of a persistent profile (one that
 /// Warden is closing, as after a manifest reload) before it reports the profile in use.
@@ -36,7 +36,11 @@ pub struct Persistent {
 
 /// A running local browser. Dropping it kills the process and removes a temporary profile.
 pub struct Launched {
-    pub ws_url: String,
+    /// Our ends of the DevTools pipe (commands to the browser, answers and events from it);
+    /// taken once by the connection.
+    pipe: Option<(pipe::Sender, pipe::Receiver)>,
+    /// The last lines the browser wrote to stderr, for a start that fails.
+    stderr_tail: Arc<Mutex<Vec<String>>>,
     /// Killed when dropped (`kill_on_drop`); [`Launched::stop`] waits for a clean exit first.
     child: Child,
     /// Held for its `Drop`, which deletes a temporary profile directory (a persistent
@@ -45,6 +49,19 @@ pub struct Launched {
 }
 
 impl Launched {
+    /// The DevTools pipe: (to the browser, from the browser). `None` once taken.
+    pub fn take_pipe(&mut self) -> Option<(pipe::Sender, pipe::Receiver)> {
+        self.pipe.take()
+    }
+
+    /// What the browser said on stderr last (for an error message when it did not start).
+    pub fn stderr_tail(&self) -> String {
+        self.stderr_tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .join(" | ")
+    }
+
     /// Wait up to `grace` for the process to exit (after `Browser.close`), then kill it.
     pub async fn stop(mut self, grace: Duration) {
         if tokio::time::timeout(grace, self.child.wait())
@@ -123,10 +140,12 @@ async fn wait_unlocked(persistent: &Persistent) -> Result<(), String> {
 }
 
 /// Start Chromium: with a fresh temporary profile, or with `persistent` (created if missing)
-/// whose cookies and logins outlive the process.
+/// whose cookies and logins outlive the process. `guard_proxy` is the network guard of its
+/// default context: everything the browser sends outside Warden's own contexts goes there.
 pub async fn launch(
     config: &BrowserConfig,
     persistent: Option<&Persistent>,
+    guard_proxy: &str,
 ) -> Result<Launched, String> {
     let exe = executable(config)?;
     let (dir, profile) = match persistent {
@@ -149,8 +168,12 @@ pub async fn launch(
             (temp.path().to_path_buf(), Some(temp))
         }
     };
+    // fd 3 of the browser: its commands (it reads); fd 4: its answers and events (it writes).
+    let pipe_err = |e: std::io::Error| format!("cannot create the browser's DevTools pipe: {e}");
+    let (browser_reads, to_browser) = std::io::pipe().map_err(pipe_err)?;
+    let (from_browser, browser_writes) = std::io::pipe().map_err(pipe_err)?;
     let mut cmd = Command::new(&exe);
-    cmd.arg("--remote-debugging-port=0")
+    cmd.arg("--remote-debugging-pipe")
         .arg(format!("--user-data-dir={}", dir.display()))
         .args([
             "--no-first-run",
@@ -170,6 +193,11 @@ pub async fn launch(
             "--mute-audio",
             "--hide-scrollbars",
             "--window-size=1280,800",
+            // Nothing may leave the browser around its network guard (see guard/): no QUIC
+            // (UDP, not proxied), no WebRTC UDP outside the proxy, no DNS prefetching.
+            "--disable-quic",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            "--dns-prefetch-disable",
             // Frames from other sites stay in the page's process, so the page's origin
             // guard sees their navigations and the snapshot can read them.
             "--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
@@ -181,17 +209,21 @@ pub async fn launch(
     if running_as_root() {
         cmd.arg("--no-sandbox");
     }
-    if let Some(p) = persistent {
+    if persistent.is_some() {
         // An earlier browser on this profile may have been killed; do not offer to restore it.
         cmd.arg("--hide-crash-restore-bubble");
-        if let Some(proxy) = &p.proxy {
-            cmd.arg(format!("--proxy-server={proxy}"));
-            if !p.proxy_bypass.is_empty() {
-                cmd.arg(format!("--proxy-bypass-list={}", p.proxy_bypass.join(";")));
-            }
-        }
     }
-    die_with_parent(&mut cmd);
+    // The profile's own proxy, if any, is chained behind the guard.
+    cmd.arg(format!("--proxy-server={guard_proxy}"))
+        .arg(format!("--proxy-bypass-list={}", super::guard::BYPASS));
+    {
+        use std::os::fd::AsRawFd;
+        child_setup(
+            &mut cmd,
+            browser_reads.as_raw_fd(),
+            browser_writes.as_raw_fd(),
+        );
+    }
     cmd.args(&config.args)
         .arg("about:blank")
         .stdin(Stdio::null())
@@ -201,66 +233,73 @@ pub async fn launch(
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    // The browser's ends now live in the browser; ours must close so its exit is seen.
+    drop((browser_reads, browser_writes));
+    let to_browser =
+        pipe::Sender::from_owned_fd(std::os::fd::OwnedFd::from(to_browser)).map_err(pipe_err)?;
+    let from_browser = pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(from_browser))
+        .map_err(pipe_err)?;
     let stderr = child
         .stderr
         .take()
         .ok_or_else(|| "the browser's stderr was not captured".to_string())?;
-    let mut lines = BufReader::new(stderr).lines();
-    let mut tail = Vec::new();
-    let found = tokio::time::timeout(START_TIMEOUT, async {
+    let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+    let tail = stderr_tail.clone();
+    // Keep draining stderr so the browser never blocks on a full pipe; keep its last lines.
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.trim().strip_prefix("DevTools listening on ") {
-                return Some(url.to_string());
+            let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+            if tail.len() >= 20 {
+                tail.remove(0);
             }
-            if tail.len() < 20 {
-                tail.push(line);
-            }
+            tail.push(line);
         }
-        None
-    })
-    .await;
-    let ws_url = match found {
-        Ok(Some(url)) => url,
-        Ok(None) => {
-            return Err(format!(
-                "{} exited before it was ready: {}",
-                exe.display(),
-                tail.join(" | ")
-            ));
-        }
-        Err(_) => return Err(format!("{} did not start within 30 s", exe.display())),
-    };
-    // Keep draining stderr so the browser never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    });
     Ok(Launched {
-        ws_url,
+        pipe: Some((to_browser, from_browser)),
+        stderr_tail,
         child,
         _profile: profile,
     })
 }
 
-/// Have the kernel kill the browser when Warden dies without closing it (SIGKILL, a crash):
-/// an orphaned browser would keep running and hold its persistent profile. The signal is
-/// tied to the thread that spawns the browser: a tokio worker, which lives as long as Warden.
-#[cfg(target_os = "linux")]
+/// In the child, before exec: put the DevTools pipe on fds 3 and 4 (where
+/// `--remote-debugging-pipe` expects it), and have the kernel kill the browser when Warden
+/// dies without closing it (SIGKILL, a crash): an orphaned browser would keep running and
+/// hold its persistent profile. The signal is tied to the thread that spawns the browser: a
+/// tokio worker, which lives as long as Warden.
 #[allow(unsafe_code)]
-fn die_with_parent(cmd: &mut Command) {
+fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd::RawFd) {
     let warden = std::process::id();
-    // SAFETY: between fork and exec only async-signal-safe calls are made (prctl, getppid,
-    // kill on ourselves), and nothing is allocated.
+    // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2,
+    // prctl, getppid, kill on ourselves), and nothing is allocated.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            // Copied above 10 first, so neither end is overwritten by the other's dup2
+            // (either may be fd 3 or 4 already); dup2 clears close-on-exec on 3 and 4.
+            let high_reads = libc::fcntl(reads, libc::F_DUPFD_CLOEXEC, 10);
+            let high_writes = libc::fcntl(writes, libc::F_DUPFD_CLOEXEC, 10);
+            if high_reads < 0
+                || high_writes < 0
+                || libc::dup2(high_reads, 3) < 0
+                || libc::dup2(high_writes, 4) < 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
-            // Warden died before the prctl took effect: the browser was re-parented already.
-            if u32::try_from(libc::getppid()) != Ok(warden) {
-                libc::kill(libc::getpid(), libc::SIGKILL);
+            #[cfg(target_os = "linux")]
+            {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // Warden died before the prctl took effect: the browser was re-parented already.
+                if u32::try_from(libc::getppid()) != Ok(warden) {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
             }
+            #[cfg(not(target_os = "linux"))]
+            let _ = warden;
             Ok(())
         });
     }
 }
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_cmd: &mut Command) {}

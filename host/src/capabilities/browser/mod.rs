@@ -8,6 +8,7 @@ mod caps;
 mod cdp;
 mod emulation;
 mod extract;
+mod guard;
 mod keys;
 mod launch;
 mod observe;

@@ -1,5 +1,5 @@
-//! Sessions opened with a `[browser.profiles]` entry: the browser context gets the profile's
-//! proxy when it is created, and the profile's emulation applies to its tabs.
+//! Sessions opened with a `[browser.profiles]` entry: the browser context's network guard
+//! chains to the profile's proxy, and the profile's emulation applies to its tabs.
 
 use super::BrowserCtx;
 use super::bindings::warden::browser::types::Error;
@@ -10,7 +10,6 @@ use crate::audit::GuestScope;
 use crate::capabilities::View;
 use crate::manifest::BrowserProfile;
 use crate::manifest::grants::Grants;
-use serde_json::json;
 use std::sync::Arc;
 
 /// The emulation a profile starts its sessions with.
@@ -53,21 +52,12 @@ impl Live {
             )));
         }
         self.check_session_cap(&owner.grants, &owner.scope)?;
-        let mut params = json!({ "disposeOnDetach": true });
-        if let Some(proxy) = &profile.proxy {
-            params["proxyServer"] = json!(proxy);
-            if !profile.proxy_bypass.is_empty() {
-                params["proxyBypassList"] = json!(profile.proxy_bypass.join(","));
-            }
-        }
-        let created = self
-            .cdp
-            .call_raw(None, "Target.createBrowserContext", params)
-            .await?;
-        let id = created["browserContextId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        // The profile's proxy sits behind the context's network guard, which chains to it.
+        let upstream = profile
+            .proxy
+            .as_deref()
+            .map(|p| (p, profile.proxy_bypass.as_slice()));
+        let id = self.guarded_context(upstream).await?;
         let mut st = self.lock();
         st.extras.entry(id.clone()).or_default().emulation = emulation_of(profile);
         st.bind(key, id, owner);

@@ -9,6 +9,8 @@
 
 use super::cdp::{Cdp, CdpError, Event};
 use super::emulation::Emulation;
+use super::guard::NetGuard;
+use super::guard::policy::Forbidden;
 use super::launch::{self, Launched, Persistent};
 use super::observe::TabLog;
 use super::routes::{self, Action, SessionExtras};
@@ -113,7 +115,7 @@ impl Guard {
         .map_err(|d| d.message)
     }
 
-    fn capability(self) -> &'static str {
+    pub(super) fn capability(self) -> &'static str {
         match self {
             Self::Browser => "browser",
             Self::Capture => "capture.page",
@@ -162,7 +164,7 @@ pub struct TabState {
 pub(super) struct State {
     pub(super) contexts: HashMap<String, Owner>,
     /// The browser's default (persistent) context, whose tabs the capture provider opens.
-    default_context: Option<String>,
+    pub(super) default_context: Option<String>,
     pub(super) by_owner: HashMap<(String, String), String>,
     pub(super) tabs: HashMap<String, TabState>,
     pub(super) sessions: HashMap<String, String>,
@@ -171,6 +173,8 @@ pub(super) struct State {
     /// The blank tab a browser started with on a persistent profile: kept (a browser without
     /// a tab may quit) but never listed.
     pub(super) startup: HashSet<String>,
+    /// The network guard of each context Warden created (see `guard/`).
+    pub(super) guards: HashMap<String, NetGuard>,
 }
 
 impl State {
@@ -194,7 +198,13 @@ impl State {
 pub struct Live {
     pub cdp: Cdp,
     pub generation: u64,
-    guard: Guard,
+    pub(super) guard: Guard,
+    /// This browser itself, for the network guards of the contexts it creates.
+    pub(super) me: Weak<Live>,
+    /// The network guard of the launched browser's default context (its `--proxy-server`).
+    net_guard: Option<NetGuard>,
+    /// What no page of this browser may reach: its DevTools endpoint, if it has a port.
+    pub(super) forbidden: Forbidden,
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
@@ -485,35 +495,76 @@ impl Live {
             .endpoint
             .as_ref()
             .filter(|_| guard == Guard::Browser && persistent.is_none());
-        let (ws_url, process) = match endpoint {
-            Some(endpoint) => (endpoint.clone(), None),
+        let mut forbidden = Forbidden::default();
+        let (cdp, events, process, net_guard) = match endpoint {
+            Some(endpoint) => {
+                // A remote browser's DevTools endpoint stays out of its pages' reach too.
+                if let Ok(url) = Url::parse(endpoint)
+                    && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
+                    && let Ok(addrs) = crate::net::resolve(host, port).await
+                {
+                    addrs.into_iter().for_each(|a| forbidden.add(a));
+                }
+                let (cdp, events) = Cdp::connect(endpoint).await.map_err(|e| {
+                    BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
+                })?;
+                (cdp, events, None, None)
+            }
             None => {
-                let launched = launch::launch(config, persistent)
+                // The default context's guard: every request of a persistent profile's tabs
+                // (and anything else the browser sends outside Warden's contexts) passes it,
+                // chained to the profile's own proxy if it has one.
+                let upstream = persistent
+                    .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
+                let net_guard = NetGuard::start(guard, upstream, Forbidden::default())
                     .await
                     .map_err(BrowserError::Io)?;
-                (launched.ws_url.clone(), Some(launched))
+                let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
+                    .await
+                    .map_err(BrowserError::Io)?;
+                // Over the DevTools pipe: the browser opens no port for pages to find.
+                let (to, from) = launched.take_pipe().ok_or_else(|| {
+                    BrowserError::Io("the browser's DevTools pipe is gone".into())
+                })?;
+                let (cdp, events) = Cdp::connect_pipe(to, from);
+                (cdp, events, Some(launched), Some(net_guard))
             }
         };
-        let (cdp, events) = Cdp::connect(&ws_url).await.map_err(|e| {
-            BrowserError::Io(format!("cannot connect to the browser at {ws_url}: {e}"))
-        })?;
-        let live = Arc::new(Self {
+        let live = Arc::new_cyclic(|me| Self {
             cdp,
             generation,
             guard,
+            me: me.clone(),
+            net_guard,
+            forbidden,
             state: Mutex::new(State::default()),
             changed: watch::channel(0).0,
             profile_session: provider.profile_session.clone(),
             process: Mutex::new(process),
         });
+        if let Some(net_guard) = &live.net_guard {
+            net_guard.bind(Arc::downgrade(&live), None);
+        }
         tokio::spawn(event_loop(Arc::downgrade(&live), events));
-        live.cdp
-            .call_raw(
-                None,
-                "Target.setDiscoverTargets",
-                json!({ "discover": true }),
-            )
-            .await?;
+        // The first answer also tells that a launched browser started.
+        let discover = live.cdp.call_raw(
+            None,
+            "Target.setDiscoverTargets",
+            json!({ "discover": true }),
+        );
+        if let Err(e) = discover.await {
+            let said = live
+                .process
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map(|p| p.stderr_tail())
+                .filter(|t| !t.is_empty());
+            return Err(match said {
+                Some(said) => BrowserError::Io(format!("the browser did not start: {said}")),
+                None => e.into(),
+            });
+        }
         if persistent.is_some() {
             // The persistent cookies live in the default context: find its id on the first tab.
             let targets = live
@@ -612,15 +663,7 @@ impl Live {
             }
         }
         self.check_session_cap(grants, scope)?;
-        let created = self
-            .cdp
-            .call_raw(
-                None,
-                "Target.createBrowserContext",
-                json!({ "disposeOnDetach": true }),
-            )
-            .await?;
-        let id = s(&created, "browserContextId").to_string();
+        let id = self.guarded_context(None).await?;
         self.lock().bind(key, id.clone(), owner);
         Ok(id)
     }
@@ -654,6 +697,7 @@ impl Live {
         let mut st = self.lock();
         st.contexts.remove(&id);
         st.extras.remove(&id);
+        st.guards.remove(&id);
         st.tabs.retain(|_, t| t.context != id);
         Ok(())
     }

@@ -1,13 +1,16 @@
 //! `warden:capture/http.get`: the host fetches a URL for the plugin. The first URL and every
 //! redirect hop must match `grants.capture.http_hosts`; the body is capped by
-//! `grants.capture.max_body`; the plugin never gets a socket of its own.
+//! `grants.capture.max_body`; the plugin never gets a socket of its own. Each hop connects
+//! to addresses resolved and checked by the private-network rule (`checked.rs`).
 
 use super::CaptureCtx;
 use super::bindings::warden::capture::http::{Host, Request, Response};
 use super::bindings::warden::capture::types::Error;
+use super::checked::{self, CheckedError};
 use crate::audit::Used;
 use crate::capabilities::View;
 use crate::manifest::grants::host_port;
+use crate::net::NetError;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use std::time::{Duration, Instant};
 use url::Url;
@@ -99,7 +102,18 @@ impl View<'_, CaptureCtx> {
                 self.scope.denied(CAPABILITY, &denied.target, &message);
                 return Err(Error::AccessDenied(message));
             }
-            let send = self.http.get(url.clone()).headers(headers.clone()).send();
+            // Resolved and checked here; the client connects to the addresses checked.
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let client = match checked::client_for(&self.grants, &url, remaining).await {
+                Ok(c) => c,
+                Err(CheckedError::Net(e @ NetError::Private { .. })) => {
+                    let target = host_port(&url).unwrap_or_default();
+                    self.scope.denied(CAPABILITY, &target, &e.to_string());
+                    return Err(Error::AccessDenied(e.to_string()));
+                }
+                Err(e) => return Err(Error::Io(format!("GET {url} failed: {e}"))),
+            };
+            let send = client.get(url.clone()).headers(headers.clone()).send();
             let response = tokio::time::timeout_at(deadline, send)
                 .await
                 .map_err(|_| {

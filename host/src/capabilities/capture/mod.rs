@@ -1,6 +1,7 @@
 //! `warden:capture`: host-performed HTTP and page capture in the persistent capture profile.
 
 pub mod bindings;
+mod checked;
 mod http;
 mod page;
 

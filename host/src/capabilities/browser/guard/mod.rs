@@ -1,0 +1,218 @@
+//! The browser's network guard: a filtering forward proxy Warden runs for every browser
+//! context (and one for each launched browser's default context), through which Chromium
+//! sends every connection any page, frame, worker or browser feature makes, loopback
+//! included (`<-loopback>`). It is the one choke point for the browser's network; CDP Fetch
+//! interception (`provider.rs`) stays in front of it for documents only, for the clear
+//! per-navigation message.
+//!
+//! | file | job |
+//! |---|---|
+//! | `proxy.rs` | the HTTP proxy server: CONNECT tunnels, absolute-form requests, 403 refusals |
+//! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses |
+//! | `upstream.rs` | connecting to the checked address, directly or through an admin's upstream proxy |
+//! | `deny_log.rs` | aggregated audit lines for refusals |
+//!
+//! Whose grants apply is read from the browser's state at each connection (the context's
+//! owner, and the owners of its tabs: capture tabs in the capture browser's default context),
+//! so a manifest reload applies to open sessions at once.
+
+mod deny_log;
+pub mod policy;
+mod proxy;
+pub mod upstream;
+
+use super::provider::{BrowserError, Guard, Live, Owner};
+use deny_log::DenyLog;
+use policy::{Forbidden, Refusal, Target};
+use serde_json::json;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, OnceLock, RwLock, Weak};
+use upstream::Upstream;
+
+/// Chromium's bypass list for a guarded context: no implicit bypass of loopback, so requests
+/// to 127.0.0.1 and `localhost` go through the guard like any other.
+pub const BYPASS: &str = "<-loopback>";
+
+/// Which browser context a guard serves, filled in once the context exists.
+#[derive(Default)]
+struct OwnerSource {
+    live: OnceLock<Weak<Live>>,
+    /// The context id; unset for a launched browser's default context.
+    context: OnceLock<String>,
+}
+
+impl OwnerSource {
+    fn owners(&self) -> Vec<Owner> {
+        self.live
+            .get()
+            .and_then(Weak::upgrade)
+            .map(|live| live.owners_of(self.context.get().map(String::as_str)))
+            .unwrap_or_default()
+    }
+}
+
+/// What the proxy's connections share.
+pub(super) struct Shared {
+    guard: Guard,
+    owners: OwnerSource,
+    upstream: Option<Upstream>,
+    /// Hosts that go around `upstream` (the profile's `proxy_bypass`), and whether loopback
+    /// does too (Chromium's implicit rule, unless the list says `<-loopback>`).
+    bypass: Option<globset::GlobSet>,
+    bypass_loopback: bool,
+    forbidden: RwLock<Forbidden>,
+    deny_log: DenyLog,
+}
+
+impl Shared {
+    async fn decide(&self, owners: &[Owner], target: &Target) -> Result<Vec<SocketAddr>, Refusal> {
+        let forbidden = self
+            .forbidden
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        policy::decide(self.guard, owners, &forbidden, target).await
+    }
+
+    /// The upstream proxy for a connection to `host` at `addrs`, if it takes that one.
+    fn upstream_for(&self, host: &str, addrs: &[SocketAddr]) -> Option<&Upstream> {
+        let upstream = self.upstream.as_ref()?;
+        let loopback = addrs
+            .iter()
+            .all(|a| crate::net::addr::canonical(a.ip()).is_loopback());
+        let bypassed = (self.bypass_loopback && loopback)
+            || self
+                .bypass
+                .as_ref()
+                .is_some_and(|b| b.is_match(host.to_ascii_lowercase()));
+        (!bypassed).then_some(upstream)
+    }
+}
+
+/// A running guard; dropping it stops accepting connections.
+pub struct NetGuard {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl NetGuard {
+    /// Start a guard on a free loopback port. `upstream`: an admin's proxy URL to chain to,
+    /// with its bypass rules.
+    pub async fn start(
+        guard: Guard,
+        upstream: Option<(&str, &[String])>,
+        forbidden: Forbidden,
+    ) -> Result<Self, String> {
+        let (upstream, bypass, bypass_loopback) = match upstream {
+            None => (None, None, false),
+            Some((url, rules)) => {
+                let mut set = globset::GlobSetBuilder::new();
+                for rule in rules.iter().filter(|r| !r.starts_with('<')) {
+                    let glob = globset::GlobBuilder::new(&rule.to_ascii_lowercase())
+                        .literal_separator(false)
+                        .build()
+                        .map_err(|e| format!("proxy_bypass rule \"{rule}\": {e}"))?;
+                    set.add(glob);
+                }
+                let set = set.build().map_err(|e| format!("proxy_bypass: {e}"))?;
+                let loopback = !rules.iter().any(|r| r == BYPASS);
+                (Some(Upstream::parse(url)?), Some(set), loopback)
+            }
+        };
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;
+        let mut forbidden = forbidden;
+        // A page must not reach the guard itself through the guard.
+        forbidden.add(addr);
+        let shared = Arc::new(Shared {
+            guard,
+            owners: OwnerSource::default(),
+            upstream,
+            bypass,
+            bypass_loopback,
+            forbidden: RwLock::new(forbidden),
+            deny_log: DenyLog::new(guard.capability()),
+        });
+        let task = tokio::spawn(proxy::serve(listener, shared.clone()));
+        Ok(Self { addr, shared, task })
+    }
+
+    /// The proxy as Chromium's `--proxy-server` and `proxyServer` take it.
+    pub fn proxy_server(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Serve the browser context `context` of `live` (`None`: its default context).
+    pub fn bind(&self, live: Weak<Live>, context: Option<String>) {
+        let _ = self.shared.owners.live.set(live);
+        if let Some(context) = context {
+            let _ = self.shared.owners.context.set(context);
+        }
+    }
+}
+
+impl Drop for NetGuard {
+    fn drop(&mut self) {
+        self.task.abort();
+        self.shared.deny_log.flush();
+    }
+}
+
+impl Live {
+    /// Create a browser context whose every connection goes through a network guard of its
+    /// own (chained to `upstream`, a profile's proxy and bypass rules, when given).
+    pub(super) async fn guarded_context(
+        &self,
+        upstream: Option<(&str, &[String])>,
+    ) -> Result<String, BrowserError> {
+        let guard = NetGuard::start(self.guard, upstream, self.forbidden.clone())
+            .await
+            .map_err(BrowserError::Io)?;
+        let created = self
+            .cdp
+            .call_raw(
+                None,
+                "Target.createBrowserContext",
+                json!({
+                    "disposeOnDetach": true,
+                    "proxyServer": guard.proxy_server(),
+                    "proxyBypassList": BYPASS,
+                }),
+            )
+            .await?;
+        let id = created["browserContextId"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| BrowserError::Io("the browser created a context without an id".into()))?
+            .to_string();
+        guard.bind(self.me.clone(), Some(id.clone()));
+        self.lock().guards.insert(id.clone(), guard);
+        Ok(id)
+    }
+
+    /// Whose grants a request of `context` (`None`: the default context) is checked against:
+    /// the plugin whose session it is, and the owners of its tabs (capture tabs).
+    fn owners_of(&self, context: Option<&str>) -> Vec<Owner> {
+        let st = self.lock();
+        let Some(context) = context.or(st.default_context.as_deref()) else {
+            return Vec::new();
+        };
+        let mut owners: Vec<Owner> = st.contexts.get(context).cloned().into_iter().collect();
+        let tab_owners = st
+            .tabs
+            .values()
+            .filter(|t| t.context == context)
+            .filter_map(|t| t.owner.as_ref());
+        for owner in tab_owners {
+            if !owners.iter().any(|o| o.scope.plugin == owner.scope.plugin) {
+                owners.push(owner.clone());
+            }
+        }
+        owners
+    }
+}

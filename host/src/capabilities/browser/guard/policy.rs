@@ -1,0 +1,274 @@
+//! The network guard's decision for one connection the browser asks for: is the target's
+//! origin granted to a plugin that owns the browser context, and which addresses may it be
+//! reached at (the private-network rule of [`crate::net`])? Pure except for name resolution.
+
+use super::super::provider::{Guard, Owner};
+use crate::audit::GuestScope;
+use crate::net::{self, NetError};
+use std::net::{IpAddr, SocketAddr};
+use url::Url;
+
+/// What the guard was asked to reach: `scheme://host:port` (`host` without IPv6 brackets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub scheme: &'static str,
+    pub host: String,
+    pub port: u16,
+}
+
+impl Target {
+    /// The origin as audit lines and grants write it.
+    pub fn origin(&self) -> String {
+        self.url()
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|| format!("{}://{}:{}", self.scheme, self.host, self.port))
+    }
+
+    fn url(&self) -> Option<Url> {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        Url::parse(&format!("{}://{host}:{}/", self.scheme, self.port)).ok()
+    }
+}
+
+/// A refusal: the message for the page and the audit line.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    pub origin: String,
+    pub reason: String,
+    /// The plugins whose audit logs record it (none for a context no plugin owns).
+    pub scopes: Vec<GuestScope>,
+}
+
+/// Addresses the guard must never connect a page to, whatever the grants: the browser's own
+/// DevTools endpoint (when it has a port) and the guard's own listening socket.
+#[derive(Debug, Clone, Default)]
+pub struct Forbidden {
+    addrs: Vec<SocketAddr>,
+}
+
+impl Forbidden {
+    pub fn add(&mut self, addr: SocketAddr) {
+        self.addrs.push(addr);
+    }
+
+    /// Is `addr` one of them? A service bound to loopback or to every address answers on any
+    /// loopback address, so those compare by port.
+    pub fn contains(&self, addr: SocketAddr) -> bool {
+        let local = |ip: IpAddr| {
+            let ip = net::addr::canonical(ip);
+            ip.is_loopback() || ip.is_unspecified()
+        };
+        self.addrs.iter().any(|f| {
+            f.port() == addr.port()
+                && (net::addr::canonical(f.ip()) == net::addr::canonical(addr.ip())
+                    || (local(f.ip()) && local(addr.ip())))
+        })
+    }
+}
+
+/// Decide on `target` for the plugins in `owners`: the addresses to connect to, or why not.
+pub async fn decide(
+    guard: Guard,
+    owners: &[Owner],
+    forbidden: &Forbidden,
+    target: &Target,
+) -> Result<Vec<SocketAddr>, Refusal> {
+    let origin = target.origin();
+    let refuse = |reason: String| Refusal {
+        origin: origin.clone(),
+        reason,
+        scopes: owners.iter().map(|o| o.scope.clone()).collect(),
+    };
+    let Some(url) = target.url() else {
+        return Err(refuse(format!("{origin} is not a valid origin")));
+    };
+    if owners.is_empty() {
+        return Err(refuse(
+            "no plugin owns this browser context, so it may reach nothing".into(),
+        ));
+    }
+    let mut matched: Vec<String> = Vec::new();
+    let mut first_denial = None;
+    for owner in owners {
+        let checked = match guard {
+            Guard::Browser => owner.grants.check_browser_request(&url),
+            Guard::Capture => owner.grants.check_capture_request(&url),
+        };
+        match checked {
+            Ok(patterns) => matched.extend(patterns.into_iter().map(str::to_string)),
+            Err(denied) => {
+                first_denial.get_or_insert(denied.message);
+            }
+        }
+    }
+    if matched.is_empty() {
+        return Err(refuse(first_denial.unwrap_or_default()));
+    }
+    let key = match guard {
+        Guard::Browser => "grants.browser.origins",
+        Guard::Capture => "grants.capture.origins",
+    };
+    let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
+    let addrs = net::resolve_admitted(&target.host, target.port, &patterns, key)
+        .await
+        .map_err(|e: NetError| refuse(e.to_string()))?;
+    let (blocked, open): (Vec<SocketAddr>, Vec<SocketAddr>) =
+        addrs.into_iter().partition(|a| forbidden.contains(*a));
+    if open.is_empty() {
+        return Err(refuse(format!(
+            "{} is the browser's own control endpoint (or Warden's network guard), which no page may reach",
+            blocked
+                .first()
+                .map_or_else(|| origin.clone(), ToString::to_string)
+        )));
+    }
+    Ok(open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::grants::{BrowserGrant, GlobList, Grants};
+    use std::sync::Arc;
+
+    fn owner(origins: &[&str], resources: &[&str]) -> Owner {
+        let list = |l: &[&str]| {
+            GlobList::new(&l.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .expect("valid globs")
+        };
+        let grants = Grants {
+            plugin: "p".into(),
+            browser: Some(BrowserGrant {
+                origins: list(origins),
+                resource_origins: list(resources),
+                cookies: false,
+                eval_js: false,
+                upload_dirs: Vec::new(),
+                secrets: Vec::new(),
+                profiles: Vec::new(),
+            }),
+            ..Grants::default()
+        };
+        Owner {
+            grants: Arc::new(grants),
+            scope: scope(),
+        }
+    }
+
+    /// A scope whose audit lines go to a temporary file.
+    fn scope() -> GuestScope {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let audit =
+            crate::audit::AuditLog::open(&dir.path().join("audit.jsonl")).expect("audit log");
+        GuestScope::new("p", Arc::new(audit))
+    }
+
+    fn target(scheme: &'static str, host: &str, port: u16) -> Target {
+        Target {
+            scheme,
+            host: host.into(),
+            port,
+        }
+    }
+
+    async fn check(owners: &[Owner], t: &Target) -> Result<Vec<SocketAddr>, Refusal> {
+        decide(Guard::Browser, owners, &Forbidden::default(), t).await
+    }
+
+    #[tokio::test]
+    async fn navigation_and_resource_origins_are_both_reachable() {
+        let o = [owner(
+            &["http://127.0.0.1:8000"],
+            &["http://127.0.0.1:9000"],
+        )];
+        assert!(check(&o, &target("http", "127.0.0.1", 8000)).await.is_ok());
+        assert!(check(&o, &target("http", "127.0.0.1", 9000)).await.is_ok());
+        let refused = check(&o, &target("http", "127.0.0.1", 9001))
+            .await
+            .expect_err("not granted");
+        assert_eq!(refused.origin, "http://127.0.0.1:9001");
+        assert!(
+            refused.reason.contains("grants.browser.resource_origins"),
+            "{}",
+            refused.reason
+        );
+        assert_eq!(refused.scopes.len(), 1);
+        // The scheme is part of the origin.
+        assert!(
+            check(&o, &target("https", "127.0.0.1", 8000))
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn public_globs_do_not_open_private_space() {
+        let o = [owner(
+            &["http://127.0.0.1:8000"],
+            &["http://*:*", "https://*"],
+        )];
+        let refused = check(&o, &target("http", "evil.localhost", 8000))
+            .await
+            .expect_err("loopback by name");
+        assert!(refused.reason.contains("loopback"), "{}", refused.reason);
+        assert!(check(&o, &target("http", "127.0.0.1", 9000)).await.is_err());
+        assert!(check(&o, &target("http", "::1", 9000)).await.is_err());
+        assert!(
+            check(&o, &target("http", "169.254.169.254", 80))
+                .await
+                .is_err()
+        );
+        assert!(check(&o, &target("http", "10.0.0.1", 80)).await.is_err());
+        // Named literally, loopback is reachable.
+        let named = [owner(&["http://localhost:*"], &[])];
+        assert!(
+            check(&named, &target("http", "localhost", 8000))
+                .await
+                .is_ok()
+        );
+    }
+
+    #[tokio::test]
+    async fn the_browser_control_port_is_never_reachable() {
+        let o = [owner(&["http://127.0.0.1:*", "http://localhost:*"], &[])];
+        let mut forbidden = Forbidden::default();
+        forbidden.add("127.0.0.1:9222".parse().expect("addr"));
+        for host in ["127.0.0.1", "localhost", "127.0.0.2"] {
+            let t = target("http", host, 9222);
+            let r = decide(Guard::Browser, &o, &forbidden, &t).await;
+            if host == "127.0.0.2" {
+                // Not granted in the first place.
+                assert!(r.is_err());
+                continue;
+            }
+            let refused = r.expect_err("control port");
+            assert!(
+                refused.reason.contains("control endpoint"),
+                "{}",
+                refused.reason
+            );
+        }
+        assert!(
+            decide(
+                Guard::Browser,
+                &o,
+                &forbidden,
+                &target("http", "127.0.0.1", 9223)
+            )
+            .await
+            .is_ok()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_context_nobody_owns_reaches_nothing() {
+        let refused = check(&[], &target("https", "example.com", 443))
+            .await
+            .expect_err("no owner");
+        assert!(refused.scopes.is_empty());
+    }
+}
