@@ -1,6 +1,7 @@
 //! Grants compiled into allow-sets. Built once when the manifest loads and consulted by
 //! the capability providers on every call: the manifest is never trusted "at load only".
 
+use crate::net::pattern_host;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::PathBuf;
 use url::Url;
@@ -436,7 +437,7 @@ impl Grants {
                 .origins
                 .patterns()
                 .iter()
-                .map(|p| origin_host(p))
+                .map(|p| pattern_host(p))
                 .collect();
             GlobList::new(&hosts).is_ok_and(|h| h.is_match(&domain))
         });
@@ -723,21 +724,6 @@ impl Grants {
     }
 }
 
-/// The host part of an origin pattern: `https://*.example.com:8443` -> `*.example.com`.
-fn origin_host(pattern: &str) -> String {
-    let rest = pattern.split_once("://").map_or(pattern, |(_, r)| r);
-    let rest = rest.split('/').next().unwrap_or(rest);
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split_once(']').map_or(rest, |(h, _)| h)
-    } else {
-        match rest.rsplit_once(':') {
-            Some((h, port)) if port == "*" || port.chars().all(|c| c.is_ascii_digit()) => h,
-            _ => rest,
-        }
-    };
-    host.to_ascii_lowercase()
-}
-
 /// The origin of a frame whose content a server sent: http(s), and the security origin the
 /// browser gave the document is the origin of its URL (a sandboxed frame's is opaque).
 fn real_origin(frame: &SecretFrame) -> Result<String, &'static str> {
@@ -956,8 +942,8 @@ mod tests {
             .check_capture_cookie_domain("app.example.test", true)
             .expect_err("httpOnly");
         assert_eq!(err.grant, "grants.capture.http_only_cookies");
-        assert_eq!(origin_host("https://[::1]:8080"), "::1");
-        assert_eq!(origin_host("*"), "*");
+        assert_eq!(pattern_host("https://[::1]:8080"), "::1");
+        assert_eq!(pattern_host("*"), "*");
     }
 
     #[test]

@@ -272,6 +272,19 @@ fn session_of(context: &RequestContext<RoleServer>) -> String {
     }
 }
 
+/// A failed prompts/get or completion/complete as JSON-RPC: the plugin's own "bad arguments"
+/// or "no such" is the client's -32602; anything else is the server's -32603.
+fn request_error(failure: crate::runtime::plugin::CallFailure, plugin: &str) -> McpError {
+    use crate::runtime::bindings::ToolError;
+    use crate::runtime::plugin::CallFailure;
+    match failure {
+        CallFailure::Tool(ToolError::InvalidArguments(m) | ToolError::NotFound(m)) => {
+            McpError::invalid_params(m, None)
+        }
+        other => McpError::internal_error(other.message(plugin), None),
+    }
+}
+
 fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
     let client = client_identity(context);
     let client_side = Arc::new(approval::ElicitApprover {
@@ -559,17 +572,10 @@ impl ServerHandler for WardenServer {
                     None,
                 )
             })?;
-        match report.result {
-            Ok(prompt) => Ok(convert::prompt_result(prompt).into()),
-            Err(crate::runtime::plugin::CallFailure::Tool(
-                crate::runtime::bindings::ToolError::InvalidArguments(m)
-                | crate::runtime::bindings::ToolError::NotFound(m),
-            )) => Err(McpError::invalid_params(m, None)),
-            Err(failure) => Err(McpError::internal_error(
-                failure.message(&report.plugin),
-                None,
-            )),
-        }
+        report
+            .result
+            .map(|prompt| convert::prompt_result(prompt).into())
+            .map_err(|f| request_error(f, &report.plugin))
     }
 
     async fn complete(
@@ -613,19 +619,12 @@ impl ServerHandler for WardenServer {
                     None,
                 )
             })?;
-        match report.result {
-            Ok(done) => convert::completion(done)
-                .map(CompleteResult::new)
-                .map_err(|m| McpError::internal_error(m, None)),
-            Err(crate::runtime::plugin::CallFailure::Tool(
-                crate::runtime::bindings::ToolError::InvalidArguments(m)
-                | crate::runtime::bindings::ToolError::NotFound(m),
-            )) => Err(McpError::invalid_params(m, None)),
-            Err(failure) => Err(McpError::internal_error(
-                failure.message(&report.plugin),
-                None,
-            )),
-        }
+        let done = report
+            .result
+            .map_err(|f| request_error(f, &report.plugin))?;
+        convert::completion(done)
+            .map(CompleteResult::new)
+            .map_err(|m| McpError::internal_error(m, None))
     }
 }
 
