@@ -37,7 +37,9 @@ impl App {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let manifest = Manifest::load(manifest_path, &builtin::names())?;
         if manifest_path.is_none() {
-            tracing::info!("no --manifest given: using the built-in default manifest");
+            tracing::info!(
+                "no --manifest given: using the built-in default manifest: the browser may browse public https sites and http_get may fetch public https hosts (no cookies, no script, no secrets; private networks closed); no terminal, no files"
+            );
         }
         for plugin in &manifest.plugins {
             tracing::info!(

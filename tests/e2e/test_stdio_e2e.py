@@ -23,7 +23,7 @@ grants.capture = { http_hosts = ["127.0.0.1:*"] }
 
 
 async def test_initialize_and_default_tools(start_warden):
-    """No manifest: the built-in default (every built-in plugin, nothing granted)."""
+    """No manifest: the built-in default (every built-in plugin; public https only)."""
     async with start_warden(None) as w:
         init = w.init
         assert init.protocol_version == "2025-11-25"
@@ -47,6 +47,18 @@ async def test_initialize_and_default_tools(start_warden):
         assert "url" in http_get.input_schema.get("properties", {}), http_get.input_schema
 
     assert "plugins ready: " in w.stderr(), w.stderr()[-2000:]
+
+
+async def test_default_manifest_reaches_no_private_address(start_warden, helpers):
+    """The default grants public https (`https://*`, `*:443`); loopback stays closed however it is named."""
+    async with start_warden(None) as w:
+        for url in ("https://localhost/", "https://127.0.0.1/", "https://[::1]/", "https://x.localhost/"):
+            result = await w.call("http_get", {"url": url})
+            text = helpers.text_of(result)
+            assert result.is_error and "private networks are closed" in text, (url, text)
+        result = await w.call("http_get", {"url": "http://example.com/"})
+        text = helpers.text_of(result)
+        assert result.is_error and "grants.capture.http_hosts" in text, text
 
 
 async def test_default_manifest_denies_everything(start_warden, helpers, http_server, tmp_path):

@@ -20,11 +20,13 @@ use toml::Spanned;
 /// The manifest used when `warden serve` is given none: every first-party plugin, granted
 /// nothing. Their tools are listed, and each call is refused naming the grant to add, so
 /// nothing leaves the machine until an admin says so.
-pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: grants nothing that reaches the network or the disk.
+pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: the public web over https for the browser and http_get
+# (no cookies, no script, no secrets, no uploads; private networks stay closed because no
+# grant names them), and nothing on this machine: no terminal, no files.
 [[plugin]]
 name = "browser"
 source = "builtin:browser"
-grants.browser = { origins = [] }
+grants.browser = { origins = ["https://*"] }
 
 [[plugin]]
 name = "terminal"
@@ -37,7 +39,7 @@ source = "builtin:sftp"
 [[plugin]]
 name = "capture"
 source = "builtin:capture"
-grants.capture = { http_hosts = [] }
+grants.capture = { http_hosts = ["*:443"] }
 "#;
 
 /// Name shown in errors for the built-in manifest.

@@ -276,18 +276,22 @@ fn several_problems_are_reported_together() {
 }
 
 #[test]
-fn default_manifest_is_valid_and_grants_no_host() {
+fn default_manifest_grants_the_public_https_web_and_nothing_local() {
     let m = Manifest::load(None, &crate::builtin::names())
         .expect("the built-in default manifest is valid");
     let names: Vec<&str> = m.plugins.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["browser", "terminal", "sftp", "capture"]);
-    let url = url::Url::parse("https://example.com/").expect("url");
+    let url = |u: &str| url::Url::parse(u).expect("url");
     for p in &m.plugins {
         let grants = &p.grants;
-        assert!(grants.check_http(&url).is_err(), "{} may fetch", p.name);
         assert!(
             grants.check_terminal_local().is_err(),
             "{} may open a PTY",
+            p.name
+        );
+        assert!(
+            grants.check_sftp_host("web1").is_err(),
+            "{} may use SFTP",
             p.name
         );
         assert!(grants.check_eval_js().is_err(), "{} may run script", p.name);
@@ -296,6 +300,34 @@ fn default_manifest_is_valid_and_grants_no_host() {
             "{} may read cookies",
             p.name
         );
+        assert!(
+            grants.check_http(&url("http://example.com/")).is_err(),
+            "{} may fetch plain http",
+            p.name
+        );
+    }
+    let capture = &m.plugins[3].grants;
+    assert!(capture.check_http(&url("https://example.com/")).is_ok());
+    assert!(
+        capture
+            .check_http(&url("https://example.com:8443/"))
+            .is_err()
+    );
+    let browser = &m.plugins[0].grants;
+    assert!(
+        browser
+            .check_browser_origin(&url("https://example.com/a"))
+            .is_ok()
+    );
+    assert!(
+        browser
+            .check_browser_origin(&url("http://example.com/"))
+            .is_err()
+    );
+    // Loopback and private addresses: no pattern names them, so the network rule
+    // (`net::`) refuses them whatever the glob matches.
+    for pattern in ["https://*", "*:443"] {
+        assert!(crate::net::explicit_space(pattern).is_none(), "{pattern}");
     }
 }
 
