@@ -55,7 +55,7 @@ impl App {
             manifest.browser.clone(),
             manifest.ssh_hosts.clone(),
             previous,
-        )?);
+        ));
         let max_memory = manifest
             .plugins
             .iter()

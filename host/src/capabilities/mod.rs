@@ -59,8 +59,6 @@ pub fn add_to_linker<T: Send + 'static>(
 #[derive(Debug)]
 pub struct HostServices {
     pub audit: Arc<AuditLog>,
-    /// One HTTP client for all plugins; redirects are followed by hand so each hop is checked.
-    pub http: reqwest::Client,
     /// The browser, started on first use and shared by the plugins (each in its own contexts).
     pub browser: Arc<browser::BrowserProvider>,
     /// The capture browser on the persistent `[capture] profile_dir`, started on first capture.
@@ -81,11 +79,7 @@ impl HostServices {
         browser: BrowserConfig,
         ssh_hosts: BTreeMap<String, SshHostConfig>,
         previous: Option<&HostServices>,
-    ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+    ) -> Self {
         let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
         let (browser, capture_browser) = match previous {
             Some(p) if p.browser.config() == &browser => {
@@ -96,15 +90,14 @@ impl HostServices {
                 Arc::new(browser::BrowserProvider::capture(browser)),
             ),
         };
-        Ok(Self {
+        Self {
             audit,
-            http,
             capture_browser,
             browser,
             sftp: Arc::new(sftp::client::SftpPool::new(ssh.clone())),
             ssh,
             sessions: Arc::default(),
-        })
+        }
     }
 
     /// After a manifest reload, once this replaces `previous`: browsers taken over (same
@@ -194,7 +187,6 @@ impl HostServices {
             },
             capture: CaptureCtx {
                 base,
-                http: self.http.clone(),
                 capture_browser: self.capture_browser.clone(),
             },
         }

@@ -13,12 +13,11 @@ use std::ops::Deref;
 use std::sync::Arc;
 use wasmtime::component::Linker;
 
-/// A plugin's capture context: its grants and audit scope, the host's HTTP client and the
-/// capture browser on the persistent profile.
+/// A plugin's capture context: its grants and audit scope, and the capture browser on the
+/// persistent profile (`http_get` builds a client per hop, pinned to the checked addresses).
 #[derive(Clone)]
 pub struct CaptureCtx {
     pub base: Base,
-    pub http: reqwest::Client,
     pub capture_browser: Arc<BrowserProvider>,
 }
 
