@@ -7,6 +7,7 @@ pub mod bindings;
 mod caps;
 mod cdp;
 mod emulation;
+mod events;
 mod extract;
 mod guard;
 mod keys;
