@@ -50,34 +50,7 @@ enum Command {
         manifest: Option<PathBuf>,
     },
     /// Print the audit log (the manifest's [server] audit_log), filtered; one record per line.
-    Audit {
-        #[arg(long, short, env = "WARDEN_MANIFEST")]
-        manifest: Option<PathBuf>,
-        /// Read this audit log instead of the manifest's.
-        #[arg(long)]
-        file: Option<PathBuf>,
-        /// Only this plugin's records.
-        #[arg(long)]
-        plugin: Option<String>,
-        /// Only records of this tool.
-        #[arg(long)]
-        tool: Option<String>,
-        /// Only this event: tool_call, resource_read, capability_used, capability_denied.
-        #[arg(long)]
-        event: Option<String>,
-        /// Only this outcome: ok, tool_error, timeout, trap, cancelled, denied.
-        #[arg(long)]
-        outcome: Option<String>,
-        /// Only this capability, or its family: `terminal` matches terminal.write.
-        #[arg(long)]
-        capability: Option<String>,
-        /// Only records since a duration ago (15m, 2h) or a time (2026-11-23T10:00:00Z).
-        #[arg(long)]
-        since: Option<String>,
-        /// Print the matching JSON lines as they are.
-        #[arg(long)]
-        json: bool,
-    },
+    Audit(cli::audit::AuditArgs),
     /// Write plugins.
     Plugin {
         #[command(subcommand)]
@@ -130,30 +103,7 @@ fn main() -> ExitCode {
                 arguments,
             } => cli::call::run(manifest.as_deref(), &tool, &arguments).await,
             Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
-            Command::Audit {
-                manifest,
-                file,
-                plugin,
-                tool,
-                event,
-                outcome,
-                capability,
-                since,
-                json,
-            } => {
-                let since = since
-                    .map(|s| warden::audit::query::Filter::since(&s))
-                    .transpose()?;
-                let filter = warden::audit::query::Filter {
-                    plugin,
-                    tool,
-                    event,
-                    outcome,
-                    capability,
-                    since,
-                };
-                cli::audit::run(manifest.as_deref(), file.as_deref(), &filter, json)
-            }
+            Command::Audit(args) => cli::audit::run(args),
             Command::Plugin {
                 command: PluginCommand::New { name, path, sdk },
             } => cli::plugin_new::run(&name, path.as_deref(), sdk.as_deref()),

@@ -2,21 +2,56 @@
 //! capability, time), one record per line or as the JSON lines themselves.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use warden::audit::query::{Filter, render};
 use warden::builtin;
 use warden::manifest::Manifest;
 
-pub fn run(
-    manifest: Option<&Path>,
-    file: Option<&Path>,
-    filter: &Filter,
+/// `warden audit` arguments.
+#[derive(clap::Args)]
+pub struct AuditArgs {
+    #[arg(long, short, env = "WARDEN_MANIFEST")]
+    manifest: Option<PathBuf>,
+    /// Read this audit log instead of the manifest's.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Only this plugin's records.
+    #[arg(long)]
+    plugin: Option<String>,
+    /// Only records of this tool.
+    #[arg(long)]
+    tool: Option<String>,
+    /// Only this event: tool_call, resource_read, capability_used, capability_denied, ...
+    #[arg(long)]
+    event: Option<String>,
+    /// Only this outcome: ok, tool_error, timeout, trap, cancelled, denied.
+    #[arg(long)]
+    outcome: Option<String>,
+    /// Only this capability, or its family: `terminal` matches terminal.write.
+    #[arg(long)]
+    capability: Option<String>,
+    /// Only records since a duration ago (15m, 2h) or a time (2026-11-23T10:00:00Z).
+    #[arg(long)]
+    since: Option<String>,
+    /// Print the matching JSON lines as they are.
+    #[arg(long)]
     json: bool,
-) -> anyhow::Result<ExitCode> {
-    let path = match file {
-        Some(f) => f.to_path_buf(),
-        None => Manifest::load(manifest, &builtin::names())?.audit_log,
+}
+
+pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
+    let filter = Filter {
+        plugin: args.plugin,
+        tool: args.tool,
+        event: args.event,
+        outcome: args.outcome,
+        capability: args.capability,
+        since: args.since.as_deref().map(Filter::since).transpose()?,
+    };
+    let json = args.json;
+    let path = match args.file {
+        Some(f) => f,
+        None => Manifest::load(args.manifest.as_deref(), &builtin::names())?.audit_log,
     };
     let reader = std::fs::File::open(&path).map(BufReader::new).map_err(|e| {
         anyhow::anyhow!(
