@@ -129,6 +129,12 @@ impl Session {
         Ok(self.0.scrollback(lines)?)
     }
 
+    /// `uri`, one of this plugin's resources, shows this session's output: clients
+    /// subscribed to it hear of new output (at most 8 per session).
+    pub fn watch(&self, uri: &str) -> Result<(), CapabilityError> {
+        Ok(self.0.watch(uri)?)
+    }
+
     /// The terminal screen as text (what a terminal emulator shows; for TUIs).
     pub fn screen(&self) -> Result<String, CapabilityError> {
         Ok(self.0.screen()?)

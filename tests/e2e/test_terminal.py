@@ -439,3 +439,35 @@ async def test_reload_keeps_sessions_whose_host_grant_is_unchanged(sshd, start_w
         assert out["output"] == "yes-42", out
         assert await helpers.wait_for(lambda: len(sshd.shells()) == 1, timeout=10), sshd.shells()
     assert "1 terminal sessions kept, 1 closed" in w.stderr(), w.stderr()[-3000:]
+
+
+async def test_a_subscription_to_the_scrollback_fires_when_the_session_prints(sshd, start_warden, write_manifest, helpers):
+    """resources/subscribe on sessions://{id}/scrollback: a notification when the session prints
+    (coalesced), none for a URI nobody serves, none after unsubscribe."""
+    manifest = write_manifest(terminal_manifest(sshd))
+    updated: list[str] = []
+
+    async def on_message(message: object) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, mcp_types.ResourceUpdatedNotification):
+            updated.append(str(root.params.uri))
+
+    async with start_warden(manifest, message_handler=on_message) as w:
+        sid = await open_session(w, helpers)
+        uri = f"sessions://{sid}/scrollback"
+        await w.session.subscribe_resource(uri)
+        with pytest.raises(Exception, match="no plugin serves"):
+            await w.session.subscribe_resource("nowhere://x")
+        await run(w, helpers, sid, "for i in $(seq 1 200); do echo line-$i; done")
+        assert await helpers.wait_for(lambda: uri in updated, timeout=10), updated
+        # 200 lines in a burst are a few notifications, not hundreds.
+        assert len(updated) < 20, len(updated)
+        scrollback = await w.session.read_resource(uri)
+        assert "line-200" in scrollback.contents[0].text
+
+        await w.session.unsubscribe_resource(uri)
+        time.sleep(0.5)
+        before = len(updated)
+        await run(w, helpers, sid, "echo after-unsubscribe")
+        time.sleep(0.6)
+        assert len(updated) == before, updated

@@ -8,6 +8,7 @@
 pub mod browser;
 pub mod capture;
 pub mod errors;
+pub mod resource_events;
 pub mod sftp;
 pub mod terminal;
 pub mod view;
@@ -69,6 +70,8 @@ pub struct HostServices {
     pub sessions: Arc<terminal::table::SessionTable>,
     /// SFTP subsystems, one per host alias, on the `ssh` connections.
     pub sftp: Arc<sftp::client::SftpPool>,
+    /// Changes of plugin resources, for subscribed clients (kept across reloads).
+    pub resource_events: Arc<resource_events::ResourceEvents>,
 }
 
 impl HostServices {
@@ -97,6 +100,9 @@ impl HostServices {
             sftp: Arc::new(sftp::client::SftpPool::new(ssh.clone())),
             ssh,
             sessions: Arc::default(),
+            resource_events: previous
+                .map(|p| p.resource_events.clone())
+                .unwrap_or_default(),
         }
     }
 
@@ -179,6 +185,7 @@ impl HostServices {
                 base: base.clone(),
                 sessions: self.sessions.clone(),
                 ssh: self.ssh.clone(),
+                events: self.resource_events.clone(),
             },
             sftp: SftpCtx {
                 base: base.clone(),

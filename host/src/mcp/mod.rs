@@ -10,6 +10,7 @@ mod asks;
 mod convert;
 pub mod http;
 pub mod stdio;
+mod subscriptions;
 
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
@@ -59,8 +60,10 @@ pub struct WardenServer {
     listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
-    /// Calls of 2026-07-28 requests paused until the client answers their questions.
+    /// Seals the request state of 2026-07-28 input rounds.
     rounds: Arc<asks::rounds::Rounds>,
+    /// Who hears of which resource's changes.
+    subscriptions: Arc<subscriptions::Subscriptions>,
 }
 
 /// One registry and its MCP tool list. Calls in flight keep the one they started on.
@@ -96,13 +99,22 @@ impl Served {
 
 impl WardenServer {
     pub fn new(registry: Arc<Registry>) -> Self {
-        Self {
+        let events = registry.services().resource_events.clone();
+        let server = Self {
             current: Arc::new(RwLock::new(Served::new(registry))),
             peers: Arc::default(),
             listeners: Arc::default(),
             min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
             rounds: Arc::default(),
-        }
+            subscriptions: Arc::default(),
+        };
+        // Reloads keep the same bus (see HostServices::new), so one forwarder serves them all.
+        subscriptions::forward(
+            &events,
+            server.subscriptions.clone(),
+            server.current.clone(),
+        );
+        server
     }
 
     fn served(&self) -> Arc<Served> {
@@ -383,7 +395,10 @@ impl ServerHandler for WardenServer {
             .enable_tool_list_changed();
         let served = self.served();
         let mut capabilities = if served.serves_resources() {
-            builder.enable_resources().build()
+            builder
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build()
         } else {
             builder.build()
         };
@@ -576,13 +591,27 @@ impl ServerHandler for WardenServer {
         Ok(())
     }
 
-    /// 2026-07-28 clients learn of tool-list changes (manifest reloads) by subscription; the
-    /// only list that changes is the tool list. rmcp narrows this to what the client asked for.
+    /// 2026-07-28 clients learn of tool-list changes (manifest reloads) and of changes of the
+    /// resources they name (`resourceSubscriptions`, kept to URIs a plugin serves) by
+    /// subscription. rmcp narrows this to what the client asked for.
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let mut accepted = SubscriptionFilter::builder().tools_list_changed().build();
+        if let Some(uris) = &requested.resource_subscriptions {
+            let served = self.served();
+            let served_uris: Vec<String> = uris
+                .iter()
+                .filter(|uri| served.registry.resource_owner(uri).is_some())
+                .take(subscriptions::MAX_SUBSCRIPTIONS)
+                .cloned()
+                .collect();
+            if !served_uris.is_empty() {
+                accepted.resource_subscriptions = Some(served_uris);
+            }
+        }
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
@@ -592,7 +621,41 @@ impl ServerHandler for WardenServer {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(context.sink().clone());
         }
+        if let Some(uris) = &context.accepted().resource_subscriptions {
+            self.subscriptions
+                .listen(uris, context.sink())
+                .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+        }
         context.cancelled().await;
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let uri = request.uri.as_str();
+        if self.served().registry.resource_owner(uri).is_none() {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no plugin serves the resource {uri}; resources/list and resources/templates/list show what can be subscribed to"
+                ),
+                Some(serde_json::json!({ "uri": uri })),
+            ));
+        }
+        self.subscriptions
+            .subscribe(uri, context.peer)
+            .map_err(|e| McpError::invalid_params(e.to_string(), None))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: model::UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions
+            .unsubscribe(request.uri.as_str(), &context.peer);
         Ok(())
     }
 

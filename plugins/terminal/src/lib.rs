@@ -192,6 +192,8 @@ fn open(args: OpenArgs) -> Result<ToolOutput, ToolError> {
     let session = terminal::open(target(args.host), cols, rows)?;
     wait_for_prompt(&session)?;
     let info = session.info();
+    // Clients subscribed to the scrollback resource hear when the session prints.
+    session.watch(&format!("sessions://{}/scrollback", info.id))?;
     let banner = session.scrollback(10)?;
     let mut out = ToolOutput::text(format!(
         "Opened session {} on {}. Run commands with terminal_execute {{\"session_id\": \"{}\", \"command\": ...}}.\n{banner}",

@@ -71,6 +71,8 @@ pub struct TerminalCtx {
     pub base: Base,
     pub sessions: Arc<SessionTable>,
     pub ssh: Arc<SshPool>,
+    /// Where session output is announced to subscribers of the resources that show it.
+    pub events: Arc<super::resource_events::ResourceEvents>,
 }
 
 impl Deref for TerminalCtx {
@@ -256,6 +258,23 @@ impl HostSession for View<'_, TerminalCtx> {
     ) -> Result<String, Error> {
         let session = self.session(&s)?;
         Ok(session.log.scrollback(lines as usize))
+    }
+
+    async fn watch(&mut self, s: Resource<SessionHandle>, uri: String) -> Result<(), Error> {
+        let session = self.session(&s)?;
+        if uri.is_empty() || uri.len() > 512 {
+            return Err(Error::InvalidArgument(
+                "a resource URI of 1 to 512 bytes".into(),
+            ));
+        }
+        if session.log.watch(&self.events, self.plugin(), &uri) {
+            Ok(())
+        } else {
+            Err(Error::LimitReached(format!(
+                "a session announces at most {} resources",
+                session::MAX_WATCHED
+            )))
+        }
     }
 
     async fn screen(&mut self, s: Resource<SessionHandle>) -> Result<String, Error> {

@@ -3,8 +3,9 @@
 //! (an SSH channel or a PTY reader) never blocks on a slow reader: old output is dropped,
 //! and a read says how much it missed.
 
+use crate::capabilities::resource_events::ResourceEvents;
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 
@@ -89,9 +90,20 @@ fn cursor_line(screen: &vt100::Screen) -> String {
     screen.contents_between(row, 0, row, col)
 }
 
+/// Resources of a plugin that show a session's output (`session.watch`).
+struct Watchers {
+    events: Arc<ResourceEvents>,
+    plugin: Arc<str>,
+    uris: Vec<Arc<str>>,
+}
+
+/// URIs one session may announce.
+pub const MAX_WATCHED: usize = 8;
+
 /// The output of one session, shared by its pump and its readers.
 pub struct OutputLog {
     inner: Mutex<Output>,
+    watchers: Mutex<Option<Watchers>>,
     progress: watch::Sender<Progress>,
     pub created: SystemTime,
 }
@@ -115,6 +127,7 @@ impl OutputLog {
                 pending: None,
                 idle_prompt: String::new(),
             }),
+            watchers: Mutex::new(None),
             progress: watch::Sender::new(Progress::default()),
             created: SystemTime::now(),
         }
@@ -152,6 +165,36 @@ impl OutputLog {
             out.ring.extend(keep);
         }
         self.progress.send_modify(|p| p.total += bytes.len() as u64);
+        self.announce();
+    }
+
+    /// Tell subscribers of the watching resources that output changed.
+    fn announce(&self) {
+        let watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = watchers.as_ref() {
+            for uri in &w.uris {
+                w.events.changed(&w.plugin, uri);
+            }
+        }
+    }
+
+    /// `uri` of `plugin` shows this output from now on; false when the session already has
+    /// [`MAX_WATCHED`] of them.
+    pub fn watch(&self, events: &Arc<ResourceEvents>, plugin: &str, uri: &str) -> bool {
+        let mut watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
+        let w = watchers.get_or_insert_with(|| Watchers {
+            events: events.clone(),
+            plugin: Arc::from(plugin),
+            uris: Vec::new(),
+        });
+        if w.uris.iter().any(|u| &**u == uri) {
+            return true;
+        }
+        if w.uris.len() >= MAX_WATCHED {
+            return false;
+        }
+        w.uris.push(Arc::from(uri));
+        true
     }
 
     /// The stream ended (the shell exited or the connection dropped).
