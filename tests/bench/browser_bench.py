@@ -194,14 +194,20 @@ async def bench_login(site, tmp: Path) -> tuple[int, int]:
 
 
 async def bench_sizes(site, tmp: Path) -> None:
-    """Warden alone: each page's default snapshot and its whole `full` snapshot, in tokens."""
+    """Warden alone: each page's default snapshot and its whole `full` snapshot, in tokens,
+    on the fixture pages and on the web-shaped pages of the snapshot tests."""
+    from snapshot_site import PAGES as WEB_PAGES
+
+    site.pages.update(WEB_PAGES)
     async with session(warden_params(tmp, site.origin)) as wd:
-        print(f"{'page':<10} {'interactive tok':>15} {'full tok':>9}")
-        for path in PAGES:
+        print(f"{'page':<10} {'interactive tok':>15} {'full tok':>9} {'interactive ms':>14} {'full ms':>8}")
+        for path in PAGES + list(WEB_PAGES):
             await timed(wd, "browse_navigate", {"url": site.url(path)})
-            snap, _ = await timed(wd, "browse_snapshot", {})
-            full, _ = await timed(wd, "browse_snapshot", {"mode": "full", "max_tokens": 1_000_000})
-            print(f"{path:<10} {tokens(snap):>15} {tokens(full):>9}")
+            runs = [await timed(wd, "browse_snapshot", {}) for _ in range(3)]
+            fulls = [await timed(wd, "browse_snapshot", {"mode": "full", "max_tokens": 1_000_000}) for _ in range(3)]
+            ms = statistics.median(t for _, t in runs) * 1000
+            full_ms = statistics.median(t for _, t in fulls) * 1000
+            print(f"{path:<10} {tokens(runs[0][0]):>15} {tokens(fulls[0][0]):>9} {ms:>14.1f} {full_ms:>8.1f}")
 
 
 async def main(runs: int, warden_only: bool) -> None:
