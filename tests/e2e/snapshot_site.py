@@ -119,6 +119,15 @@ COOKIE = page(
 <button onclick="document.getElementById('consent-banner').remove()">Manage choices</button></div>""",
 )
 
+# A region picker laid over the page by an absolutely placed veil (no role, not fixed).
+VEIL = page(
+    "Store",
+    f"""<div class=page style="position:relative"><h1>Store</h1>{ARTICLE}
+<div class=veil style="position:absolute;left:0;top:0;width:100%;height:100%;background:rgba(0,0,0,.3)">
+<div style="margin:120px auto;width:320px;background:#fff;padding:16px"><div>Choose your region</div>
+<button onclick="document.querySelector('.veil').remove()">Europe</button></div></div></div>""",
+)
+
 # Fixed parts that cover nothing: a header the body is padded for, a small chat button, and
 # a decorative background behind everything.
 FIXED_CHROME = page(
@@ -180,6 +189,7 @@ PAGES = {
     "/modal": MODAL,
     "/cookie": COOKIE,
     "/chrome": FIXED_CHROME,
+    "/veil": VEIL,
     "/labels": LABELS,
     "/shop": shop_page(3000),
 }

@@ -151,6 +151,11 @@ async def test_overlays_only_where_something_covers_the_page(start_warden, write
         await ok(w, "browse_click", {"ref": int(re.search(r'@e(\d+) \[button\] "Accept all"', snap).group(1))})
         assert "OVERLAY" not in await ok(w, "browse_snapshot")
 
+        snap = await ok(w, "browse_navigate", {"url": site.url("/veil")})
+        assert snap.splitlines()[1].startswith('⚠ OVERLAY: [overlay] "Choose your region" @e'), snap[:600]
+        await ok(w, "browse_click", {"ref": int(re.search(r'@e(\d+) \[button\] "Europe"', snap).group(1))})
+        assert "OVERLAY" not in await ok(w, "browse_snapshot")
+
 
 async def test_find_gives_each_match_its_rows_controls(start_warden, write_manifest, site) -> None:
     async with start_warden(manifest(write_manifest, site)) as w:

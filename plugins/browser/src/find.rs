@@ -48,6 +48,30 @@ fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// The part of a long text around the first place `query` (lowercase) occurs in it.
+fn excerpt(text: &str, query: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= CONTEXT_CHARS {
+        return text.to_string();
+    }
+    let lower = text.to_lowercase();
+    let at = lower
+        .find(query)
+        .map_or(0, |byte| lower[..byte].chars().count())
+        .min(chars.len());
+    let from = at.saturating_sub(CONTEXT_CHARS / 3);
+    let to = (from + CONTEXT_CHARS).min(chars.len());
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[from..to]);
+    if to < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
 /// A control as a context names it: `@eN [role] "name"`.
 fn short(e: &Element, refs: &mut RefMap) -> String {
     let inferred = if e.attributes.iter().any(|(k, _)| k == "name-from") {
@@ -145,7 +169,11 @@ pub fn find(
     let mut seen = HashSet::new();
     for &i in hits.iter().take(limit) {
         let e = &snap.elements[i];
-        out.push_str(&render::element_line(e, refs, Mode::Full, &frames));
+        if e.interactive || e.role == "heading" {
+            out.push_str(&render::element_line(e, refs, Mode::Full, &frames));
+        } else {
+            out.push_str(&format!("- {}", excerpt(&e.name, &q)));
+        }
         out.push('\n');
         if let Some(key) = group(e)
             && !seen.insert(key)
@@ -222,6 +250,21 @@ mod tests {
         assert_eq!(refs.handle(2).ok(), Some(13));
         // "row" is a group kind, not page text: it matches nothing.
         assert!(find(&s, &mut refs, "row", None, 20).starts_with("0 match"));
+    }
+
+    #[test]
+    fn a_long_text_match_is_shown_around_the_match() {
+        let long = format!("{} needle {}", "a".repeat(500), "b".repeat(500));
+        let out = find(
+            &snap(vec![el(1, "text", &long, None)]),
+            &mut RefMap::default(),
+            "needle",
+            None,
+            20,
+        );
+        let line = out.lines().nth(1).unwrap_or_default();
+        assert!(line.starts_with("- …a") && line.ends_with("b…"), "{line}");
+        assert!(line.contains("needle") && line.chars().count() < CONTEXT_CHARS + 10);
     }
 
     #[test]

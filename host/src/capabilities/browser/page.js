@@ -221,9 +221,10 @@
         while (b.parentElement && inlineDisplay(getComputedStyle(b).display)) b = b.parentElement;
         if (home && b !== home) break;
         // ...and that block holds the control or sits right beside it (or its parent does).
+        // (After a check box, only a block whose previous sibling holds nothing but it.)
         const beside = (h) => {
           const sib = h && (forward ? h.previousElementSibling : h.nextElementSibling);
-          return !!sib && sib.contains(el);
+          return !!sib && sib.contains(el) && (!forward || !sib.textContent.trim());
         };
         if (!home && !(b.contains(el) || beside(b) || beside(b.parentElement))) break;
         home = b;
@@ -312,6 +313,7 @@
       return r;
     };
     const inside = (r, x, y) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+    let tested = 0;
     for (const c of cands) {
       const el = c.el;
       if (found.length >= 5) break;
@@ -325,7 +327,12 @@
       const y1 = Math.min(r.bottom, vh);
       if (x1 - x0 < 2 || y1 - y0 < 2) continue;
       const modal = el.matches(MODAL);
-      if (!modal && (x1 - x0) * (y1 - y0) < vw * vh * 0.05) continue;
+      // Small fixed widgets (a chat button) are not worth a warning; an absolutely placed
+      // layer has to be big to be more than a dropdown.
+      const least = style.position === 'fixed' ? 0.05 : 0.25;
+      if (!modal && (x1 - x0) * (y1 - y0) < vw * vh * least) continue;
+      // Hit-testing is bounded: a page with dozens of big layers gets the first ones tested.
+      if (++tested > 20) break;
       const onTop = [];
       for (let i = 0; i < 8; i++) {
         for (let j = 0; j < 8; j++) {
@@ -426,7 +433,7 @@
       if (style.display === 'none' && !(interactive && el.labels && hiddenButLabelled(el))) return;
       const position = style.position;
       const fixed = ctx.fixed || position === 'fixed';
-      if (position === 'fixed' || el.tagName === 'DIALOG' || el.hasAttribute('aria-modal')
+      if (position === 'fixed' || position === 'absolute' || el.tagName === 'DIALOG' || el.hasAttribute('aria-modal')
           || /^(alert)?dialog\b/.test(el.getAttribute('role') || '')) cands.push({ el });
       const display = style.display;
       const cell = display === 'table-cell';
