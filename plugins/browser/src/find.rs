@@ -122,7 +122,11 @@ fn context(snap: &Snapshot, at: usize, refs: &mut RefMap) -> Option<String> {
     let more = controls.len().saturating_sub(CONTEXT_REFS);
     controls.truncate(CONTEXT_REFS);
     controls.sort_unstable();
-    let mut line = format!("  in {kind}:");
+    let mut line = if kind == "near" {
+        "  near:".to_string()
+    } else {
+        format!("  in {kind}:")
+    };
     if !text.is_empty() {
         line.push_str(&format!(
             " \"{}\"",

@@ -769,16 +769,16 @@
     const root = host.attachShadow({ mode: 'closed' });
     const sx = window.scrollX;
     const sy = window.scrollY;
+    // The tag sits in the box's top left corner, so it cannot be read as the neighbour's.
     const boxes = marks.map(([x, y, w, h, label]) => {
-      const top = y + sy;
-      const tag = top - 14 >= 0 ? top - 14 : top;
-      return `<div class=b style="left:${x + sx}px;top:${top}px;width:${w}px;height:${h}px"></div>`
-        + `<div class=l style="left:${x + sx}px;top:${tag}px">${label.replace(/[^@\w]/g, '')}</div>`;
+      const at = `left:${x + sx}px;top:${y + sy}px`;
+      return `<div class=b style="${at};width:${w}px;height:${h}px"></div>`
+        + `<div class=l style="${at}">${label.replace(/[^@\w]/g, '')}</div>`;
     }).join('');
     root.innerHTML = `<style>
       :host{all:initial;position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none}
       .b{position:absolute;box-sizing:border-box;border:2px solid #e0218a}
-      .l{position:absolute;font:bold 11px/14px monospace;color:#fff;background:#e0218a;padding:0 2px;white-space:nowrap}
+      .l{position:absolute;font:bold 11px/13px monospace;color:#fff;background:#e0218a;padding:0 2px;white-space:nowrap}
     </style>${boxes}`;
     document.documentElement.appendChild(host);
     markLayer = host;
