@@ -244,6 +244,22 @@ impl Page {
         Ok(self.0.screenshot(area, jpeg)?)
     }
 
+    /// A screenshot with each rect (main-frame viewport, CSS pixels) framed and tagged with
+    /// its label: set-of-mark for vision models.
+    pub fn screenshot_marked(
+        &self,
+        area: Area,
+        jpeg: bool,
+        marks: &[(Rect, String)],
+    ) -> Result<Vec<u8>, CapabilityError> {
+        let area = match area {
+            Area::Viewport => wit::ScreenshotArea::Viewport,
+            Area::FullPage => wit::ScreenshotArea::FullPage,
+            Area::Element(h) => wit::ScreenshotArea::Element(h),
+        };
+        Ok(self.0.screenshot_marked(area, jpeg, marks)?)
+    }
+
     /// Evaluates JavaScript in the page (grant `browser.eval_js`); the result as JSON text.
     pub fn evaluate(&self, expression: &str) -> Result<String, CapabilityError> {
         Ok(self.0.evaluate(expression)?)

@@ -1,7 +1,7 @@
 """Browser benchmark: Warden's browse_* tools against Playwright MCP, side by side, on the
 same fixture pages served by this script, in one run.
 
-    .venv/bin/python tests/bench/browser_bench.py [--runs 5]
+    .venv/bin/python tests/bench/browser_bench.py [--runs 5] [--warden-only]
 
 Needs target/release/warden (cargo build --release -p warden), /usr/bin/chromium, and the
 pinned Playwright MCP in tests/bench/node_modules (installed with npm ci here, using the
@@ -69,7 +69,7 @@ audit_log = "audit.jsonl"
 executable = "{CHROMIUM}"
 
 [browser.secrets]
-APP_PASSWORD = {{ env = "BENCH_APP_PASSWORD" }}
+APP_PASSWORD = {{ env = "BENCH_APP_PASSWORD", origins = ["{origin}"] }}
 
 [[plugin]]
 name = "browser"
@@ -193,9 +193,30 @@ async def bench_login(site, tmp: Path) -> tuple[int, int]:
     return warden, playwright
 
 
-async def main(runs: int) -> None:
+async def bench_sizes(site, tmp: Path) -> None:
+    """Warden alone: each page's default snapshot and its whole `full` snapshot, in tokens,
+    on the fixture pages and on the web-shaped pages of the snapshot tests."""
+    from snapshot_site import PAGES as WEB_PAGES
+
+    site.pages.update(WEB_PAGES)
+    async with session(warden_params(tmp, site.origin)) as wd:
+        print(f"{'page':<10} {'interactive tok':>15} {'full tok':>9} {'interactive ms':>14} {'full ms':>8}")
+        for path in PAGES + list(WEB_PAGES):
+            await timed(wd, "browse_navigate", {"url": site.url(path)})
+            runs = [await timed(wd, "browse_snapshot", {}) for _ in range(3)]
+            fulls = [await timed(wd, "browse_snapshot", {"mode": "full", "max_tokens": 1_000_000}) for _ in range(3)]
+            ms = statistics.median(t for _, t in runs) * 1000
+            full_ms = statistics.median(t for _, t in fulls) * 1000
+            print(f"{path:<10} {tokens(runs[0][0]):>15} {tokens(fulls[0][0]):>9} {ms:>14.1f} {full_ms:>8.1f}")
+
+
+async def main(runs: int, warden_only: bool) -> None:
     site, other, blocked = start_site(), start_site(), start_site()
     site.links = {"other": site.origin, "blocked": blocked.origin}
+    if warden_only:
+        with tempfile.TemporaryDirectory() as tmp_dir:
+            await bench_sizes(site, Path(tmp_dir))
+        return
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         rows = await bench_pages(site, runs, tmp)
@@ -216,4 +237,7 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
-    anyio.run(main, parser.parse_args().runs)
+    parser.add_argument("--warden-only", action="store_true",
+                        help="only Warden's snapshot sizes (default and full mode), no Playwright")
+    args = parser.parse_args()
+    anyio.run(main, args.runs, args.warden_only)

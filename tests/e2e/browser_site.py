@@ -31,6 +31,9 @@ LOGIN = page(
   <label>Password <input name=password type=password></label>
   <button type=submit>Sign in</button>
 </form>
+<div class=why style="margin-top:24px">""" + "".join(
+    f"<p>Members get saved carts, order tracking and faster checkout; benefit {i} of many.</p>" for i in range(1, 25)
+) + """</div>
 <div id=cookie-banner style="position:fixed;bottom:0;left:0;right:0;height:140px;background:#eee;z-index:1000">
   <p>We use cookies to make this site work.</p>
   <button onclick="document.getElementById('cookie-banner').remove()">Accept all</button>

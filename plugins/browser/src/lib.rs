@@ -7,7 +7,9 @@
 mod actions;
 mod emulate;
 mod extract;
+mod find;
 mod gestures;
+mod marks;
 mod observe;
 mod refs;
 mod render;
@@ -128,6 +130,8 @@ struct ScreenshotArgs {
     full_page: Option<bool>,
     /// "png" (default) or "jpeg" (smaller).
     format: Option<String>,
+    /// Draw each interactive element's @eN ref on the image (set-of-mark).
+    marks: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -262,51 +266,20 @@ fn browse_snapshot(args: SnapshotArgs) -> Result<String, ToolError> {
 }
 
 fn browse_find(args: FindArgs) -> Result<String, ToolError> {
-    let query = args.query.to_lowercase();
-    if query.trim().is_empty() {
+    if args.query.trim().is_empty() {
         return Err(ToolError::invalid_arguments("query must not be empty"));
     }
     let limit = args.limit.unwrap_or(20).clamp(1, 200);
     state::with(|st| {
         let tab = st.existing_tab()?;
         let snap = tab.page.snapshot(true)?;
-        let frames: Vec<String> = snap.frames.iter().map(|f| f.name.clone()).collect();
-        let mut found = Vec::new();
-        let mut total = 0;
-        for e in &snap.elements {
-            if args.role.as_deref().is_some_and(|r| r != e.role) {
-                continue;
-            }
-            let hit = e.name.to_lowercase().contains(&query)
-                || e.value
-                    .as_deref()
-                    .is_some_and(|v| v.to_lowercase().contains(&query))
-                || e.attributes
-                    .iter()
-                    .any(|(_, v)| v.to_lowercase().contains(&query));
-            if hit {
-                total += 1;
-                if found.len() < limit {
-                    found.push(render::element_line(e, &mut tab.refs, Mode::Full, &frames));
-                }
-            }
-        }
-        let mut out = format!(
-            "{} match(es) for \"{}\" on {}",
-            total, args.query, snap.meta.url
-        );
-        if total > found.len() {
-            out.push_str(&format!(
-                " (first {} shown; raise limit for more)",
-                found.len()
-            ));
-        }
-        out.push('\n');
-        for line in found {
-            out.push_str(&line);
-            out.push('\n');
-        }
-        Ok(out)
+        Ok(find::find(
+            &snap,
+            &mut tab.refs,
+            &args.query,
+            args.role.as_deref(),
+            limit,
+        ))
     })
 }
 
@@ -351,13 +324,16 @@ fn browse_screenshot(args: ScreenshotArgs) -> Result<ToolOutput, ToolError> {
             (None, Some(true)) => Area::FullPage,
             _ => Area::Viewport,
         };
-        let bytes = tab
-            .page
-            .screenshot(area, jpeg)
-            .map_err(actions::element_error)?;
+        let (bytes, marked) = if args.marks == Some(true) {
+            let (bytes, note) = marks::shoot(tab, area, jpeg)?;
+            (bytes, format!("; {note}"))
+        } else {
+            let bytes = tab.page.screenshot(area, jpeg);
+            (bytes.map_err(actions::element_error)?, String::new())
+        };
         let mime = if jpeg { "image/jpeg" } else { "image/png" };
         let caption = format!(
-            "Screenshot of {} ({} bytes)",
+            "Screenshot of {} ({} bytes){marked}",
             tab.page.url().unwrap_or_default(),
             bytes.len()
         );

@@ -64,7 +64,15 @@ pub fn element_line(e: &Element, refs: &mut RefMap, mode: Mode, frames: &[String
         return format!("- {}", e.name);
     }
     let r = refs.ref_of(e.handle);
-    let mut line = format!("@e{r} [{}] {}", e.role, quote(&e.name, 80));
+    // A name the page does not give but its visible text suggests is marked `~`.
+    let inferred = e.attributes.iter().any(|(k, _)| k == "name-from");
+    let max = if mode == Mode::Full { 200 } else { 80 };
+    let mut line = format!(
+        "@e{r} [{}] {}{}",
+        e.role,
+        if inferred { "~" } else { "" },
+        quote(&e.name, max)
+    );
     if let Some(v) = e.value.as_deref().filter(|v| !v.is_empty() && *v != e.name) {
         line.push_str(&format!(" value={}", quote(v, 80)));
     }
@@ -73,6 +81,7 @@ pub fn element_line(e: &Element, refs: &mut RefMap, mode: Mode, frames: &[String
             "href" if mode == Mode::Interactive => {}
             "target" => line.push_str(" →new tab"),
             "multiline" => {}
+            k if crate::find::internal(k) => {}
             _ => line.push_str(&format!(" {k}={}", quote(v, 120))),
         }
     }
@@ -297,6 +306,28 @@ mod tests {
         let last = page_text(&r, 500, 999);
         assert!(last.contains("@e500 "));
         assert!(last.contains("last page"));
+    }
+
+    #[test]
+    fn inferred_names_are_marked_and_internal_attributes_hidden() {
+        let e = Element {
+            handle: 7,
+            frame: 0,
+            role: "textbox".into(),
+            name: "Email".into(),
+            value: None,
+            attributes: vec![
+                ("name-from".into(), "text".into()),
+                ("group".into(), "12 row".into()),
+            ],
+            states: ElementStates::empty(),
+            bounds: None,
+            interactive: true,
+            level: 0,
+            overlay: None,
+        };
+        let line = element_line(&e, &mut RefMap::default(), Mode::Interactive, &[]);
+        assert_eq!(line, "@e1 [textbox] ~\"Email\"");
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod extract;
 mod guard;
 mod keys;
 mod launch;
+mod marks;
 mod observe;
 mod pdf;
 mod pointer;
@@ -718,6 +719,32 @@ impl HostPage for View<'_, BrowserCtx> {
             ScreenshotArea::Element(h) => Area::Element(h),
         };
         Ok(tab.screenshot(area, jpeg).await?)
+    }
+
+    async fn screenshot_marked(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: ScreenshotArea,
+        jpeg: bool,
+        marks: Vec<(Rect, String)>,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let area = match area {
+            ScreenshotArea::Viewport => Area::Viewport,
+            ScreenshotArea::FullPage => Area::FullPage,
+            ScreenshotArea::Element(h) => Area::Element(h),
+        };
+        let marks: Vec<marks::Mark> = marks
+            .into_iter()
+            .map(|(r, label)| marks::Mark {
+                x: r.x,
+                y: r.y,
+                width: r.width,
+                height: r.height,
+                label,
+            })
+            .collect();
+        Ok(tab.screenshot_marked(area, jpeg, &marks).await?)
     }
 
     async fn evaluate(

@@ -71,7 +71,7 @@
     }
   };
 
-  const textOf = (el) => clean(el.innerText || el.textContent || '');
+  const textOf = (el) => clean(el.innerText || el.textContent || '', 200);
 
   // A label's own words, without the text of the controls inside it (a <select>'s options).
   const labelText = (label) => {
@@ -95,7 +95,7 @@
       if (['submit', 'button', 'reset'].includes(type)) return clean(el.value || type);
       if (type === 'image') return clean(el.getAttribute('alt') || 'image');
       if (el.labels && el.labels.length) return clean(Array.from(el.labels).map(labelText).join(' '));
-      return clean(el.getAttribute('title') || el.getAttribute('name') || '');
+      return clean(el.getAttribute('title') || '');
     }
     if (role === 'img') return clean(el.getAttribute('alt'));
     const t = textOf(el);
@@ -188,71 +188,360 @@
     return s;
   };
 
-  const overlaysOf = (doc, vw, vh) => {
+  // ----------------------------------------------------------------- inferred labels
+
+  // Controls whose missing accessible name the visible text around them can stand for.
+  const LABELLED_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'checkbox', 'radio',
+    'slider', 'spinbutton', 'password', 'file', 'switch']);
+  const LABEL_MAX = 60;
+
+  const inlineDisplay = (d) => d.startsWith('inline') && d !== 'inline-table' || d === 'contents';
+  const shown = (el) => !el || el.checkVisibility({ opacityProperty: true, visibilityProperty: true,
+    checkOpacity: true, checkVisibilityCSS: true });
+
+  // The short visible text next to `el` in reading order (before it, or after it for check
+  // boxes and radios), up to the edge of its block or the next control; null when there is
+  // none or it is too long to be a label (a paragraph).
+  const besideText = (el, forward) => {
+    const tw = el.ownerDocument.createTreeWalker(el.ownerDocument.body,
+      NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    tw.currentNode = el;
+    const parts = [];
+    let steps = 0;
+    let home = null;
+    for (let n = forward ? tw.nextNode() : tw.previousNode(); n && steps < 40;
+      n = forward ? tw.nextNode() : tw.previousNode(), steps++) {
+      if (n.nodeType === 3) {
+        const t = n.data.replace(/\s+/g, ' ').trim();
+        if (!t || !shown(n.parentElement)) continue;
+        if (n.parentElement.closest('select, textarea, script, style, noscript, template')) continue;
+        if (n.parentElement.closest('h1, h2, h3, h4, h5, h6, [role=heading], a[href], button, label, [role=button], [role=link]')) break;
+        // A label is one block's text: stop where another block's begins.
+        let b = n.parentElement;
+        while (b.parentElement && inlineDisplay(getComputedStyle(b).display)) b = b.parentElement;
+        if (home && b !== home) break;
+        // ...and that block holds the control or sits right beside it (or its parent does).
+        // (After a check box, only a block whose previous sibling holds nothing but it.)
+        const beside = (h) => {
+          const sib = h && (forward ? h.previousElementSibling : h.nextElementSibling);
+          return !!sib && sib.contains(el) && (!forward || !sib.textContent.trim());
+        };
+        if (!home && !(b.contains(el) || beside(b) || beside(b.parentElement))) break;
+        home = b;
+        parts.push(t);
+        if (parts.join(' ').length > LABEL_MAX) return null;
+        continue;
+      }
+      if (n.contains(el)) {
+        // Leaving a container of the control backwards.
+        if (parts.length && !inlineDisplay(getComputedStyle(n).display)) break;
+        continue;
+      }
+      const role = roleOf(n);
+      if (role === 'heading' || isInteractive(n, role) || n.tagName === 'LABEL') break;
+      if (parts.length && !inlineDisplay(getComputedStyle(n).display)) break;
+    }
+    if (!parts.length) return null;
+    const t = clean((forward ? parts : parts.reverse()).join(' '));
+    return t.replace(/[:*\s]+$/, '') ? t : null;
+  };
+
+  // A name for a control that has none, and where it came from.
+  const inferName = (el, role) => {
+    const check = role === 'checkbox' || role === 'radio' || role === 'switch';
+    const text = check ? besideText(el, true) || besideText(el, false) : besideText(el, false);
+    if (text) return [text, 'text'];
+    const ph = el.getAttribute('placeholder');
+    if (ph && clean(ph)) return [clean(ph), 'placeholder'];
+    const attr = el.getAttribute('name');
+    if (attr && clean(attr)) return [clean(attr), 'name'];
+    return null;
+  };
+
+  // ----------------------------------------------------------------- context groups
+
+  // The row, list item, section or card an element belongs to, for browse_find's context.
+  const GROUP_TAGS = { TR: 'row', LI: 'item', ARTICLE: 'article', SECTION: 'section', DETAILS: 'section' };
+  const GROUP_ROLES = { row: 'row', listitem: 'item', article: 'article', region: 'section', group: 'group' };
+  const CARD = /(^|[-_])(card|item|product|result|row|entry|tile|listing|post|record)s?($|[-_])/i;
+  const groupOf = (el, cache) => {
+    const path = [];
+    let found = null;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (cache.has(a)) { found = cache.get(a); break; }
+      path.push(a);
+      const kind = GROUP_ROLES[a.getAttribute('role')] || GROUP_TAGS[a.tagName]
+        || (a.tagName === 'DIV' && Array.from(a.classList).some((c) => CARD.test(c)) ? 'card' : null);
+      // A container inside a control (rustdoc's <section> in a <summary>) is part of it: the
+      // context is the control's.
+      if (kind && !(a.parentElement && a.parentElement.closest('summary, button, [role=button], a[href]'))) {
+        found = `${idOf(a)} ${kind}`;
+        break;
+      }
+    }
+    for (const a of path) cache.set(a, found);
+    return found;
+  };
+
+  // ----------------------------------------------------------------- overlays
+
+  const MODAL = 'dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]';
+
+  // An overlay is what covers the page's content or takes its clicks: a modal dialog, or a
+  // fixed element that is on top (hit-tested at a grid of points) over content that lies
+  // beneath it both now and with the page scrolled to the top. Fixed sidebars and headers
+  // the layout leaves room for cover nothing at the top and are not overlays, however big.
+  const overlaysOf = (doc, cands, textRuns, controls, vw, vh) => {
     const found = [];
-    const candidates = doc.querySelectorAll('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true], body *');
-    const seen = new Set();
-    for (const el of candidates) {
-      if (seen.has(el) || found.some((o) => o.el.contains(el))) continue;
-      seen.add(el);
+    const sx = window.scrollX;
+    const sy = window.scrollY;
+    const rects = new Map();
+    const rectOf = (el) => {
+      let r = rects.get(el);
+      if (!r) { r = el.getBoundingClientRect(); rects.set(el, r); }
+      return r;
+    };
+    const textRects = new Map();
+    const nodeRects = (node) => {
+      let r = textRects.get(node);
+      if (!r) {
+        const range = doc.createRange();
+        range.selectNodeContents(node);
+        r = Array.from(range.getClientRects());
+        textRects.set(node, r);
+      }
+      return r;
+    };
+    const inside = (r, x, y) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+    let tested = 0;
+    for (const c of cands) {
+      const el = c.el;
+      if (found.length >= 5) break;
+      if (found.some((o) => o.el.contains(el))) continue;
       const style = getComputedStyle(el);
-      const modal = el.matches('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true]');
-      if (!modal && style.position !== 'fixed' && style.position !== 'sticky') continue;
-      if (style.display === 'none' || style.visibility === 'hidden' || Number(style.opacity) === 0) continue;
+      if (style.visibility === 'hidden' || Number(style.opacity) === 0) continue;
       const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      const area = (Math.min(r.right, vw) - Math.max(r.left, 0)) * (Math.min(r.bottom, vh) - Math.max(r.top, 0));
-      const wide = r.width >= vw * 0.6;
-      if (!modal && area < vw * vh * 0.15 && !wide) continue;
+      const x0 = Math.max(r.left, 0);
+      const x1 = Math.min(r.right, vw);
+      const y0 = Math.max(r.top, 0);
+      const y1 = Math.min(r.bottom, vh);
+      if (x1 - x0 < 2 || y1 - y0 < 2) continue;
+      const modal = el.matches(MODAL);
+      // Small fixed widgets (a chat button) are not worth a warning; an absolutely placed
+      // layer has to be big to be more than a dropdown.
+      const least = style.position === 'fixed' ? 0.05 : 0.25;
+      if (!modal && (x1 - x0) * (y1 - y0) < vw * vh * least) continue;
+      // Hit-testing is bounded: a page with dozens of big layers gets the first ones tested.
+      if (++tested > 20) break;
+      const onTop = [];
+      for (let i = 0; i < 8; i++) {
+        for (let j = 0; j < 8; j++) {
+          const x = x0 + (i + 0.5) * (x1 - x0) / 8;
+          const y = y0 + (j + 0.5) * (y1 - y0) / 8;
+          const hit = doc.elementFromPoint(x, y);
+          if (hit && el.contains(hit)) onTop.push([x, y]);
+        }
+      }
+      if (!onTop.length) continue;
+      if (!el.matches(':modal')) {
+        // Content outside the candidate under a point, now and (for a fixed candidate over
+        // content that scrolls) at scroll position 0.
+        const fixed = style.position === 'fixed';
+        const under = (x, y, top) => {
+          const at = (it) => (top && !it.fixed ? [x - sx, y - sy] : [x, y]);
+          for (const ctl of controls) {
+            if (el.contains(ctl.el)) continue;
+            const [px, py] = at(ctl);
+            if (inside(ctl.rect, px, py)) return true;
+          }
+          for (const run of textRuns()) {
+            if (el.contains(run.nodes[0])) continue;
+            const [px, py] = at(run);
+            for (const n of run.nodes) {
+              if (!inside(rectOf(n.parentElement), px, py)) continue;
+              if (nodeRects(n).some((t) => inside(t, px, py))) return true;
+            }
+          }
+          return false;
+        };
+        const scrolled = fixed && (sx !== 0 || sy !== 0);
+        const covered = onTop.filter(([x, y]) => under(x, y, false) && (!scrolled || under(x, y, true))).length;
+        if (covered < (modal ? 1 : 2)) continue;
+      }
       const text = labelText(el);
-      if (!modal && !el.querySelector('button, a[href], input, [role=button]')) continue;
-      let kind = modal ? 'modal' : 'overlay';
+      let kind = modal || el.querySelector(MODAL) ? 'modal' : 'overlay';
       if (/cookie|consent|gdpr|privacy/i.test(text + ' ' + el.id + ' ' + el.className)) kind = 'cookie_banner';
       const heading = el.querySelector('h1, h2, h3, h4, [role=heading]');
       const label = clean(el.getAttribute('aria-label') || (heading && textOf(heading)) || text, 80);
       found.push({ el, kind, label });
-      if (found.length >= 5) break;
     }
     return found;
   };
 
-  const TEXT_TAGS = 'h1, h2, h3, h4, h5, h6, p, li, td, th, dt, dd, blockquote, pre, figcaption, label, caption';
+  // ----------------------------------------------------------------- the walk
+
+  const NAME_MAX = 200;
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'IFRAME', 'FRAME', 'OBJECT']);
+  const NO_TEXT = new Set(['SELECT', 'TEXTAREA', 'OPTION', 'DATALIST', 'svg', 'math', 'CANVAS', 'VIDEO', 'AUDIO']);
+
+  // Text hidden from sight though laid out: screen-reader-only boxes clipped to nothing or
+  // moved off the page.
+  const clipped = (el, style) => {
+    if (style.clip !== 'auto' && /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(style.clip)) return true;
+    if (style.clipPath === 'inset(50%)') return true;
+    const hides = style.overflow !== 'visible';
+    const placed = style.position === 'absolute' || style.position === 'fixed';
+    if (!hides && !placed) return false;
+    const rect = el.getBoundingClientRect();
+    if (hides && (rect.width <= 1 || rect.height <= 1)) return true;
+    return placed && (rect.right + window.scrollX <= 0 || rect.bottom + window.scrollY <= 0);
+  };
+
+  // One pass over the page in reading order: controls, and (with `text`) headings and text
+  // runs, each the inline text up to a block's edge merged into one line.
+  const walk = (doc, text) => {
+    const items = [];
+    const runs = [];
+    const controls = [];
+    const cands = [];
+    let run = null;
+    let skipRun = null;
+
+    const flush = () => {
+      if (!run) return;
+      const text = clean(run.parts.join(''), 4000).replace(/^\|\s*|\s*\|$/g, '').trim();
+      if (text) {
+        run.text = text;
+        runs.push(run);
+        if (text !== skipRun) items.push(run);
+      }
+      skipRun = null;
+      run = null;
+    };
+    const addText = (node, fixed) => {
+      if (!node.data.trim() && !run) return;
+      if (!run) run = { kind: 'text', parts: [], nodes: [], fixed };
+      run.parts.push(node.data);
+      run.nodes.push(node);
+    };
+
+    const visit = (el, ctx) => {
+      if (SKIP.has(el.tagName)) return;
+      const style = getComputedStyle(el);
+      const role = roleOf(el);
+      const interactive = isInteractive(el, role);
+      if (style.display === 'none' && !(interactive && el.labels && hiddenButLabelled(el))) return;
+      const position = style.position;
+      const fixed = ctx.fixed || position === 'fixed';
+      if (position === 'fixed' || position === 'absolute' || el.tagName === 'DIALOG' || el.hasAttribute('aria-modal')
+          || /^(alert)?dialog\b/.test(el.getAttribute('role') || '')) cands.push({ el });
+      const display = style.display;
+      const cell = display === 'table-cell';
+      const block = !cell && !inlineDisplay(display);
+      const textHere = ctx.text && !NO_TEXT.has(el.tagName) && el.getAttribute('aria-hidden') !== 'true'
+        && style.opacity !== '0' && style.contentVisibility !== 'hidden' && !clipped(el, style);
+      if (cell && run) run.parts.push(' | ');
+      else if (block || el.tagName === 'BR') flush();
+      else if (display !== 'inline' && display !== 'contents' && run) run.parts.push(' ');
+      let inner = { text: textHere, fixed };
+      if (interactive) {
+        flush();
+        const rect = el.getBoundingClientRect();
+        if (visible(el, rect) || (el.labels && hiddenButLabelled(el))) {
+          let name = nameOf(el, role);
+          let from = null;
+          skipRun = null;
+          if (!name && LABELLED_ROLES.has(role)) {
+            const inferred = inferName(el, role);
+            if (inferred) {
+              [name, from] = inferred;
+              const last = items[items.length - 1];
+              if (from === 'text' && last && last.kind === 'text' && last.text === name) items.pop();
+              skipRun = from === 'text' ? name : null;
+            }
+          }
+          const item = { kind: 'control', el, role, name, from, rect, fixed };
+          items.push(item);
+          controls.push(item);
+        }
+        // Its text is its name; only a long one (a clickable card) is read as text too.
+        inner = { text: textHere && (el.textContent || '').length > 150, fixed };
+      } else if (role === 'heading') {
+        flush();
+        const rect = el.getBoundingClientRect();
+        if (textHere && visible(el, rect)) {
+          const name = nameOf(el, role);
+          if (name) items.push({ kind: 'heading', el, name, rect });
+        }
+        inner = { text: false, fixed };
+      } else if (el.tagName === 'LABEL' && el.control) {
+        // A label's words are its control's name.
+        inner = { text: false, fixed };
+      }
+      if (inner.text) inner.visible = style.visibility === 'visible';
+      // A closed <details> shows its summary only.
+      const closed = el.tagName === 'DETAILS' && !el.open;
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (closed && c.tagName !== 'SUMMARY') continue;
+        if (c.nodeType === 1) visit(c, inner);
+        else if (c.nodeType === 3 && inner.text && inner.visible) addText(c, fixed);
+      }
+      if (block || interactive) flush();
+      else if (display !== 'inline' && display !== 'contents' && run) run.parts.push(' ');
+    };
+    if (doc.body) visit(doc.body, { text, fixed: false });
+    flush();
+    return { items, runs, controls, cands };
+  };
 
   const snapshot = (opts) => {
     const doc = document;
     const vw = window.innerWidth;
     const vh = window.innerHeight;
-    const overlays = overlaysOf(doc, vw, vh);
+    const { items, controls, cands, runs: textRuns } = walk(doc, !!opts.text);
+    // The interactive snapshot reads the page's text only to tell whether a fixed element
+    // covers some: on pages that have one.
+    let runs = opts.text ? textRuns : null;
+    const lazyRuns = () => (runs = runs || walk(doc, true).runs);
+    const groups = new Map();
+    const overlays = overlaysOf(doc, cands, lazyRuns, controls, vw, vh);
+    const overlayOf = (node) => {
+      const i = overlays.findIndex((o) => o.el.contains(node));
+      return i >= 0 ? i : null;
+    };
     const elements = [];
-    const all = doc.body ? doc.body.querySelectorAll('*') : [];
-    for (const el of all) {
-      const role = roleOf(el);
-      const interactive = isInteractive(el, role);
-      const isText = !interactive && opts.text && (role === 'heading' || el.matches(TEXT_TAGS));
-      if (!interactive && !isText && role !== 'heading') continue;
-      if (!interactive && role === 'heading' && !opts.text) continue;
-      const rect = el.getBoundingClientRect();
-      if (!visible(el, rect) && !(el.labels && hiddenButLabelled(el))) continue;
-      if (isText) {
-        // Text blocks only when they carry their own text, not a wrapper of other blocks.
-        if (el.querySelector(TEXT_TAGS)) continue;
-        if (el.closest('a, button, select, label') && el.tagName !== 'LABEL') continue;
-        const t = textOf(el);
-        if (!t) continue;
+    for (const it of items) {
+      if (it.kind === 'control') {
+        const { el, role, rect } = it;
+        const attributes = attrsOf(el, role).filter(([k]) => !(it.from === 'placeholder' && k === 'placeholder'));
+        if (it.from) attributes.push(['name-from', it.from]);
+        if (opts.text) {
+          const g = groupOf(el, groups);
+          if (g) attributes.push(['group', g]);
+        }
+        elements.push({
+          handle: idOf(el), role: role || 'generic', name: clean(it.name, NAME_MAX),
+          value: valueOf(el, role), attributes, states: statesOf(el, rect, vw, vh),
+          bounds: [rect.left, rect.top, rect.width, rect.height], interactive: true, level: 0,
+          overlay: overlayOf(el),
+        });
+        continue;
       }
-      const ov = overlays.findIndex((o) => o.el.contains(el));
-      const level = role === 'heading' ? Number(el.tagName[1]) || Number(el.getAttribute('aria-level')) || 2 : 0;
+      if (!opts.text) continue;
+      const el = it.kind === 'heading' ? it.el : it.nodes[0].parentElement;
+      const rect = it.rect || el.getBoundingClientRect();
+      const g = groupOf(it.kind === 'heading' ? el : it.nodes[0], groups);
       elements.push({
         handle: idOf(el),
-        role: isText && role !== 'heading' ? 'text' : role || 'generic',
-        name: isText && role !== 'heading' ? textOf(el).slice(0, 200) : nameOf(el, role),
-        value: interactive ? valueOf(el, role) : null,
-        attributes: interactive ? attrsOf(el, role) : [],
-        states: interactive ? statesOf(el, rect, vw, vh) : (rect.bottom < 0 || rect.top > vh ? ['offscreen'] : []),
+        role: it.kind === 'heading' ? 'heading' : 'text',
+        name: it.kind === 'heading' ? it.name : it.text,
+        value: null,
+        attributes: g ? [['group', g]] : [],
+        states: rect.bottom < 0 || rect.top > vh ? ['offscreen'] : [],
         bounds: [rect.left, rect.top, rect.width, rect.height],
-        interactive,
-        level,
-        overlay: ov >= 0 ? ov : null,
+        interactive: false,
+        level: it.kind === 'heading' ? Number(el.tagName[1]) || Number(el.getAttribute('aria-level')) || 2 : 0,
+        overlay: overlayOf(el),
       });
     }
     const frames = Array.from(doc.querySelectorAll('iframe, frame')).map((f) => {
@@ -470,6 +759,37 @@
     return !!(w.event && !w.event.defaultPrevented);
   };
 
+  // Set-of-mark labels for a screenshot: each mark is [x, y, width, height, label] in the
+  // viewport's CSS pixels. They are drawn in a closed shadow root the page cannot reach,
+  // above everything, and removed right after the screenshot.
+  let markLayer = null;
+  const showMarks = (marks) => {
+    hideMarks();
+    const host = document.createElement('warden-marks');
+    const root = host.attachShadow({ mode: 'closed' });
+    const sx = window.scrollX;
+    const sy = window.scrollY;
+    // The tag sits in the box's top left corner, so it cannot be read as the neighbour's.
+    const boxes = marks.map(([x, y, w, h, label]) => {
+      const at = `left:${x + sx}px;top:${y + sy}px`;
+      return `<div class=b style="${at};width:${w}px;height:${h}px"></div>`
+        + `<div class=l style="${at}">${label.replace(/[^@\w]/g, '')}</div>`;
+    }).join('');
+    root.innerHTML = `<style>
+      :host{all:initial;position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none}
+      .b{position:absolute;box-sizing:border-box;border:2px solid #e0218a}
+      .l{position:absolute;font:bold 11px/13px monospace;color:#fff;background:#e0218a;padding:0 2px;white-space:nowrap}
+    </style>${boxes}`;
+    document.documentElement.appendChild(host);
+    markLayer = host;
+    return { ok: true, shown: marks.length };
+  };
+  const hideMarks = () => {
+    if (markLayer) markLayer.remove();
+    markLayer = null;
+    return { ok: true };
+  };
+
   return { doc, snapshot, point, rectOf, focus, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
-    focusOnly, domClick, watchDrag, dragStarted, opensWindow };
+    focusOnly, domClick, watchDrag, dragStarted, opensWindow, showMarks, hideMarks };
 })

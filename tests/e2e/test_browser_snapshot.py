@@ -1,0 +1,251 @@
+"""What the snapshot shows on pages shaped like the web (snapshot_site.py): every visible
+word in `full` mode and no hidden one, labels inferred from the text beside a control,
+overlays only where something covers the page, and browse_find matches with the row's
+controls, usable as they are."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from browser_helpers import CHROMIUM, ok
+from browser_site import Site, news_page, start_site
+from snapshot_site import PAGES
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
+
+# The words of every text node the page shows, computed in the page itself.
+VISIBLE_WORDS = """(() => {
+  const words = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walker.nextNode());) {
+    const p = n.parentElement;
+    if (p.closest('script, style, select, textarea, [aria-hidden=true]')) continue;
+    if (!p.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    if (!Array.from(range.getClientRects()).some((r) => r.width > 0 && r.height > 0)) continue;
+    words.push(n.data);
+  }
+  return words.join(' ');
+})()"""
+
+
+def words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"\w+", text)}
+
+
+@pytest.fixture()
+def site() -> Iterator[Site]:
+    s = start_site()
+    s.pages.update(PAGES)
+    s.pages["/news"] = news_page()
+    yield s
+    s.close()
+
+
+def manifest(write_manifest, site: Site) -> object:
+    # eval_js only so the test can read the page's own words to compare against.
+    return write_manifest(f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{site.origin}"], eval_js = true }}
+""")
+
+
+async def full(w) -> str:
+    return await ok(w, "browse_snapshot", {"mode": "full", "max_tokens": 200_000}, timeout=90)
+
+
+async def test_full_snapshot_has_every_visible_word_and_no_hidden_one(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        for path in ["/divs", "/mdbook", "/rustdoc", "/labels", "/news", "/chrome"]:
+            await ok(w, "browse_navigate", {"url": site.url(path)})
+            shown = json.loads(await ok(w, "browse_eval_js", {"expression": VISIBLE_WORDS}))
+            expected = {x for x in words(shown) if not x.startswith("hidden")}
+            snap = await full(w)
+            got = words(snap)
+            assert expected <= got, f"{path}: missing {sorted(expected - got)[:20]}\n{snap[:3000]}"
+            assert not [x for x in got if x.startswith("hidden")], f"{path}: hidden text shown\n{snap}"
+
+        # The issue's example, line by line: one line per block, inline text merged, the
+        # label before the text box as its (inferred) name and not repeated.
+        await ok(w, "browse_navigate", {"url": site.url("/divs")})
+        snap = await full(w)
+        for line in [
+            '- Click on the "Ok" button.',
+            "- lorem ipsum dolor",
+            '[textbox] ~"sit amet:"',
+            '[button] "Ok"',
+            "- A paragraph.",
+            "- Another bold div text.",
+            "- $9 per month, billed yearly",
+            "- Status: all systems normal",
+            "- Inbox 3",
+        ]:
+            assert line in snap, f"{line!r} not in\n{snap}"
+        assert "- sit amet:" not in snap, snap
+
+
+async def test_default_snapshot_stays_small(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/rustdoc")})
+        # Interactive elements only: none of the page's prose.
+        assert "Runs operation" not in snap and "@e" in snap, snap
+        snap = await ok(w, "browse_navigate", {"url": site.url("/news")})
+        assert len(snap) / 4 < 1100, f"{len(snap) / 4} tokens"
+
+
+async def test_labels_are_inferred_from_the_text_beside_a_control(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/labels")})
+
+        def ref(role: str, name: str, inferred: bool = True) -> int:
+            mark = "~" if inferred else ""
+            m = re.search(rf'@e(\d+) \[{role}\] {mark}"{re.escape(name)}"', snap)
+            assert m, f'no [{role}] {mark}"{name}" in\n{snap}'
+            return int(m.group(1))
+
+        name, phone = ref("textbox", "Full name"), ref("textbox", "Phone number")
+        ref("combobox", "Country")
+        code = ref("textbox", "Discount code")
+        gift = ref("checkbox", "This is a gift")
+        ref("textbox", "Card number", inferred=False)
+        assert 'placeholder="Discount code"' not in snap, "the placeholder is the name, not repeated"
+        await ok(w, "browse_fill", {"ref": name, "value": "Ada Lovelace"})
+        await ok(w, "browse_fill", {"ref": phone, "value": "555 0100"})
+        await ok(w, "browse_fill", {"ref": code, "value": "SPRING"})
+        await ok(w, "browse_click", {"ref": gift})
+        await ok(w, "browse_click", {"ref": ref("button", "Place order", inferred=False)})
+        assert "Ordered for Ada Lovelace / 555 0100 / SPRING / gift true" in await full(w)
+
+
+async def test_overlays_only_where_something_covers_the_page(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        for path in ["/mdbook", "/rustdoc", "/chrome", "/divs"]:
+            snap = await ok(w, "browse_navigate", {"url": site.url(path)})
+            assert "OVERLAY" not in snap, f"{path}: false overlay\n{snap[:600]}"
+            # Scrolled, the content passes under the fixed bars: still nothing to handle.
+            await ok(w, "browse_scroll", {"direction": "down", "amount": 1500})
+            snap = await ok(w, "browse_snapshot")
+            assert "OVERLAY" not in snap, f"{path} scrolled: false overlay\n{snap[:600]}"
+
+        snap = await ok(w, "browse_navigate", {"url": site.url("/modal")})
+        lines = snap.splitlines()
+        assert lines[1].startswith('⚠ OVERLAY: [modal] "Get 10% off your first order" @e'), snap[:600]
+        # The overlay's controls come first, with their refs.
+        assert re.match(r'@e\d+ \[textbox\] ~"Email address"', lines[2]), snap[:600]
+        await ok(w, "browse_click", {"ref": int(re.search(r'@e(\d+) \[button\] "No thanks"', snap).group(1))})
+        assert "OVERLAY" not in await ok(w, "browse_snapshot")
+
+        snap = await ok(w, "browse_navigate", {"url": site.url("/cookie")})
+        assert snap.splitlines()[1].startswith("⚠ OVERLAY: [cookie_banner]"), snap[:600]
+        await ok(w, "browse_click", {"ref": int(re.search(r'@e(\d+) \[button\] "Accept all"', snap).group(1))})
+        assert "OVERLAY" not in await ok(w, "browse_snapshot")
+
+        snap = await ok(w, "browse_navigate", {"url": site.url("/veil")})
+        assert snap.splitlines()[1].startswith('⚠ OVERLAY: [overlay] "Choose your region" @e'), snap[:600]
+        await ok(w, "browse_click", {"ref": int(re.search(r'@e(\d+) \[button\] "Europe"', snap).group(1))})
+        assert "OVERLAY" not in await ok(w, "browse_snapshot")
+
+
+async def test_find_gives_each_match_its_rows_controls(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        await ok(w, "browse_navigate", {"url": site.url("/shop")}, timeout=90)
+        found = await ok(w, "browse_find", {"query": "Ceramic Vase 2718"}, timeout=90)
+        lines = found.splitlines()
+        assert lines[0].startswith("1 match(es)"), found
+        assert re.match(r'@e\d+ \[link\] "Ceramic Vase 2718"', lines[1]), found
+        m = re.match(r'  in row: "\$\d+\.00 \| (In|Low) stock" @e(\d+) \[button\] "Buy", @e\d+ \[link\] "Reviews"$', lines[2])
+        assert m, found
+        await ok(w, "browse_click", {"ref": int(m.group(2))}, timeout=90)
+        cart = await ok(w, "browse_find", {"query": "to the cart"}, timeout=90)
+        assert "- Added Ceramic Vase 2718 to the cart" in cart, cart
+
+        # Many matches: bounded, with the hint to narrow.
+        many = await ok(w, "browse_find", {"query": "Oak Chair", "limit": 5}, timeout=90)
+        assert many.startswith("600 match(es)") and "first 5 shown" in many, many[:300]
+        assert len(many.splitlines()) <= 11, many
+
+        # Documentation: a method's heading comes with the "Source" link beside it.
+        await ok(w, "browse_navigate", {"url": site.url("/rustdoc")})
+        found = await ok(w, "browse_find", {"query": "pub fn op17("})
+        assert re.search(r'in section: .*@e\d+ \[link\] "Source"', found), found
+
+
+def png_pixels(data: bytes, max_rows: int) -> tuple[int, int, list[bytes]]:
+    """Width, height and the first rows (RGB or RGBA bytes) of an 8-bit, non-interlaced PNG."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height, channels = 8, b"", 0, 0, 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and color in (2, 6), (depth, color)
+            channels = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev = [], bytearray(stride)
+    for y in range(min(height, max_rows)):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, rows
+
+
+def mark_pixels(png: bytes) -> int:
+    """How many pixels of the top of the image have the marks' colour (#e0218a)."""
+    width, _, rows = png_pixels(png, 320)
+    channels = len(rows[0]) // width
+    return sum(
+        1 for row in rows for x in range(0, len(row), channels)
+        if abs(row[x] - 0xE0) < 8 and abs(row[x + 1] - 0x21) < 8 and abs(row[x + 2] - 0x8A) < 8
+    )
+
+
+async def test_marked_screenshot_labels_the_refs_and_leaves_no_trace(start_warden, write_manifest, site) -> None:
+    import base64
+
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/labels")})
+        refs = set(re.findall(r"^@e(\d+) ", snap, re.M))
+        plain = await w.call("browse_screenshot", {})
+        marked = await w.call("browse_screenshot", {"marks": True})
+        assert not marked.is_error, marked
+        image = next(b for b in marked.content if getattr(b, "type", "") == "image")
+        caption = "".join(getattr(b, "text", "") for b in marked.content)
+        assert f"{len(refs)} element(s) marked with their @eN ref" in caption, caption
+        png = base64.b64decode(image.data)
+        before = base64.b64decode(next(b for b in plain.content if getattr(b, "type", "") == "image").data)
+        assert mark_pixels(before) == 0 and mark_pixels(png) > 200, "the marks are drawn"
+        # Nothing of the marks stays in the page, and the refs are the snapshot's.
+        assert await ok(w, "browse_eval_js", {"expression": "document.querySelector('warden-marks') === null"}) == "true"
+        assert await ok(w, "browse_snapshot") == snap
