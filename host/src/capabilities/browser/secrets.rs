@@ -17,7 +17,7 @@
 //! page can apply in one call (URL, base64, JSON, hex, reversed); it is a courtesy, not the
 //! rule.
 
-use super::provider::{BrowserError, Result};
+use super::error::{BrowserError, Result};
 use super::tab::{Tab, split_handle};
 use crate::manifest::grants::SecretFrame;
 use base64::Engine as _;

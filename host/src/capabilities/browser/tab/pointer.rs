@@ -5,8 +5,8 @@
 //! `Input.setInterceptDrags` it reports the drag the page started (`Input.dragIntercepted`,
 //! kept in the tab's state) and Warden carries it out with `Input.dispatchDragEvent`.
 
-use super::provider::{BrowserError, Result};
-use super::tab::{Tab, split_handle};
+use super::{Tab, split_handle};
+use crate::capabilities::browser::error::{BrowserError, Result};
 use serde_json::{Value, json};
 use std::time::Duration;
 
