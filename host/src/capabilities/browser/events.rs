@@ -131,6 +131,8 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
     tab.owner = owner;
     st.sessions.insert(session.clone(), target.clone());
     st.tabs.insert(target.clone(), tab);
+    // A new tab opens in front of the others.
+    st.front = Some(target.clone());
     if let Some(effects) = st.close_popup_over_cap(&target) {
         return Reduced {
             effects,
@@ -285,7 +287,12 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
     // Requests in flight, for an action to wait for those it started.
     let mut finished = false;
     match method {
-        "Network.requestWillBeSent" if tab.requests.len() < MAX_TRACKED_REQUESTS => {
+        // Documents and the page's own fetches: what a page re-renders from. Images, fonts
+        // and streams (EventSource, long polls on them) do not hold an action up.
+        "Network.requestWillBeSent"
+            if tab.requests.len() < MAX_TRACKED_REQUESTS
+                && matches!(s(p, "type"), "Document" | "XHR" | "Fetch") =>
+        {
             tab.request_seq += 1;
             let seq = tab.request_seq;
             // A redirect keeps its request id and its place.
@@ -319,6 +326,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         "Page.frameStoppedLoading" if main => {
             tab.loading = false;
             tab.stop_seq += 1;
+            tab.stopped_nav = tab.nav_seq;
         }
         "Page.frameStartedNavigating" | "Page.frameRequestedNavigation" if main => {
             tab.nav_seq += 1;

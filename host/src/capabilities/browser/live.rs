@@ -323,17 +323,28 @@ impl Live {
             .await;
     }
 
-    /// Tabs of a context: (id, url, title, opener).
+    /// Tabs of a context, in the order they opened: (id, url, title, opener).
     pub fn tabs_of(&self, context: &str) -> Vec<(String, String, String, Option<String>)> {
         let st = self.lock();
         let mut tabs: Vec<_> = st
             .tabs
             .iter()
             .filter(|(id, t)| t.context == context && !st.startup.contains(*id))
-            .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
             .collect();
-        tabs.sort();
-        tabs
+        tabs.sort_by_key(|(_, t)| t.opened);
+        tabs.into_iter()
+            .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
+            .collect()
+    }
+
+    /// Forget a tab that was closed (the browser's report of it may come later, or never).
+    pub fn forget_tab(&self, target: &str) {
+        let mut st = self.lock();
+        if let Some(tab) = st.tabs.remove(target) {
+            st.sessions.remove(&tab.session);
+            drop(st);
+            self.bump();
+        }
     }
 
     /// Run `f` on a tab's state; a closed or crashed tab is an error.

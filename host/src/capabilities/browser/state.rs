@@ -41,6 +41,9 @@ pub struct TabState {
     /// events that happened after it began from earlier ones.
     pub nav_seq: u64,
     pub stop_seq: u64,
+    /// `nav_seq` when loading last stopped: a stop counts for a navigation only if it came
+    /// after that navigation started (the previous page's stop may arrive late).
+    pub stopped_nav: u64,
     /// A navigation the page scheduled for within a second (meta refresh, location change).
     pub scheduled: bool,
     /// How many times the page asked for a new window (window.open, target=_blank).
@@ -90,6 +93,8 @@ pub(super) struct State {
     pub(super) guards: HashMap<String, NetGuard>,
     /// How many tabs have attached so far (gives each its `opened`).
     pub(super) attached: u64,
+    /// The tab the browser shows in front: the newest, or the last brought to the front.
+    pub(super) front: Option<String>,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -110,6 +115,7 @@ impl TabState {
             loading: false,
             nav_seq: 0,
             stop_seq: 0,
+            stopped_nav: 0,
             scheduled: false,
             window_opens: 0,
             blocked: Vec::new(),
@@ -133,6 +139,14 @@ impl TabState {
     /// Requests in flight that started after `seq`.
     pub fn requests_since(&self, seq: u64) -> usize {
         self.requests.values().filter(|s| **s > seq).count()
+    }
+
+    /// Requests in flight that started after `after`, up to and including `upto`.
+    pub fn requests_between(&self, after: u64, upto: u64) -> usize {
+        self.requests
+            .values()
+            .filter(|s| **s > after && **s <= upto)
+            .count()
     }
 }
 

@@ -122,6 +122,11 @@ fn popups_are_ordered_after_their_opener() {
     let ids: Vec<&str> = order.into_iter().map(|(_, id)| id).collect();
     assert_eq!(ids, ["ZZZ-opener", "AAA-popup", "MMM-second"]);
     assert_eq!(st.tabs["AAA-popup"].opener.as_deref(), Some("ZZZ-opener"));
+    assert_eq!(
+        st.front.as_deref(),
+        Some("MMM-second"),
+        "a new tab opens in front"
+    );
     assert_eq!(super::ready_popups(&st, "ZZZ-opener"), 0, "not shown yet");
     feed(
         &mut st,
@@ -212,6 +217,10 @@ fn main_frame_navigation_and_load_events() {
     );
     let t = &st.tabs["T1"];
     assert!(t.lifecycle.contains("load") && !t.loading && t.stop_seq == 1);
+    assert_eq!(
+        t.stopped_nav, 1,
+        "the stop came after the first navigation started"
+    );
     // A new document's lifecycle starts over: the old one's "load" must not answer for it.
     on(
         &mut st,
@@ -361,6 +370,10 @@ fn requests_in_flight_are_counted_until_they_finish() {
         "Network.loadingFailed",
         json!({ "requestId": "R2", "timestamp": 2.0, "errorText": "net::ERR_ABORTED", "type": "Fetch" }),
     );
+    assert_eq!(st.tabs["T1"].requests_since(seq), 0);
+    // An image does not hold an action up.
+    let image = json!({ "requestId": "I1", "request": { "url": "http://127.0.0.1:8000/a.png", "method": "GET" }, "type": "Image" });
+    on(&mut st, "T1", "Network.requestWillBeSent", image);
     assert_eq!(st.tabs["T1"].requests_since(seq), 0);
     // An unknown request finishing changes nothing.
     let r = on(

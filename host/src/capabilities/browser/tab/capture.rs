@@ -4,10 +4,15 @@ use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
 use base64::Engine as _;
 use serde_json::json;
+use std::time::Duration;
+
+/// How long one attempt at a screenshot may take.
+const SHOT_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Tab {
     pub async fn screenshot(&self, area: Area, jpeg: bool) -> Result<Vec<u8>> {
         self.no_dialog()?;
+        self.to_front().await?;
         let mut params = json!({ "format": if jpeg { "jpeg" } else { "png" } });
         if jpeg {
             params["quality"] = json!(80);
@@ -40,7 +45,25 @@ impl Tab {
                 });
             }
         }
-        let shot = self.call("Page.captureScreenshot", params).await?;
+        // A tab the browser is not drawing (behind others) may never hand over a frame:
+        // bring it to the front and ask once more, then give up with an error, never a hang.
+        let mut shot = None;
+        for attempt in 0..2 {
+            if attempt > 0 {
+                self.call("Page.bringToFront", json!({})).await?;
+            }
+            let capture = self.call("Page.captureScreenshot", params.clone());
+            if let Ok(answer) = tokio::time::timeout(SHOT_TIMEOUT, capture).await {
+                shot = Some(answer?);
+                break;
+            }
+        }
+        let shot = shot.ok_or_else(|| {
+            BrowserError::Timeout(format!(
+                "the browser drew no frame for the screenshot within {} s (the page may be stuck in a script); take a snapshot instead, or try again",
+                2 * SHOT_TIMEOUT.as_secs()
+            ))
+        })?;
         base64::engine::general_purpose::STANDARD
             .decode(shot["data"].as_str().unwrap_or_default())
             .map_err(|e| BrowserError::Io(format!("the screenshot was not valid base64: {e}")))

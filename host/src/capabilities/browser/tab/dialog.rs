@@ -33,8 +33,21 @@ impl Tab {
         if let Some(text) = prompt {
             params["promptText"] = json!(text);
         }
-        self.call("Page.handleJavaScriptDialog", params).await?;
-        self.state(|t| t.dialog = None)?;
-        Ok(())
+        let before = self.mark()?;
+        // The page goes on once the dialog closes, and may open the next one (a confirm
+        // whose accept asks for a prompt) before the browser answers this call.
+        let answered = self
+            .call_until_dialog("Page.handleJavaScriptDialog", params)
+            .await?;
+        self.state(|t| {
+            if t.dialog_seq == before.dialogs() {
+                t.dialog = None;
+            }
+        })?;
+        if answered.is_none() {
+            return Ok(());
+        }
+        // What the answer started: a navigation (a confirmed form), requests, the next dialog.
+        self.settle(before).await
     }
 }

@@ -31,6 +31,7 @@ impl Tab {
     /// Send an input event; a dialog opened by it ends the wait (the browser answers the
     /// event only once the dialog is closed).
     pub(crate) async fn input(&self, method: &str, params: Value) -> Result<()> {
+        self.to_front().await?;
         let session = self.session()?;
         let cdp = self.live.cdp.clone();
         let method_owned = method.to_string();
@@ -54,8 +55,13 @@ impl Tab {
 
     /// [`Tab::point`]; with `force`, without the disabled and covered checks.
     pub(crate) async fn point_of(&self, handle: u64, force: bool) -> Result<(f64, f64)> {
+        self.point_with(handle, force, false).await
+    }
+
+    /// [`Tab::point`]; with `hover`, without the disabled check.
+    async fn point_with(&self, handle: u64, force: bool, hover: bool) -> Result<(f64, f64)> {
         let (frame, p) = self
-            .on_node(handle, |n| format!("point({n}, {force})"))
+            .on_node(handle, |n| format!("point({n}, {force}, {hover})"))
             .await?;
         let (ox, oy) = self.frame_offset(&frame).await?;
         Ok((
@@ -82,8 +88,7 @@ impl Tab {
 
     pub(super) async fn click_with(&self, x: f64, y: f64, click: Click, popup: bool) -> Result<()> {
         self.no_dialog()?;
-        let before = if popup { Some(self.windows()?) } else { None };
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.mouse("mouseMoved", x, y, click).await?;
         for n in 1..=click.count.max(1) {
             let c = Click { count: n, ..click };
@@ -96,13 +101,16 @@ impl Tab {
                 return Ok(());
             }
         }
-        self.settle_for(seq, SETTLE, before).await
+        self.settle_for(before, SETTLE, popup).await
     }
 
     pub async fn hover(&self, handle: u64) -> Result<()> {
         self.no_dialog()?;
-        let (x, y) = self.point(handle).await?;
-        self.mouse("mouseMoved", x, y, Click::default()).await
+        let before = self.mark()?;
+        let (x, y) = self.point_with(handle, false, true).await?;
+        self.mouse("mouseMoved", x, y, Click::default()).await?;
+        // A hover may show a tooltip or a menu, or fetch what the menu shows.
+        self.settle(before).await
     }
 
     pub async fn focus(&self, handle: u64) -> Result<()> {
@@ -115,7 +123,7 @@ impl Tab {
     /// Replace a text field's value as a user would: focus, select all, insert the text.
     pub async fn fill(&self, handle: u64, text: &str, secret: bool) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.on_node(handle, |n| format!("focus({n}, true, {secret})"))
             .await?;
         if secret {
@@ -138,7 +146,7 @@ impl Tab {
         }
         self.on_node(handle, |n| format!("changed({n}, {secret})"))
             .await?;
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     pub(super) async fn key_press(&self, modifiers: i64, key: &keys::Key) -> Result<()> {
@@ -167,7 +175,7 @@ impl Tab {
     /// Type text key by key into the focused element.
     pub async fn type_text(&self, text: &str, delay: Duration) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         for ch in text.chars() {
             let name = match ch {
                 '\n' | '\r' => "Enter".to_string(),
@@ -188,12 +196,12 @@ impl Tab {
                 tokio::time::sleep(delay).await;
             }
         }
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     pub async fn press(&self, combo: &str) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         let (modifiers, key) = keys::combo(combo).map_err(BrowserError::Invalid)?;
         // Hold the modifiers down around the key, as a keyboard does.
         let held: Vec<&str> = [
@@ -225,16 +233,16 @@ impl Tab {
                 .await?;
             }
         }
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     pub async fn select(&self, handle: u64, values: &[String]) -> Result<Vec<String>> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         let (_, answer) = self
             .on_node(handle, |n| format!("select({n}, {})", json!(values)))
             .await?;
-        self.settle(seq).await?;
+        self.settle(before).await?;
         Ok(answer["values"]
             .as_array()
             .map(|a| {
@@ -296,7 +304,7 @@ impl Tab {
             .as_str()
             .ok_or_else(|| gone(handle))?
             .to_string();
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.call(
             "DOM.setFileInputFiles",
             json!({ "files": files, "objectId": object }),
@@ -308,7 +316,7 @@ impl Tab {
             )),
             other => other,
         })?;
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     pub async fn scroll_into_view(&self, handle: u64) -> Result<()> {

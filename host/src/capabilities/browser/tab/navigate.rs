@@ -4,6 +4,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::state::TabState;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -17,6 +18,10 @@ const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
 const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an action waits for the navigation it started.
 const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long an action waits for the requests it started (a long poll never ends).
+const ACTION_REQUESTS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the page gets to handle the last response before the answer's snapshot.
+const AFTER_REQUESTS: Duration = Duration::from_millis(50);
 
 /// When a navigation counts as done.
 #[derive(Debug, Clone, Copy)]
@@ -36,12 +41,27 @@ impl WaitUntil {
     }
 }
 
-/// Counts of the windows a tab has opened (see [`Tab::settle_for`]).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Windows {
+/// Where a tab stood before an action (see [`Tab::settle`]): the counters of its state and
+/// the windows it had opened.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    blocked: u64,
+    nav: u64,
+    stops: u64,
+    loader: String,
+    same_doc: u64,
+    dialogs: u64,
+    requests: u64,
     opens: u64,
     popups: usize,
     children: usize,
+}
+
+impl Mark {
+    /// How many dialogs the tab had opened.
+    pub fn dialogs(&self) -> u64 {
+        self.dialogs
+    }
 }
 
 impl Tab {
@@ -61,13 +81,10 @@ impl Tab {
         .flatten()
     }
 
-    pub(crate) fn blocked_seq(&self) -> Result<u64> {
-        self.state(|t| t.blocked_seq)
-    }
-
     pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Duration) -> Result<String> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
+        let seq = before.blocked;
         let nav = tokio::time::timeout(timeout, self.call("Page.navigate", json!({ "url": url })))
             .await
             .map_err(|_| {
@@ -85,10 +102,14 @@ impl Tab {
             )));
         }
         if let Some(loader) = nav.get("loaderId").and_then(Value::as_str) {
-            self.wait_loaded(Some(loader), wait, timeout).await?;
+            self.wait_loaded(Some(loader), wait, timeout, None).await?;
         }
         // A page may move on by itself right after loading (meta refresh, script redirect).
-        self.settle_for(seq, AFTER_LOAD, None).await?;
+        let loaded = Mark {
+            blocked: seq,
+            ..self.mark()?
+        };
+        self.settle_for(loaded, AFTER_LOAD, false).await?;
         self.url()
     }
 
@@ -96,15 +117,17 @@ impl Tab {
     /// the DOM can hold while that document is still loading.
     pub async fn wait_current(&self, wait: WaitUntil, timeout: Duration) -> Result<()> {
         let loader = self.state(|t| t.loader.clone())?;
-        self.wait_loaded(Some(&loader), wait, timeout).await
+        self.wait_loaded(Some(&loader), wait, timeout, None).await
     }
 
-    /// Wait until the main frame's document `loader` (or any new one) reaches `wait`.
+    /// Wait until the main frame's document `loader` (or any new one) reaches `wait`; with
+    /// `same_doc`, a same-document navigation after that count ends the wait too.
     pub(super) async fn wait_loaded(
         &self,
         loader: Option<&str>,
         wait: WaitUntil,
         timeout: Duration,
+        same_doc: Option<u64>,
     ) -> Result<()> {
         let event = wait.event();
         let start_loader = self.state(|t| t.loader.clone())?;
@@ -115,7 +138,11 @@ impl Tab {
                     Some(l) => t.loader == l,
                     None => t.loader != start_loader,
                 };
-                (right_doc && t.lifecycle.contains(event) || t.dialog.is_some() || t.crashed)
+                let stayed = same_doc.is_some_and(|n| t.same_doc_seq > n);
+                (right_doc && t.lifecycle.contains(event)
+                    || stayed
+                    || t.dialog.is_some()
+                    || t.crashed)
                     .then_some(())
             })
             .await;
@@ -129,82 +156,127 @@ impl Tab {
         Ok(())
     }
 
-    /// After an action: if it started a navigation, wait for the new document; if the guard
-    /// blocked one, fail with its message.
-    pub(crate) async fn settle(&self, seq: u64) -> Result<()> {
-        self.settle_for(seq, SETTLE, None).await
-    }
-
-    /// What the tab had opened before an action, to tell the windows the action opens.
-    pub(super) fn windows(&self) -> Result<Windows> {
-        Ok(Windows {
-            opens: self.state(|t| t.window_opens)?,
-            popups: self.live.popups_of(&self.target),
-            children: self.live.children_of(&self.target),
-        })
-    }
-
-    /// [`Tab::settle`]; with `popup`, the action was one that opens a new window (a
-    /// `target=_blank` link, a modified click on a link), whose tab the browser may announce
-    /// only after the action's own answer: wait for it, counting from what the tab had
-    /// opened before the action.
-    pub(super) async fn settle_for(
-        &self,
-        seq: u64,
-        window: Duration,
-        popup: Option<Windows>,
-    ) -> Result<()> {
-        let (loader, nav) = self.state(|t| (t.loader.clone(), t.nav_seq))?;
-        let Windows {
+    /// Where the tab stands before an action, to tell what the action did.
+    pub(crate) fn mark(&self) -> Result<Mark> {
+        let (opens, popups, children) = (
+            self.state(|t| t.window_opens)?,
+            self.live.popups_of(&self.target),
+            self.live.children_of(&self.target),
+        );
+        self.state(|t| Mark {
+            blocked: t.blocked_seq,
+            nav: t.nav_seq,
+            stops: t.stop_seq,
+            loader: t.loader.clone(),
+            same_doc: t.same_doc_seq,
+            dialogs: t.dialog_seq,
+            requests: t.request_seq,
             opens,
             popups,
             children,
-        } = match popup {
-            Some(before) => before,
-            None => self.windows()?,
-        };
+        })
+    }
+
+    /// After an action: if it started a navigation, wait for the new document; if it started
+    /// requests (a form posting with fetch), wait for them; if the guard blocked one, fail
+    /// with its message. A dialog, or a same-document navigation (a hash or history route,
+    /// which sends no load event), ends the wait at once.
+    pub(crate) async fn settle(&self, before: Mark) -> Result<()> {
+        self.settle_for(before, SETTLE, false).await
+    }
+
+    /// [`Tab::settle`], watching `window` for the action to start something; with `popup`,
+    /// the action was one that opens a new window (a `target=_blank` link, a modified click
+    /// on a link), whose tab the browser may announce only after the action's own answer.
+    pub(super) async fn settle_for(
+        &self,
+        before: Mark,
+        window: Duration,
+        popup: bool,
+    ) -> Result<()> {
+        let b = &before;
+        // Something the action started that the answer must wait for (or that ends it).
         let started = self
             .live
             .wait_tab(&self.target, window, |t| {
-                (t.nav_seq > nav || t.scheduled || t.blocked_seq > seq || t.dialog.is_some())
+                (t.nav_seq > b.nav
+                    || t.scheduled
+                    || t.blocked_seq > b.blocked
+                    || t.dialog_seq > b.dialogs
+                    || t.same_doc_seq > b.same_doc
+                    || t.requests_since(b.requests) > 0)
                     .then_some(())
             })
             .await
             .is_ok();
-        if started {
-            // Done when the new document is parsed, or when loading stopped without one
-            // (a download, a 204, a blocked request).
-            let mut stops = None;
+        let ended =
+            |t: &TabState| t.dialog_seq > b.dialogs || t.blocked_seq > b.blocked || t.crashed;
+        // Two rounds: a page may navigate once the requests it started are answered (a
+        // login form that posts with fetch, then moves on).
+        for _ in 0..2 {
+            if !started || self.state(|t| ended(t))? {
+                break;
+            }
+            if self.state(|t| t.nav_seq > b.nav || t.scheduled || t.loader != b.loader)? {
+                // Done when the new document is parsed, when loading stopped without one (a
+                // download, a 204, a blocked request), or when it stayed in the document.
+                let _ = self
+                    .live
+                    .wait_tab(&self.target, ACTION_NAV_TIMEOUT, |t| {
+                        if t.scheduled && t.nav_seq == b.nav {
+                            return None;
+                        }
+                        let new_doc =
+                            t.loader != b.loader && t.lifecycle.contains("DOMContentLoaded");
+                        let stopped = t.stop_seq > b.stops && t.stopped_nav > b.nav && !t.loading;
+                        let same_doc = t.same_doc_seq > b.same_doc && !t.loading;
+                        (new_doc || stopped || same_doc || ended(t)).then_some(())
+                    })
+                    .await;
+            }
+            // Requests the action started (a form posting with fetch), only those started so
+            // far (a page that polls would keep the answer waiting): the answer should show
+            // what the page makes of their responses.
+            let upto = self.state(|t| t.request_seq)?;
+            if self.state(|t| t.requests_between(b.requests, upto))? == 0 {
+                break;
+            }
             let _ = self
                 .live
-                .wait_tab(&self.target, ACTION_NAV_TIMEOUT, |t| {
-                    if t.scheduled && t.nav_seq == nav {
-                        return None;
-                    }
-                    let stops_then = *stops.get_or_insert(t.stop_seq);
-                    let new_doc = t.loader != loader && t.lifecycle.contains("DOMContentLoaded");
-                    let stopped = t.stop_seq > stops_then && !t.loading;
-                    (new_doc || stopped || t.blocked_seq > seq || t.dialog.is_some()).then_some(())
+                .wait_tab(&self.target, ACTION_REQUESTS_TIMEOUT, |t| {
+                    (t.requests_between(b.requests, upto) == 0 || ended(t)).then_some(())
                 })
                 .await;
+            // The page handles the last response in a task or two of its own; it may
+            // navigate then.
+            let nav = self.state(|t| t.nav_seq)?;
+            let _ = self
+                .live
+                .wait_tab(&self.target, AFTER_REQUESTS, |t| {
+                    (ended(t) || t.nav_seq > nav).then_some(())
+                })
+                .await;
+            if self.state(|t| t.nav_seq == nav)? {
+                break;
+            }
         }
         // A new window the action opened, seen as the page's window.open or as a new tab whose
         // opener is this one (either may come first): wait until it shows its URL (or its
         // navigation is blocked), so the answer can name it.
-        let mut opened = self.state(|t| t.window_opens > opens)?
-            || self.live.children_of(&self.target) > children;
-        if popup.is_some() && !opened {
+        let mut opened = self.state(|t| t.window_opens > b.opens)?
+            || self.live.children_of(&self.target) > b.children;
+        if popup && !opened && self.state(|t| !ended(t))? {
             opened = self
                 .live
-                .wait_child(&self.target, children, POPUP_ANNOUNCE)
+                .wait_child(&self.target, b.children, POPUP_ANNOUNCE)
                 .await;
         }
         if opened {
             self.live
-                .wait_popup(&self.target, popups, POPUP_TIMEOUT)
+                .wait_popup(&self.target, b.popups, POPUP_TIMEOUT)
                 .await;
         }
-        match self.blocked_since(seq) {
+        match self.blocked_since(b.blocked) {
             Some(blocked) => Err(BrowserError::Denied(blocked)),
             None => Ok(()),
         }
@@ -226,27 +298,26 @@ impl Tab {
                     "there is no page to go forward to in this tab".into()
                 })
             })?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.call(
             "Page.navigateToHistoryEntry",
             json!({ "entryId": entry["id"] }),
         )
         .await?;
-        self.wait_loaded(None, wait, timeout).await.or_else(|e| {
-            // A same-document entry (#fragment) makes no new document.
-            let same_doc = self.url().ok().as_deref() == entry["url"].as_str();
-            if same_doc { Ok(()) } else { Err(e) }
-        })?;
-        self.settle(seq).await?;
+        // A same-document entry (a hash or history route) makes no new document and sends
+        // no load event: its navigation ends the wait.
+        self.wait_loaded(None, wait, timeout, Some(before.same_doc))
+            .await?;
+        self.settle(before).await?;
         self.url()
     }
 
     pub async fn reload(&self, wait: WaitUntil, timeout: Duration) -> Result<String> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.call("Page.reload", json!({})).await?;
-        self.wait_loaded(None, wait, timeout).await?;
-        self.settle(seq).await?;
+        self.wait_loaded(None, wait, timeout, None).await?;
+        self.settle(before).await?;
         self.url()
     }
 }
