@@ -10,6 +10,9 @@ use std::time::Duration;
 
 /// How long an action waits to see whether it started a navigation.
 pub(super) const SETTLE: Duration = Duration::from_millis(150);
+/// The same for filling a field or choosing an option: what they start (a select's
+/// `onchange` navigation, a search box's fetch) starts at once, in the page's event handler.
+pub(super) const FIELD_SETTLE: Duration = Duration::from_millis(50);
 /// How long a navigation watches for the page moving on by itself after it loaded.
 const AFTER_LOAD: Duration = Duration::from_millis(400);
 /// How long an action that opens a window waits for the browser to announce its tab.
@@ -20,6 +23,8 @@ const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
 const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long an action waits for the requests it started (a long poll never ends).
 const ACTION_REQUESTS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the page gets to run the tasks a same-document navigation queued.
+const YIELD_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long the page gets to handle the last response before the answer's snapshot.
 const AFTER_REQUESTS: Duration = Duration::from_millis(50);
 
@@ -213,6 +218,7 @@ impl Tab {
             |t: &TabState| t.dialog_seq > b.dialogs || t.blocked_seq > b.blocked || t.crashed;
         // Two rounds: a page may navigate once the requests it started are answered (a
         // login form that posts with fetch, then moves on).
+        let mut yielded = false;
         for _ in 0..2 {
             if !started || self.state(|t| ended(t))? {
                 break;
@@ -233,6 +239,12 @@ impl Tab {
                         (new_doc || stopped || same_doc || ended(t)).then_some(())
                     })
                     .await;
+            }
+            // A same-document navigation's page script (a router's hashchange or popstate
+            // handler) runs in a task of its own: let it run before reading the page.
+            if !yielded && self.state(|t| t.same_doc_seq > b.same_doc)? {
+                yielded = true;
+                self.yield_to_page().await;
             }
             // Requests the action started (a form posting with fetch), only those started so
             // far (a page that polls would keep the answer waiting): the answer should show
@@ -280,6 +292,15 @@ impl Tab {
             Some(blocked) => Err(BrowserError::Denied(blocked)),
             None => Ok(()),
         }
+    }
+
+    /// Let the page run the tasks it has queued (a zero timeout in its own world), bounded.
+    async fn yield_to_page(&self) {
+        let tick = self.call_until_dialog(
+            "Runtime.evaluate",
+            json!({ "expression": "new Promise((r) => setTimeout(r, 0))", "awaitPromise": true }),
+        );
+        let _ = tokio::time::timeout(YIELD_TIMEOUT, tick).await;
     }
 
     pub async fn history(&self, delta: i32, wait: WaitUntil, timeout: Duration) -> Result<String> {
