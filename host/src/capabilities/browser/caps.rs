@@ -7,10 +7,13 @@
 //! a popup flood writes one line at 1, 2, 4, 8, ... closed windows, so a page cannot flood
 //! the log. Other plugins' counts are their own.
 
-use super::provider::{BrowserError, BrowserProvider, Live, Owner, Result, State};
+use super::error::{BrowserError, Result};
+use super::events::Effect;
+use super::live::Live;
+use super::provider::BrowserProvider;
+use super::state::{Owner, State};
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
-use serde_json::json;
 
 /// What `check` found: how many there are and the cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,29 +117,26 @@ impl Live {
             ),
         ))
     }
+}
 
+impl State {
     /// A tab the page `target`'s opener opened has just attached, paused: when its owner is
-    /// over a tab cap, close it before it runs, tell the opener's next answer, audit it
-    /// (aggregated), and return true.
-    pub(super) fn close_popup_over_cap(&self, target: &str) -> bool {
-        let mut st = self.lock();
-        let Some(tab) = st.tabs.get(target) else {
-            return false;
-        };
+    /// over a tab cap, forget it, tell the opener's next answer, and return what to do (close
+    /// it before it runs; audit it, aggregated: a line at 1, 2, 4, 8, ... closed windows).
+    pub(super) fn close_popup_over_cap(&mut self, target: &str) -> Option<Vec<Effect>> {
+        let tab = self.tabs.get(target)?;
         let (Some(opener), context, capture) =
             (tab.opener.clone(), tab.context.clone(), tab.owner.is_some())
         else {
-            return false;
+            return None;
         };
-        let Some(owner) = st.owner_of_tab(target).cloned() else {
-            return false;
-        };
+        let owner = self.owner_of_tab(target).cloned()?;
         let plugin = &owner.grants.plugin;
         let (key, count) = if capture {
             (
                 "limits.capture_tabs",
                 Count {
-                    open: st.capture_tabs_of(plugin),
+                    open: self.capture_tabs_of(plugin),
                     cap: owner.grants.caps.capture_tabs,
                 },
             )
@@ -144,58 +144,44 @@ impl Live {
             (
                 "limits.browser_tabs",
                 Count {
-                    open: st.tabs_of_plugin(plugin),
+                    open: self.tabs_of_plugin(plugin),
                     cap: owner.grants.caps.browser_tabs,
                 },
             )
         };
         if count.open <= count.cap {
-            return false;
+            return None;
         }
         let message = format!(
             "the page opened more windows than plugin '{plugin}' may have tabs ({key} = {} in the manifest); the extra windows were closed before they loaded",
             count.cap
         );
-        let extras = st.extras.entry(context).or_default();
+        let extras = self.extras.entry(context).or_default();
         extras.popups_closed += 1;
         let closed = extras.popups_closed;
-        if let Some(tab) = st.tabs.get_mut(&opener) {
+        if let Some(tab) = self.tabs.get_mut(&opener) {
             tab.blocked.push(message.clone());
             tab.blocked_seq += 1;
         }
         // Forgotten at once, so it counts no more and any request it makes is failed as one of
         // a tab nobody owns.
-        let session = st.tabs.remove(target).map(|t| t.session);
+        let session = self.tabs.remove(target).map(|t| t.session);
         if let Some(session) = &session {
-            st.sessions.remove(session);
+            self.sessions.remove(session);
         }
-        drop(st);
+        let mut effects = Vec::new();
         if closed.is_power_of_two() {
-            owner.scope.denied(
-                "browser",
-                key,
-                &format!("{message} ({closed} closed in this session so far)"),
-            );
+            effects.push(Effect::Deny {
+                scope: owner.scope.clone(),
+                capability: "browser",
+                target: key.to_string(),
+                reason: format!("{message} ({closed} closed in this session so far)"),
+            });
         }
-        // A paused popup can hold up the renderer it shares with its opener: let it run, with
-        // every request paused (and failed), then close it.
-        let cdp = self.cdp.clone();
-        let id = target.to_string();
-        tokio::spawn(async move {
-            if let Some(session) = session {
-                let all = json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] });
-                let _ = cdp.call_raw(Some(&session), "Fetch.enable", all).await;
-                let _ = cdp
-                    .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
-                    .await;
-            }
-            if let Err(e) = cdp
-                .call_raw(None, "Target.closeTarget", json!({ "targetId": id }))
-                .await
-            {
-                tracing::debug!("closing a window over the tab cap failed: {e}");
-            }
+        effects.push(Effect::ClosePopup {
+            session,
+            target: target.to_string(),
         });
-        true
+        Some(effects)
     }
 }

@@ -308,3 +308,8 @@ async fn drive(
     }
     close_all(&mut pending, &closed);
 }
+
+/// Read a string field of a JSON object.
+pub(super) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}

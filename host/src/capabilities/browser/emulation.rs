@@ -3,7 +3,8 @@
 //! open tab of the session, and to each new tab before it runs).
 
 use super::cdp::CdpError;
-use super::provider::{BrowserError, Live, Result};
+use super::error::{BrowserError, Result};
+use super::live::Live;
 use serde_json::{Value, json};
 
 pub use crate::manifest::emulation::{Emulation, Geolocation, Viewport};

@@ -193,6 +193,11 @@ pub async fn launch(
             "--mute-audio",
             "--hide-scrollbars",
             "--window-size=1280,800",
+            // A tab behind another (the opener of a popup) keeps running at full speed:
+            // input, timers and frames are not held back while an agent works in it.
+            "--disable-background-timer-throttling",
+            "--disable-backgrounding-occluded-windows",
+            "--disable-renderer-backgrounding",
             // Nothing may leave the browser around its network guard (see guard/): no QUIC
             // (UDP, not proxied), no WebRTC UDP outside the proxy, no DNS prefetching.
             "--disable-quic",

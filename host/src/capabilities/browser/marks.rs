@@ -2,7 +2,7 @@
 //! the image, for vision models. The labels are drawn by the page script in a closed shadow
 //! root of the main frame, above everything, and removed right after the screenshot.
 
-use super::provider::Result;
+use super::error::Result;
 use super::tab::{Area, Tab};
 use serde_json::json;
 

@@ -579,8 +579,9 @@
     };
   };
 
-  // Scroll the element into view and say where to click it, or why not.
-  const point = (id, force) => {
+  // Scroll the element into view and say where to click it, or why not. A hover needs no
+  // enabled element (a disabled button's tooltip is what it is often for).
+  const point = (id, force, hover) => {
     let el = find(id);
     if (!el) return { gone: true };
     let r = el.getBoundingClientRect();
@@ -597,7 +598,7 @@
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
     const target = find(id);
-    if (!force && target && (target.disabled || target.getAttribute('aria-disabled') === 'true')) {
+    if (!force && !hover && target && (target.disabled || target.getAttribute('aria-disabled') === 'true')) {
       return { error: 'it is disabled' };
     }
     if (!force) {

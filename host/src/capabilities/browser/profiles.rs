@@ -4,8 +4,10 @@
 use super::BrowserCtx;
 use super::bindings::warden::browser::types::Error;
 use super::emulation::{Emulation, Viewport};
-use super::provider::{BrowserError, Live, Owner, Result};
-use super::session_name;
+use super::error::{BrowserError, Result};
+use super::live::Live;
+use super::state::Owner;
+use super::wit::session_name;
 use crate::audit::GuestScope;
 use crate::capabilities::View;
 use crate::manifest::BrowserProfile;

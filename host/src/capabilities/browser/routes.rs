@@ -5,11 +5,12 @@
 //! Blocking needs only the browser grant. A mock is plugin-written content that runs in the
 //! origin of the URL it answers (a document, or a script a real page loads), with that
 //! origin's cookies and storage: it needs `grants.browser.eval_js` (checked in
-//! `wit_extras.rs`), which the manifest never grants with secrets, and it marks its session
+//! `wit/extras.rs`), which the manifest never grants with secrets, and it marks its session
 //! as one no secret is typed in (`SessionExtras::mocked`).
 
 use super::emulation::Emulation;
-use super::provider::{BrowserError, Live, Result};
+use super::error::{BrowserError, Result};
+use super::live::Live;
 use base64::Engine as _;
 use serde_json::{Value, json};
 

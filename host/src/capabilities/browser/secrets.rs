@@ -17,7 +17,7 @@
 //! page can apply in one call (URL, base64, JSON, hex, reversed); it is a courtesy, not the
 //! rule.
 
-use super::provider::{BrowserError, Result};
+use super::error::{BrowserError, Result};
 use super::tab::{Tab, split_handle};
 use crate::manifest::grants::SecretFrame;
 use base64::Engine as _;
@@ -64,7 +64,7 @@ impl Tab {
     /// the field's document, which must still be of `origin` (the one the grant check saw).
     pub async fn type_secret(&self, handle: u64, value: &str, origin: &str) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         // Remember what to scrub before the page can see the value.
         let variants = variants(value);
         self.state(|t| {
@@ -83,7 +83,7 @@ impl Tab {
             .await?;
         self.on_node(handle, |n| format!("changed({n}, true)"))
             .await?;
-        self.settle(seq).await
+        self.settle(before).await
     }
 }
 

@@ -19,7 +19,9 @@ use super::bindings::warden::capture::page::{
 use super::bindings::warden::capture::types::Error;
 use crate::audit::Used;
 use crate::capabilities::View;
-use crate::capabilities::browser::provider::{BrowserError, Live, Owner};
+use crate::capabilities::browser::error::BrowserError;
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::state::Owner;
 use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
 use crate::content;
 use serde_json::{Value, json};

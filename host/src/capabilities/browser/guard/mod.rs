@@ -2,7 +2,7 @@
 //! context (and one for each launched browser's default context), through which Chromium
 //! sends every connection any page, frame, worker or browser feature makes, loopback
 //! included (`<-loopback>`). It is the one choke point for the browser's network; CDP Fetch
-//! interception (`provider.rs`) stays in front of it for documents only, for the clear
+//! interception (`events.rs`) stays in front of it for documents only, for the clear
 //! per-navigation message.
 //!
 //! | file | job |
@@ -21,13 +21,41 @@ pub mod policy;
 mod proxy;
 pub mod upstream;
 
-use super::provider::{BrowserError, Guard, Live, Owner};
+use super::error::BrowserError;
+use super::live::Live;
+use super::state::Owner;
+use crate::manifest::grants::Grants;
 use deny_log::DenyLog;
 use policy::{Forbidden, Refusal, Target};
 use serde_json::json;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, OnceLock, RwLock, Weak};
 use upstream::Upstream;
+use url::Url;
+
+/// Which grant the origin guard checks: the agents' browser or the capture profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    Browser,
+    Capture,
+}
+
+impl Guard {
+    pub(super) fn check(self, grants: &Grants, url: &Url) -> std::result::Result<(), String> {
+        match self {
+            Self::Browser => grants.check_browser_origin(url),
+            Self::Capture => grants.check_capture_origin(url),
+        }
+        .map_err(|d| d.message)
+    }
+
+    pub(super) fn capability(self) -> &'static str {
+        match self {
+            Self::Browser => "browser",
+            Self::Capture => "capture.page",
+        }
+    }
+}
 
 /// Chromium's bypass list for a guarded context: no implicit bypass of loopback, so requests
 /// to 127.0.0.1 and `localhost` go through the guard like any other.

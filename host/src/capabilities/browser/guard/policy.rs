@@ -2,7 +2,8 @@
 //! origin granted to a plugin that owns the browser context, and which addresses may it be
 //! reached at (the private-network rule of [`crate::net`])? Pure except for name resolution.
 
-use super::super::provider::{Guard, Owner};
+use super::super::state::Owner;
+use super::Guard;
 use crate::audit::GuestScope;
 use crate::net::{self, NetError};
 use std::net::{IpAddr, SocketAddr};

@@ -1,17 +1,18 @@
 //! The WIT side of a tab's logs (console, network), a session's routes and emulation, and a
 //! page's storage. Everything read from a tab is scrubbed of the secrets typed into it.
 
-use super::BrowserCtx;
-use super::bindings::warden::browser::browser::{
+use super::super::BrowserCtx;
+use super::super::PageHandle;
+use super::super::bindings::warden::browser::browser::{
     ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
     NetworkQuery, Route, RouteAction, StorageArea, Viewport,
 };
-use super::bindings::warden::browser::types::Error;
-use super::emulation::{self, Emulation as Emu};
-use super::provider::Live;
-use super::routes::{self, Action};
-use super::storage::Area;
-use super::{PageHandle, session_name};
+use super::super::bindings::warden::browser::types::Error;
+use super::super::emulation::{self, Emulation as Emu};
+use super::super::live::Live;
+use super::super::routes::{self, Action};
+use super::super::tab::StorageArea as Area;
+use super::session_name;
 use crate::capabilities::View;
 use std::sync::Arc;
 use wasmtime::component::Resource;
@@ -97,7 +98,7 @@ impl View<'_, BrowserCtx> {
                     kind.as_deref()
                         .is_none_or(|k| e.resource_type.eq_ignore_ascii_case(k))
                 })
-                .filter(|(_, e)| !query.failed_only || super::observe::failed(e))
+                .filter(|(_, e)| !query.failed_only || super::super::observe::failed(e))
                 .map(|(seq, e)| NetworkEntry {
                     seq,
                     method: e.method,

@@ -1,8 +1,8 @@
 //! `localStorage` and `sessionStorage` of a tab's page, read and changed from Warden's
 //! isolated world (it shares the page's storage but not its scripts).
 
-use super::provider::{BrowserError, Result};
-use super::tab::Tab;
+use super::Tab;
+use crate::capabilities::browser::error::{BrowserError, Result};
 use serde_json::{Value, json};
 
 /// The isolated world storage calls run in.

@@ -1,7 +1,7 @@
 //! Printing a tab to PDF (`Page.printToPDF`, which only a headless Chromium offers).
 
-use super::provider::{BrowserError, Result};
-use super::tab::Tab;
+use super::Tab;
+use crate::capabilities::browser::error::{BrowserError, Result};
 use base64::Engine as _;
 use serde_json::json;
 

@@ -2,8 +2,8 @@
 //! `browse_extract` and for the capture capability. Nothing of ours runs in the page, so the
 //! page can shape only its markup, never the reading.
 
-use super::provider::{BrowserError, Result};
-use super::tab::Tab;
+use super::Tab;
+use crate::capabilities::browser::error::{BrowserError, Result};
 use crate::content::{self, ContentError, Format};
 use serde_json::json;
 use std::time::Duration;

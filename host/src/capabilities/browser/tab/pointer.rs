@@ -5,8 +5,8 @@
 //! `Input.setInterceptDrags` it reports the drag the page started (`Input.dragIntercepted`,
 //! kept in the tab's state) and Warden carries it out with `Input.dispatchDragEvent`.
 
-use super::provider::{BrowserError, Result};
-use super::tab::{Tab, split_handle};
+use super::{Tab, split_handle};
+use crate::capabilities::browser::error::{BrowserError, Result};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -86,7 +86,7 @@ impl Tab {
     /// Tap an element with a finger: touch start and end at its center.
     pub async fn tap(&self, handle: u64) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         let at = self.point(handle).await?;
         self.touch_on().await?;
         self.touch_event("touchStart", Some(at)).await?;
@@ -94,21 +94,21 @@ impl Tab {
             return Ok(());
         }
         self.touch_event("touchEnd", None).await?;
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     /// Click the element itself (a DOM click), without the enabled and not-covered checks.
     pub async fn force_click(&self, handle: u64) -> Result<()> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         self.on_node(handle, |n| format!("domClick({n})")).await?;
-        self.settle(seq).await
+        self.settle(before).await
     }
 
     /// Drag from an element to an element or a point.
     pub async fn drag(&self, from: u64, to: DragTo, steps: u32, touch: bool) -> Result<DragKind> {
         self.no_dialog()?;
-        let seq = self.blocked_seq()?;
+        let before = self.mark()?;
         let steps = if steps == 0 { DEFAULT_STEPS } else { steps };
         let start = self.point(from).await?;
         let end = match to {
@@ -128,7 +128,7 @@ impl Tab {
         } else {
             self.mouse_drag(from, start, end, steps).await?
         };
-        self.settle(seq).await?;
+        self.settle(before).await?;
         Ok(kind)
     }
 

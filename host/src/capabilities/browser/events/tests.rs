@@ -1,0 +1,475 @@
+//! The reducer on hand-written CDP events, as Chromium sends them.
+
+use super::{Effect, Reduced, reduce};
+use crate::audit::GuestScope;
+use crate::capabilities::browser::cdp::Event;
+use crate::capabilities::browser::guard::Guard;
+use crate::capabilities::browser::state::{Owner, State};
+use crate::manifest::grants::{BrowserGrant, GlobList, Grants};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const CONTEXT: &str = "ctx-1";
+
+fn owner(origins: &[&str]) -> Owner {
+    let list = |l: &[&str]| {
+        GlobList::new(&l.iter().map(|s| s.to_string()).collect::<Vec<_>>()).expect("valid globs")
+    };
+    let grants = Grants {
+        plugin: "p".into(),
+        browser: Some(BrowserGrant {
+            origins: list(origins),
+            resource_origins: list(origins),
+            cookies: false,
+            eval_js: false,
+            upload_dirs: Vec::new(),
+            secrets: Vec::new(),
+            profiles: Vec::new(),
+        }),
+        ..Grants::default()
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit = crate::audit::AuditLog::open(&dir.path().join("audit.jsonl")).expect("audit log");
+    Owner {
+        grants: Arc::new(grants),
+        scope: GuestScope::new("p", Arc::new(audit)),
+    }
+}
+
+/// A browser state with one session of plugin `p`, granted `http://127.0.0.1:8000`.
+fn state() -> State {
+    let mut st = State::default();
+    st.bind(
+        ("p".into(), "default".into()),
+        CONTEXT.into(),
+        owner(&["http://127.0.0.1:8000"]),
+    );
+    st
+}
+
+fn event(method: &str, session: Option<&str>, params: Value) -> Event {
+    Event {
+        method: method.into(),
+        session: session.map(str::to_string),
+        params,
+    }
+}
+
+fn feed(st: &mut State, method: &str, session: Option<&str>, params: Value) -> Reduced {
+    reduce(st, Guard::Browser, &event(method, session, params))
+}
+
+/// Attach a page target `id` (session `s-<id>`), opened by `opener`.
+fn attach(st: &mut State, id: &str, opener: Option<&str>) -> Reduced {
+    let mut info = json!({ "targetId": id, "type": "page", "browserContextId": CONTEXT, "url": "about:blank", "title": "" });
+    if let Some(o) = opener {
+        info["openerId"] = json!(o);
+    }
+    feed(
+        st,
+        "Target.attachedToTarget",
+        None,
+        json!({ "sessionId": format!("s-{id}"), "targetInfo": info, "waitingForDebugger": true }),
+    )
+}
+
+/// An event on tab `id`'s session.
+fn on(st: &mut State, id: &str, method: &str, params: Value) -> Reduced {
+    feed(st, method, Some(&format!("s-{id}")), params)
+}
+
+#[test]
+fn an_attached_tab_is_guarded_before_it_runs() {
+    let mut st = state();
+    let r = attach(&mut st, "T1", None);
+    assert!(r.changed);
+    let [Effect::SetUp { session, commands }] = r.effects.as_slice() else {
+        panic!("one set-up: {:?}", r.effects);
+    };
+    assert_eq!(session, "s-T1");
+    let methods: Vec<&str> = commands.iter().map(|(m, _)| *m).collect();
+    assert_eq!(methods.first(), Some(&"Fetch.enable"));
+    assert_eq!(methods.last(), Some(&"Runtime.runIfWaitingForDebugger"));
+    assert_eq!(st.sessions.get("s-T1").map(String::as_str), Some("T1"));
+    assert_eq!(st.tabs["T1"].context, CONTEXT);
+}
+
+#[test]
+fn a_target_outside_our_contexts_is_released_unwatched() {
+    let mut st = state();
+    let r = feed(
+        &mut st,
+        "Target.attachedToTarget",
+        None,
+        json!({ "sessionId": "s-w", "targetInfo": { "targetId": "W", "type": "service_worker", "browserContextId": CONTEXT } }),
+    );
+    assert!(matches!(r.effects.as_slice(), [Effect::Release { session }] if session == "s-w"));
+    assert!(st.tabs.is_empty());
+}
+
+#[test]
+fn popups_are_ordered_after_their_opener() {
+    let mut st = state();
+    attach(&mut st, "ZZZ-opener", None);
+    attach(&mut st, "AAA-popup", Some("ZZZ-opener"));
+    attach(&mut st, "MMM-second", Some("ZZZ-opener"));
+    let mut order: Vec<(&u64, &str)> = st
+        .tabs
+        .iter()
+        .map(|(id, t)| (&t.opened, id.as_str()))
+        .collect();
+    order.sort();
+    let ids: Vec<&str> = order.into_iter().map(|(_, id)| id).collect();
+    assert_eq!(ids, ["ZZZ-opener", "AAA-popup", "MMM-second"]);
+    assert_eq!(st.tabs["AAA-popup"].opener.as_deref(), Some("ZZZ-opener"));
+    assert_eq!(
+        st.front.as_deref(),
+        Some("MMM-second"),
+        "a new tab opens in front"
+    );
+    assert_eq!(super::ready_popups(&st, "ZZZ-opener"), 0, "not shown yet");
+    feed(
+        &mut st,
+        "Target.targetInfoChanged",
+        None,
+        json!({ "targetInfo": { "targetId": "AAA-popup", "url": "http://127.0.0.1:8000/p", "title": "P" } }),
+    );
+    assert_eq!(super::ready_popups(&st, "ZZZ-opener"), 1);
+}
+
+#[test]
+fn detach_and_destroy_forget_the_tab() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    attach(&mut st, "T2", None);
+    assert!(
+        feed(
+            &mut st,
+            "Target.detachedFromTarget",
+            None,
+            json!({ "sessionId": "s-T1" })
+        )
+        .changed
+    );
+    assert!(!st.tabs.contains_key("T1") && !st.sessions.contains_key("s-T1"));
+    feed(
+        &mut st,
+        "Target.targetDestroyed",
+        None,
+        json!({ "targetId": "T2" }),
+    );
+    assert!(st.tabs.is_empty() && st.sessions.is_empty());
+    // Events of a forgotten tab change nothing.
+    let r = on(
+        &mut st,
+        "T2",
+        "Page.javascriptDialogOpening",
+        json!({ "type": "alert", "message": "x" }),
+    );
+    assert!(!r.changed && r.effects.is_empty());
+}
+
+#[test]
+fn main_frame_navigation_and_load_events() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    on(
+        &mut st,
+        "T1",
+        "Page.frameRequestedNavigation",
+        json!({ "frameId": "T1", "url": "http://127.0.0.1:8000/a" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameStartedLoading",
+        json!({ "frameId": "T1" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.lifecycleEvent",
+        json!({ "frameId": "T1", "loaderId": "L1", "name": "init" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "T1", "loaderId": "L1", "url": "http://127.0.0.1:8000/a" } }),
+    );
+    let t = &st.tabs["T1"];
+    assert_eq!((t.nav_seq, t.loading, t.loader.as_str()), (1, true, "L1"));
+    assert_eq!(t.url, "http://127.0.0.1:8000/a");
+    assert!(t.lifecycle.contains("init") && !t.lifecycle.contains("load"));
+    for name in ["DOMContentLoaded", "load"] {
+        on(
+            &mut st,
+            "T1",
+            "Page.lifecycleEvent",
+            json!({ "frameId": "T1", "loaderId": "L1", "name": name }),
+        );
+    }
+    on(
+        &mut st,
+        "T1",
+        "Page.frameStoppedLoading",
+        json!({ "frameId": "T1" }),
+    );
+    let t = &st.tabs["T1"];
+    assert!(t.lifecycle.contains("load") && !t.loading && t.stop_seq == 1);
+    assert_eq!(
+        t.stopped_nav, 1,
+        "the stop came after the first navigation started"
+    );
+    // A new document's lifecycle starts over: the old one's "load" must not answer for it.
+    on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "T1", "loaderId": "L2", "url": "http://127.0.0.1:8000/b" } }),
+    );
+    let t = &st.tabs["T1"];
+    assert_eq!(t.loader, "L2");
+    assert!(t.lifecycle.is_empty());
+}
+
+#[test]
+fn child_frames_do_not_move_the_tab() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    on(
+        &mut st,
+        "T1",
+        "Page.frameAttached",
+        json!({ "frameId": "F1", "parentFrameId": "T1" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameStartedLoading",
+        json!({ "frameId": "F1" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameRequestedNavigation",
+        json!({ "frameId": "F1", "url": "http://127.0.0.1:8000/f" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "F1", "parentId": "T1", "loaderId": "LF", "url": "http://127.0.0.1:8000/f" } }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.lifecycleEvent",
+        json!({ "frameId": "F1", "loaderId": "LF", "name": "load" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.frameDetached",
+        json!({ "frameId": "F1" }),
+    );
+    let t = &st.tabs["T1"];
+    assert_eq!(
+        (t.nav_seq, t.loading, t.url.as_str()),
+        (0, false, "about:blank")
+    );
+    assert!(t.loader.is_empty() && t.lifecycle.is_empty());
+}
+
+#[test]
+fn same_document_navigation_moves_the_url_only() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    on(
+        &mut st,
+        "T1",
+        "Page.lifecycleEvent",
+        json!({ "frameId": "T1", "loaderId": "L1", "name": "load" }),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Page.navigatedWithinDocument",
+        json!({ "frameId": "T1", "url": "http://127.0.0.1:8000/#/inbox" }),
+    );
+    let t = &st.tabs["T1"];
+    assert_eq!(t.url, "http://127.0.0.1:8000/#/inbox");
+    assert_eq!(t.same_doc_seq, 1);
+    assert_eq!(t.loader, "L1");
+    assert!(t.lifecycle.contains("load"));
+}
+
+#[test]
+fn dialogs_open_and_close() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    let r = on(
+        &mut st,
+        "T1",
+        "Page.javascriptDialogOpening",
+        json!({ "type": "prompt", "message": "Name?", "defaultPrompt": "x" }),
+    );
+    assert!(r.changed);
+    let t = &st.tabs["T1"];
+    let d = t.dialog.as_ref().expect("open");
+    assert_eq!(
+        (
+            d.kind.as_str(),
+            d.message.as_str(),
+            d.default_prompt.as_str()
+        ),
+        ("prompt", "Name?", "x")
+    );
+    assert_eq!(t.dialog_seq, 1);
+    on(
+        &mut st,
+        "T1",
+        "Page.javascriptDialogClosed",
+        json!({ "result": true, "userInput": "" }),
+    );
+    assert!(st.tabs["T1"].dialog.is_none());
+    // A chained dialog counts as a new one.
+    on(
+        &mut st,
+        "T1",
+        "Page.javascriptDialogOpening",
+        json!({ "type": "alert", "message": "Done" }),
+    );
+    assert_eq!(st.tabs["T1"].dialog_seq, 2);
+}
+
+#[test]
+fn requests_in_flight_are_counted_until_they_finish() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    let seq = st.tabs["T1"].request_seq;
+    let sent = |id: &str| json!({ "requestId": id, "request": { "url": "http://127.0.0.1:8000/api", "method": "POST" }, "type": "Fetch", "timestamp": 1.0 });
+    let r = on(&mut st, "T1", "Network.requestWillBeSent", sent("R1"));
+    assert!(!r.changed, "a request starting wakes nobody");
+    on(&mut st, "T1", "Network.requestWillBeSent", sent("R2"));
+    // A redirect reuses the request id: still one request.
+    on(&mut st, "T1", "Network.requestWillBeSent", sent("R2"));
+    assert_eq!(st.tabs["T1"].requests_since(seq), 2);
+    let later = st.tabs["T1"].request_seq;
+    assert_eq!(st.tabs["T1"].requests_since(later), 0);
+    let r = on(
+        &mut st,
+        "T1",
+        "Network.loadingFinished",
+        json!({ "requestId": "R1", "timestamp": 2.0, "encodedDataLength": 10 }),
+    );
+    assert!(r.changed, "a request finishing wakes the waiters");
+    on(
+        &mut st,
+        "T1",
+        "Network.loadingFailed",
+        json!({ "requestId": "R2", "timestamp": 2.0, "errorText": "net::ERR_ABORTED", "type": "Fetch" }),
+    );
+    assert_eq!(st.tabs["T1"].requests_since(seq), 0);
+    // An image does not hold an action up.
+    let image = json!({ "requestId": "I1", "request": { "url": "http://127.0.0.1:8000/a.png", "method": "GET" }, "type": "Image" });
+    on(&mut st, "T1", "Network.requestWillBeSent", image);
+    assert_eq!(st.tabs["T1"].requests_since(seq), 0);
+    // An unknown request finishing changes nothing.
+    let r = on(
+        &mut st,
+        "T1",
+        "Network.loadingFinished",
+        json!({ "requestId": "R9", "timestamp": 3.0 }),
+    );
+    assert!(!r.changed);
+}
+
+#[test]
+fn the_guard_answers_every_paused_request_once() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    let paused = |id: &str, url: &str| json!({ "requestId": id, "request": { "url": url, "method": "GET" }, "resourceType": "Document" });
+    let r = on(
+        &mut st,
+        "T1",
+        "Fetch.requestPaused",
+        paused("G1", "http://127.0.0.1:8000/ok"),
+    );
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Answer {
+            method: "Fetch.continueRequest",
+            ..
+        }]
+    ));
+    assert!(!r.changed);
+    let r = on(
+        &mut st,
+        "T1",
+        "Fetch.requestPaused",
+        paused("G2", "http://127.0.0.1:9999/no"),
+    );
+    assert!(r.changed);
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Deny { target, .. }, Effect::Answer { method: "Fetch.fulfillRequest", .. }] if target == "http://127.0.0.1:9999"
+    ));
+    let t = &st.tabs["T1"];
+    assert_eq!(t.blocked_seq, 1);
+    assert!(
+        t.blocked[0].contains("http://127.0.0.1:9999/no"),
+        "{}",
+        t.blocked[0]
+    );
+    // A request of a tab nobody owns fails closed, and is not audited against anyone.
+    let r = feed(
+        &mut st,
+        "Fetch.requestPaused",
+        Some("s-unknown"),
+        paused("G3", "http://127.0.0.1:8000/ok"),
+    );
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Answer {
+            method: "Fetch.fulfillRequest",
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn a_popup_blocked_before_it_showed_a_page_tells_its_opener() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    attach(&mut st, "T2", Some("T1"));
+    on(
+        &mut st,
+        "T2",
+        "Fetch.requestPaused",
+        json!({ "requestId": "G", "request": { "url": "http://10.0.0.1/", "method": "GET" }, "resourceType": "Document" }),
+    );
+    assert_eq!(st.tabs["T1"].blocked_seq, 1);
+    assert_eq!(st.tabs["T2"].blocked_seq, 1);
+    assert_eq!(super::ready_popups(&st, "T1"), 1);
+}
+
+#[test]
+fn windows_over_the_tab_cap_are_closed_before_they_run() {
+    let mut st = state();
+    let cap = st.contexts[CONTEXT].grants.caps.browser_tabs;
+    attach(&mut st, "T0", None);
+    for i in 1..cap {
+        attach(&mut st, &format!("P{i}"), Some("T0"));
+    }
+    assert_eq!(st.tabs.len(), cap);
+    let r = attach(&mut st, "OVER", Some("T0"));
+    assert!(
+        r.effects
+            .iter()
+            .any(|e| matches!(e, Effect::ClosePopup { target, .. } if target == "OVER"))
+    );
+    assert!(!r.effects.iter().any(|e| matches!(e, Effect::SetUp { .. })));
+    assert!(!st.tabs.contains_key("OVER"));
+    assert_eq!(st.tabs["T0"].blocked_seq, 1);
+}

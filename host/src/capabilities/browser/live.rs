@@ -1,0 +1,451 @@
+//! A running browser ([`Live`]): the connection to it, how it is started (launched over the
+//! DevTools pipe, or attached to `[browser] endpoint`) and closed, its browser contexts (one
+//! per plugin session, each behind its network guard, `guard/`), and the registry of its
+//! tabs. The CDP events that change that state are reduced in `events.rs`.
+//!
+//! New tabs (including popups a page opens) are attached paused; the guard (`Fetch.enable`
+//! for document requests) is installed before the tab runs, so a navigation to an origin the
+//! plugin was not granted is failed before it leaves the browser and the page never receives
+//! the response.
+
+use super::cdp::{Cdp, Event, s};
+use super::emulation::Emulation;
+use super::error::{BrowserError, Result};
+use super::events::ready_popups;
+use super::guard::policy::Forbidden;
+use super::guard::{Guard, NetGuard};
+use super::launch::{self, Launched};
+use super::provider::{BrowserProvider, SETUP_TIMEOUT};
+use super::state::{Owner, State, TabState};
+use crate::audit::GuestScope;
+use crate::manifest::grants::Grants;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::watch;
+use url::Url;
+
+/// How long a closing browser may take to write its profile and exit before it is killed.
+const CLOSE_GRACE: Duration = Duration::from_secs(10);
+
+/// A running browser and the connection to it.
+pub struct Live {
+    pub cdp: Cdp,
+    pub generation: u64,
+    pub(super) guard: Guard,
+    /// This browser itself, for the network guards of the contexts it creates.
+    pub(super) me: Weak<Live>,
+    /// The network guard of the launched browser's default context (its `--proxy-server`).
+    net_guard: Option<NetGuard>,
+    /// What no page of this browser may reach: its DevTools endpoint, if it has a port.
+    pub(super) forbidden: Forbidden,
+    state: Mutex<State>,
+    /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
+    changed: watch::Sender<u64>,
+    /// A browser of one profile session: its session is the default (persistent) context,
+    /// and starts with this emulation.
+    profile_session: Option<Emulation>,
+    /// The local browser process, killed (and a temporary profile removed) when dropped;
+    /// taken by [`Live::shutdown`] to close it cleanly.
+    process: Mutex<Option<Launched>>,
+}
+
+impl Live {
+    pub(super) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
+        let (config, guard) = (&provider.config, provider.guard);
+        let persistent = provider.persistent.as_ref();
+        let endpoint = config
+            .endpoint
+            .as_ref()
+            .filter(|_| guard == Guard::Browser && persistent.is_none());
+        let mut forbidden = Forbidden::default();
+        let (cdp, events, process, net_guard) = match endpoint {
+            Some(endpoint) => {
+                // A remote browser's DevTools endpoint stays out of its pages' reach too.
+                if let Ok(url) = Url::parse(endpoint)
+                    && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
+                    && let Ok(addrs) = crate::net::resolve(host, port).await
+                {
+                    addrs.into_iter().for_each(|a| forbidden.add(a));
+                }
+                let (cdp, events) = Cdp::connect(endpoint).await.map_err(|e| {
+                    BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
+                })?;
+                (cdp, events, None, None)
+            }
+            None => {
+                // The default context's guard: every request of a persistent profile's tabs
+                // (and anything else the browser sends outside Warden's contexts) passes it,
+                // chained to the profile's own proxy if it has one.
+                let upstream = persistent
+                    .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
+                let net_guard = NetGuard::start(guard, upstream, Forbidden::default())
+                    .await
+                    .map_err(BrowserError::Io)?;
+                let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
+                    .await
+                    .map_err(BrowserError::Io)?;
+                // Over the DevTools pipe: the browser opens no port for pages to find.
+                let (to, from) = launched.take_pipe().ok_or_else(|| {
+                    BrowserError::Io("the browser's DevTools pipe is gone".into())
+                })?;
+                let (cdp, events) = Cdp::connect_pipe(to, from);
+                (cdp, events, Some(launched), Some(net_guard))
+            }
+        };
+        let live = Arc::new_cyclic(|me| Self {
+            cdp,
+            generation,
+            guard,
+            me: me.clone(),
+            net_guard,
+            forbidden,
+            state: Mutex::new(State::default()),
+            changed: watch::channel(0).0,
+            profile_session: provider.profile_session.clone(),
+            process: Mutex::new(process),
+        });
+        if let Some(net_guard) = &live.net_guard {
+            net_guard.bind(Arc::downgrade(&live), None);
+        }
+        tokio::spawn(event_loop(Arc::downgrade(&live), events));
+        // The first answer also tells that a launched browser started.
+        let discover = live.cdp.call_raw(
+            None,
+            "Target.setDiscoverTargets",
+            json!({ "discover": true }),
+        );
+        if let Err(e) = discover.await {
+            let said = live
+                .process
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map(|p| p.stderr_tail())
+                .filter(|t| !t.is_empty());
+            return Err(match said {
+                Some(said) => BrowserError::Io(format!("the browser did not start: {said}")),
+                None => e.into(),
+            });
+        }
+        if persistent.is_some() {
+            // The persistent cookies live in the default context: find its id on the first tab.
+            let targets = live
+                .cdp
+                .call_raw(None, "Target.getTargets", json!({}))
+                .await?;
+            let pages: Vec<&Value> = targets["targetInfos"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|t| s(t, "type") == "page")
+                .collect();
+            let id = pages
+                .first()
+                .map(|t| s(t, "browserContextId").to_string())
+                .filter(|id| !id.is_empty())
+                .ok_or_else(|| {
+                    BrowserError::Io(
+                        "the browser has no default page to find its profile by".into(),
+                    )
+                })?;
+            let mut st = live.lock();
+            st.default_context = Some(id);
+            st.startup = pages.iter().map(|t| s(t, "targetId").to_string()).collect();
+        }
+        // Every new target starts paused, so its guard is in place before it runs.
+        live.cdp
+            .call_raw(
+                None,
+                "Target.setAutoAttach",
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
+            )
+            .await?;
+        tracing::info!(generation, "browser ready");
+        Ok(live)
+    }
+
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Close a browser Warden started the way its window's close button would, so it writes
+    /// its profile (cookies are kept in memory for up to 30 s) and releases the directory;
+    /// kill it if it does not exit in time. A remote browser is left running: only the
+    /// connection (and with it the contexts Warden made) goes.
+    pub async fn shutdown(&self) {
+        let process = self
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Some(process) = process else { return };
+        if !self.cdp.closed().is_cancelled() {
+            let close = self.cdp.call_raw(None, "Browser.close", json!({}));
+            let _ = tokio::time::timeout(CLOSE_GRACE, close).await;
+        }
+        process.stop(CLOSE_GRACE).await;
+        tracing::info!(generation = self.generation, "browser closed");
+    }
+
+    pub(super) fn bump(&self) {
+        self.changed.send_modify(|v| *v += 1);
+    }
+
+    /// The browser context of (plugin, session), created on first use. The grants are
+    /// refreshed on every call, so a manifest reload applies to open sessions too.
+    pub async fn context(
+        &self,
+        plugin: &str,
+        session: &str,
+        grants: &Arc<Grants>,
+        scope: &GuestScope,
+    ) -> Result<String> {
+        let key = (plugin.to_string(), session.to_string());
+        let owner = Owner {
+            grants: grants.clone(),
+            scope: scope.clone(),
+        };
+        {
+            let mut st = self.lock();
+            if let Some(id) = st.by_owner.get(&key).cloned() {
+                if let Some(ctx) = st.contexts.get_mut(&id) {
+                    *ctx = owner;
+                }
+                return Ok(id);
+            }
+            // A profile's own browser: the session is the persistent default context.
+            if let Some(emulation) = &self.profile_session {
+                let id = st.default_context.clone().ok_or_else(|| {
+                    BrowserError::Io("the profile's browser has no default context".into())
+                })?;
+                st.extras.entry(id.clone()).or_default().emulation = emulation.clone();
+                st.bind(key, id.clone(), owner);
+                return Ok(id);
+            }
+        }
+        self.check_session_cap(grants, scope)?;
+        let id = self.guarded_context(None).await?;
+        self.lock().bind(key, id.clone(), owner);
+        Ok(id)
+    }
+
+    /// The session names a plugin has open.
+    pub fn sessions_of(&self, plugin: &str) -> Vec<String> {
+        let st = self.lock();
+        let mut names: Vec<String> = st
+            .by_owner
+            .keys()
+            .filter(|(p, _)| p == plugin)
+            .map(|(_, s)| s.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    pub async fn close_session(&self, plugin: &str, session: &str) -> Result<()> {
+        let id = self
+            .lock()
+            .by_owner
+            .remove(&(plugin.to_string(), session.to_string()))
+            .ok_or_else(|| BrowserError::NotFound(format!("no session named \"{session}\"")))?;
+        self.cdp
+            .call_raw(
+                None,
+                "Target.disposeBrowserContext",
+                json!({ "browserContextId": id }),
+            )
+            .await?;
+        let mut st = self.lock();
+        st.contexts.remove(&id);
+        st.extras.remove(&id);
+        st.guards.remove(&id);
+        st.tabs.retain(|_, t| t.context != id);
+        Ok(())
+    }
+
+    /// Open a blank tab in a context and wait until its guard is installed.
+    pub async fn open_tab(&self, context: &str) -> Result<String> {
+        self.check_tab_cap(context)?;
+        let created = self
+            .cdp
+            .call_raw(
+                None,
+                "Target.createTarget",
+                json!({ "url": "about:blank", "browserContextId": context }),
+            )
+            .await?;
+        let target = s(&created, "targetId").to_string();
+        self.wait_for(SETUP_TIMEOUT, |st| {
+            st.tabs.contains_key(&target).then_some(())
+        })
+        .await
+        .map_err(|_| BrowserError::Timeout("the new tab did not attach within 30 s".into()))?;
+        // The renderer answers in order: once it answers this, it has applied the set-up sent
+        // on attach (logs, emulation), so the tab's first navigation starts with it in place.
+        let session = self.lock().tabs.get(&target).map(|t| t.session.clone());
+        if let Some(session) = session {
+            let settled = self.cdp.call_raw(
+                Some(&session),
+                "Runtime.evaluate",
+                json!({ "expression": "0" }),
+            );
+            let _ = tokio::time::timeout(SETUP_TIMEOUT, settled).await;
+        }
+        Ok(target)
+    }
+
+    /// Open a blank tab in the default (persistent) context for one request of `owner`,
+    /// whose grants guard its navigations.
+    pub async fn open_owned_tab(&self, owner: Owner) -> Result<String> {
+        let context = self.lock().default_context.clone().ok_or_else(|| {
+            BrowserError::Invalid("this browser has no persistent profile".into())
+        })?;
+        let target = self.open_tab(&context).await?;
+        self.with_tab(&target, |t| t.owner = Some(owner))?;
+        Ok(target)
+    }
+
+    /// How many tabs opened for a request (`open_owned_tab`) are still open.
+    pub fn owned_tab_count(&self) -> usize {
+        self.lock()
+            .tabs
+            .values()
+            .filter(|t| t.owner.is_some())
+            .count()
+    }
+
+    /// Wait (up to `timeout`) until `target` is gone from the browser.
+    pub async fn wait_closed(&self, target: &str, timeout: Duration) {
+        let _ = self
+            .wait_for(timeout, |st| (!st.tabs.contains_key(target)).then_some(()))
+            .await;
+    }
+
+    /// Tabs of a context, in the order they opened: (id, url, title, opener).
+    pub fn tabs_of(&self, context: &str) -> Vec<(String, String, String, Option<String>)> {
+        let st = self.lock();
+        let mut tabs: Vec<_> = st
+            .tabs
+            .iter()
+            .filter(|(id, t)| t.context == context && !st.startup.contains(*id))
+            .collect();
+        tabs.sort_by_key(|(_, t)| t.opened);
+        tabs.into_iter()
+            .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
+            .collect()
+    }
+
+    /// Forget a tab that was closed (the browser's report of it may come later, or never).
+    pub fn forget_tab(&self, target: &str) {
+        let mut st = self.lock();
+        if let Some(tab) = st.tabs.remove(target) {
+            st.sessions.remove(&tab.session);
+            drop(st);
+            self.bump();
+        }
+    }
+
+    /// Run `f` on a tab's state; a closed or crashed tab is an error.
+    pub fn with_tab<R>(&self, target: &str, f: impl FnOnce(&mut TabState) -> R) -> Result<R> {
+        let mut st = self.lock();
+        let tab = st.tabs.get_mut(target).ok_or_else(|| {
+            BrowserError::NotFound(
+                "this tab is closed; list the tabs (browse_tabs) or open a new page".into(),
+            )
+        })?;
+        if tab.crashed {
+            return Err(BrowserError::Io(
+                "this tab crashed; close it and open a new page".into(),
+            ));
+        }
+        Ok(f(tab))
+    }
+
+    /// The context a tab belongs to.
+    pub fn tab_context(&self, target: &str) -> Option<String> {
+        self.lock().tabs.get(target).map(|t| t.context.clone())
+    }
+
+    /// Wait until `check` returns something, or `timeout`.
+    async fn wait_for<R>(
+        &self,
+        timeout: Duration,
+        mut check: impl FnMut(&State) -> Option<R>,
+    ) -> std::result::Result<R, ()> {
+        let mut rx = self.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(r) = check(&self.lock()) {
+                return Ok(r);
+            }
+            if self.cdp.closed().is_cancelled() {
+                return Err(());
+            }
+            tokio::select! {
+                changed = rx.changed() => if changed.is_err() { return Err(()) },
+                () = tokio::time::sleep_until(deadline) => return Err(()),
+                () = self.cdp.closed().cancelled() => return Err(()),
+            }
+        }
+    }
+
+    /// Tabs the page `opener` opened that have shown a URL or had their navigation blocked.
+    pub fn popups_of(&self, opener: &str) -> usize {
+        ready_popups(&self.lock(), opener)
+    }
+
+    /// Every tab the page `opener` opened that is still open, shown or not.
+    pub fn children_of(&self, opener: &str) -> usize {
+        self.lock()
+            .tabs
+            .values()
+            .filter(|t| t.opener.as_deref() == Some(opener))
+            .count()
+    }
+
+    /// Wait until `opener` has opened more than `before` tabs; false when it did not.
+    pub async fn wait_child(&self, opener: &str, before: usize, timeout: Duration) -> bool {
+        self.wait_for(timeout, |st| {
+            let n = st
+                .tabs
+                .values()
+                .filter(|t| t.opener.as_deref() == Some(opener))
+                .count();
+            (n > before).then_some(())
+        })
+        .await
+        .is_ok()
+    }
+
+    /// Wait until `opener` has more than `before` such popups.
+    pub async fn wait_popup(&self, opener: &str, before: usize, timeout: Duration) {
+        let _ = self
+            .wait_for(timeout, |st| {
+                (ready_popups(st, opener) > before).then_some(())
+            })
+            .await;
+    }
+
+    /// Wait on a tab's state (see [`Live::wait_for`]).
+    pub async fn wait_tab<R>(
+        &self,
+        target: &str,
+        timeout: Duration,
+        mut check: impl FnMut(&TabState) -> Option<R>,
+    ) -> std::result::Result<R, ()> {
+        self.wait_for(timeout, |st| st.tabs.get(target).and_then(&mut check))
+            .await
+    }
+}
+
+async fn event_loop(live: Weak<Live>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    while let Some(ev) = events.recv().await {
+        let Some(live) = live.upgrade() else { break };
+        live.on_event(ev);
+    }
+    if let Some(live) = live.upgrade() {
+        live.bump();
+    }
+}

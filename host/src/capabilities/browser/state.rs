@@ -1,0 +1,168 @@
+//! What Warden knows about a running browser: its contexts (one per plugin session), whose
+//! grants guard each, and every tab's state. Plain data, changed only by the event reducer
+//! (`events.rs`) and the operations in `live.rs` and `tab/`.
+
+use super::guard::NetGuard;
+use super::observe::TabLog;
+use super::routes::SessionExtras;
+use crate::audit::GuestScope;
+use crate::manifest::grants::Grants;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// A JavaScript dialog waiting for an answer.
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    pub kind: String,
+    pub message: String,
+    pub default_prompt: String,
+}
+
+/// Who owns a browser context or a tab: whose grants its origin guard checks.
+#[derive(Clone)]
+pub struct Owner {
+    pub grants: Arc<Grants>,
+    pub scope: GuestScope,
+}
+
+/// What the provider knows about one tab.
+pub struct TabState {
+    pub session: String,
+    pub context: String,
+    pub url: String,
+    pub title: String,
+    pub opener: Option<String>,
+    /// The main frame's current document (loader id) and the lifecycle events it reached.
+    pub loader: String,
+    pub lifecycle: HashSet<String>,
+    pub loading: bool,
+    /// Counts of main-frame navigations started and of loads stopped, so a waiter can tell
+    /// events that happened after it began from earlier ones.
+    pub nav_seq: u64,
+    pub stop_seq: u64,
+    /// `nav_seq` when loading last stopped: a stop counts for a navigation only if it came
+    /// after that navigation started (the previous page's stop may arrive late).
+    pub stopped_nav: u64,
+    /// A navigation the page scheduled for within a second (meta refresh, location change).
+    pub scheduled: bool,
+    /// How many times the page asked for a new window (window.open, target=_blank).
+    pub window_opens: u64,
+    /// Navigations refused by the origin guard, with the message for the agent.
+    pub blocked: Vec<String>,
+    pub blocked_seq: u64,
+    pub dialog: Option<Dialog>,
+    /// Counts of dialogs opened and of same-document navigations (a hash or history route),
+    /// so a waiter can tell those that happened after it began.
+    pub dialog_seq: u64,
+    pub same_doc_seq: u64,
+    /// When the tab attached, in the browser's order: tabs are listed by it.
+    pub opened: u64,
+    /// Requests in flight (request id to the `request_seq` it started at); an action waits
+    /// for those it started to finish.
+    pub requests: HashMap<String, u64>,
+    pub request_seq: u64,
+    /// Which frame each document number (see `page.js`) belongs to, and the next number.
+    pub docs: HashMap<u32, String>,
+    pub next_doc: u32,
+    /// Secret values typed into this tab; scrubbed from everything the plugin reads.
+    pub secrets: Vec<String>,
+    pub crashed: bool,
+    /// The tab's own owner (capture tabs in the shared default context); else the context's.
+    pub owner: Option<Owner>,
+    /// The data of a native drag the browser held back for Warden to carry out (see `tab/pointer.rs`).
+    pub drag: Option<Value>,
+    /// Console messages and requests (`observe.rs`).
+    pub log: TabLog,
+}
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) contexts: HashMap<String, Owner>,
+    /// The browser's default (persistent) context, whose tabs the capture provider opens.
+    pub(super) default_context: Option<String>,
+    pub(super) by_owner: HashMap<(String, String), String>,
+    pub(super) tabs: HashMap<String, TabState>,
+    pub(super) sessions: HashMap<String, String>,
+    /// Routes and emulation of each context that has any.
+    pub(super) extras: HashMap<String, SessionExtras>,
+    /// The blank tab a browser started with on a persistent profile: kept (a browser without
+    /// a tab may quit) but never listed.
+    pub(super) startup: HashSet<String>,
+    /// The network guard of each context Warden created (see `guard/`).
+    pub(super) guards: HashMap<String, NetGuard>,
+    /// How many tabs have attached so far (gives each its `opened`).
+    pub(super) attached: u64,
+    /// The tab the browser shows in front: the newest, or the last brought to the front.
+    pub(super) front: Option<String>,
+}
+
+/// At most this many requests of a tab are tracked as in flight (long polls and streams
+/// stay open for good; an action waits only a bounded time for any of them).
+pub const MAX_TRACKED_REQUESTS: usize = 512;
+
+impl TabState {
+    /// A tab that has just attached, before any of its events.
+    pub fn new(session: String, context: String, opener: Option<String>, opened: u64) -> Self {
+        Self {
+            session,
+            context,
+            url: String::new(),
+            title: String::new(),
+            opener,
+            loader: String::new(),
+            lifecycle: HashSet::new(),
+            loading: false,
+            nav_seq: 0,
+            stop_seq: 0,
+            stopped_nav: 0,
+            scheduled: false,
+            window_opens: 0,
+            blocked: Vec::new(),
+            blocked_seq: 0,
+            dialog: None,
+            dialog_seq: 0,
+            same_doc_seq: 0,
+            opened,
+            requests: HashMap::new(),
+            request_seq: 0,
+            docs: HashMap::new(),
+            next_doc: 0,
+            secrets: Vec::new(),
+            crashed: false,
+            owner: None,
+            drag: None,
+            log: TabLog::default(),
+        }
+    }
+
+    /// Requests in flight that started after `seq`.
+    pub fn requests_since(&self, seq: u64) -> usize {
+        self.requests.values().filter(|s| **s > seq).count()
+    }
+
+    /// Requests in flight that started after `after`, up to and including `upto`.
+    pub fn requests_between(&self, after: u64, upto: u64) -> usize {
+        self.requests
+            .values()
+            .filter(|s| **s > after && **s <= upto)
+            .count()
+    }
+}
+
+impl State {
+    /// Make browser context `id` the session `key` (plugin, session) of `owner`.
+    pub(super) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
+        self.contexts.insert(id.clone(), owner);
+        self.by_owner.insert(key, id);
+    }
+
+    /// The CDP sessions of the tabs of `context`.
+    pub(super) fn tab_sessions(&self, context: &str) -> Vec<String> {
+        self.tabs
+            .values()
+            .filter(|t| t.context == context)
+            .map(|t| t.session.clone())
+            .collect()
+    }
+}

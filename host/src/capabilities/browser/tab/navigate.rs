@@ -1,0 +1,344 @@
+//! Navigation (to a URL, through history, reload) and the settle after an action: did it
+//! start a navigation (wait for the new document), open a window (wait until it shows its
+//! URL), or trip the origin guard (fail with its message)?
+
+use super::Tab;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::state::TabState;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How long an action waits to see whether it started a navigation.
+pub(super) const SETTLE: Duration = Duration::from_millis(150);
+/// The same for filling a field or choosing an option: what they start (a select's
+/// `onchange` navigation, a search box's fetch) starts at once, in the page's event handler.
+pub(super) const FIELD_SETTLE: Duration = Duration::from_millis(50);
+/// How long a navigation watches for the page moving on by itself after it loaded.
+const AFTER_LOAD: Duration = Duration::from_millis(400);
+/// How long an action that opens a window waits for the browser to announce its tab.
+const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
+/// How long an action waits for a window it opened to show its URL.
+const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an action waits for the navigation it started.
+const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long an action waits for the requests it started (a long poll never ends).
+const ACTION_REQUESTS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the page gets to run the tasks a same-document navigation queued.
+const YIELD_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long the page gets to handle the last response before the answer's snapshot.
+const AFTER_REQUESTS: Duration = Duration::from_millis(50);
+
+/// When a navigation counts as done.
+#[derive(Debug, Clone, Copy)]
+pub enum WaitUntil {
+    Load,
+    DomContentLoaded,
+    NetworkIdle,
+}
+
+impl WaitUntil {
+    pub(super) fn event(self) -> &'static str {
+        match self {
+            Self::Load => "load",
+            Self::DomContentLoaded => "DOMContentLoaded",
+            Self::NetworkIdle => "networkIdle",
+        }
+    }
+}
+
+/// Where a tab stood before an action (see [`Tab::settle`]): the counters of its state and
+/// the windows it had opened.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    blocked: u64,
+    nav: u64,
+    stops: u64,
+    loader: String,
+    same_doc: u64,
+    dialogs: u64,
+    requests: u64,
+    opens: u64,
+    popups: usize,
+    children: usize,
+}
+
+impl Mark {
+    /// How many dialogs the tab had opened.
+    pub fn dialogs(&self) -> u64 {
+        self.dialogs
+    }
+}
+
+impl Tab {
+    /// The messages of navigations blocked since `seq`.
+    pub(super) fn blocked_since(&self, seq: u64) -> Option<String> {
+        self.state(|t| {
+            (t.blocked_seq > seq).then(|| {
+                let n = usize::try_from(t.blocked_seq - seq).unwrap_or(usize::MAX);
+                let start = t.blocked.len().saturating_sub(n);
+                // A page that trips one refusal many times (a popup flood) reads it once.
+                let mut messages = t.blocked[start..].to_vec();
+                messages.dedup();
+                messages.join("; ")
+            })
+        })
+        .ok()
+        .flatten()
+    }
+
+    pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Duration) -> Result<String> {
+        self.no_dialog()?;
+        let before = self.mark()?;
+        let seq = before.blocked;
+        let nav = tokio::time::timeout(timeout, self.call("Page.navigate", json!({ "url": url })))
+            .await
+            .map_err(|_| {
+                BrowserError::Timeout(format!(
+                    "{url} did not respond within {} ms",
+                    timeout.as_millis()
+                ))
+            })??;
+        if let Some(error) = nav.get("errorText").and_then(Value::as_str) {
+            if let Some(blocked) = self.blocked_since(seq) {
+                return Err(BrowserError::Denied(blocked));
+            }
+            return Err(BrowserError::Io(format!(
+                "navigation to {url} failed: {error}"
+            )));
+        }
+        if let Some(loader) = nav.get("loaderId").and_then(Value::as_str) {
+            self.wait_loaded(Some(loader), wait, timeout, None).await?;
+        }
+        // A page may move on by itself right after loading (meta refresh, script redirect).
+        let loaded = Mark {
+            blocked: seq,
+            ..self.mark()?
+        };
+        self.settle_for(loaded, AFTER_LOAD, false).await?;
+        self.url()
+    }
+
+    /// Wait until the document the tab shows now reaches `wait`: a condition on the URL or
+    /// the DOM can hold while that document is still loading.
+    pub async fn wait_current(&self, wait: WaitUntil, timeout: Duration) -> Result<()> {
+        let loader = self.state(|t| t.loader.clone())?;
+        self.wait_loaded(Some(&loader), wait, timeout, None).await
+    }
+
+    /// Wait until the main frame's document `loader` (or any new one) reaches `wait`; with
+    /// `same_doc`, a same-document navigation after that count ends the wait too.
+    pub(super) async fn wait_loaded(
+        &self,
+        loader: Option<&str>,
+        wait: WaitUntil,
+        timeout: Duration,
+        same_doc: Option<u64>,
+    ) -> Result<()> {
+        let event = wait.event();
+        let start_loader = self.state(|t| t.loader.clone())?;
+        let reached = self
+            .live
+            .wait_tab(&self.target, timeout, |t| {
+                let right_doc = match loader {
+                    Some(l) => t.loader == l,
+                    None => t.loader != start_loader,
+                };
+                let stayed = same_doc.is_some_and(|n| t.same_doc_seq > n);
+                (right_doc && t.lifecycle.contains(event)
+                    || stayed
+                    || t.dialog.is_some()
+                    || t.crashed)
+                    .then_some(())
+            })
+            .await;
+        if reached.is_err() {
+            self.state(|_| ())?;
+            return Err(BrowserError::Timeout(format!(
+                "the page did not reach \"{event}\" within {} ms; it may still be usable: take a snapshot",
+                timeout.as_millis()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Where the tab stands before an action, to tell what the action did.
+    pub(crate) fn mark(&self) -> Result<Mark> {
+        let (opens, popups, children) = (
+            self.state(|t| t.window_opens)?,
+            self.live.popups_of(&self.target),
+            self.live.children_of(&self.target),
+        );
+        self.state(|t| Mark {
+            blocked: t.blocked_seq,
+            nav: t.nav_seq,
+            stops: t.stop_seq,
+            loader: t.loader.clone(),
+            same_doc: t.same_doc_seq,
+            dialogs: t.dialog_seq,
+            requests: t.request_seq,
+            opens,
+            popups,
+            children,
+        })
+    }
+
+    /// After an action: if it started a navigation, wait for the new document; if it started
+    /// requests (a form posting with fetch), wait for them; if the guard blocked one, fail
+    /// with its message. A dialog, or a same-document navigation (a hash or history route,
+    /// which sends no load event), ends the wait at once.
+    pub(crate) async fn settle(&self, before: Mark) -> Result<()> {
+        self.settle_for(before, SETTLE, false).await
+    }
+
+    /// [`Tab::settle`], watching `window` for the action to start something; with `popup`,
+    /// the action was one that opens a new window (a `target=_blank` link, a modified click
+    /// on a link), whose tab the browser may announce only after the action's own answer.
+    pub(super) async fn settle_for(
+        &self,
+        before: Mark,
+        window: Duration,
+        popup: bool,
+    ) -> Result<()> {
+        let b = &before;
+        // Something the action started that the answer must wait for (or that ends it).
+        let started = self
+            .live
+            .wait_tab(&self.target, window, |t| {
+                (t.nav_seq > b.nav
+                    || t.scheduled
+                    || t.blocked_seq > b.blocked
+                    || t.dialog_seq > b.dialogs
+                    || t.same_doc_seq > b.same_doc
+                    || t.requests_since(b.requests) > 0)
+                    .then_some(())
+            })
+            .await
+            .is_ok();
+        let ended =
+            |t: &TabState| t.dialog_seq > b.dialogs || t.blocked_seq > b.blocked || t.crashed;
+        // Two rounds: a page may navigate once the requests it started are answered (a
+        // login form that posts with fetch, then moves on).
+        let mut yielded = false;
+        for _ in 0..2 {
+            if !started || self.state(|t| ended(t))? {
+                break;
+            }
+            if self.state(|t| t.nav_seq > b.nav || t.scheduled || t.loader != b.loader)? {
+                // Done when the new document is parsed, when loading stopped without one (a
+                // download, a 204, a blocked request), or when it stayed in the document.
+                let _ = self
+                    .live
+                    .wait_tab(&self.target, ACTION_NAV_TIMEOUT, |t| {
+                        if t.scheduled && t.nav_seq == b.nav {
+                            return None;
+                        }
+                        let new_doc =
+                            t.loader != b.loader && t.lifecycle.contains("DOMContentLoaded");
+                        let stopped = t.stop_seq > b.stops && t.stopped_nav > b.nav && !t.loading;
+                        let same_doc = t.same_doc_seq > b.same_doc && !t.loading;
+                        (new_doc || stopped || same_doc || ended(t)).then_some(())
+                    })
+                    .await;
+            }
+            // A same-document navigation's page script (a router's hashchange or popstate
+            // handler) runs in a task of its own: let it run before reading the page.
+            if !yielded && self.state(|t| t.same_doc_seq > b.same_doc)? {
+                yielded = true;
+                self.yield_to_page().await;
+            }
+            // Requests the action started (a form posting with fetch), only those started so
+            // far (a page that polls would keep the answer waiting): the answer should show
+            // what the page makes of their responses.
+            let upto = self.state(|t| t.request_seq)?;
+            if self.state(|t| t.requests_between(b.requests, upto))? == 0 {
+                break;
+            }
+            let _ = self
+                .live
+                .wait_tab(&self.target, ACTION_REQUESTS_TIMEOUT, |t| {
+                    (t.requests_between(b.requests, upto) == 0 || ended(t)).then_some(())
+                })
+                .await;
+            // The page handles the last response in a task or two of its own; it may
+            // navigate then.
+            let nav = self.state(|t| t.nav_seq)?;
+            let _ = self
+                .live
+                .wait_tab(&self.target, AFTER_REQUESTS, |t| {
+                    (ended(t) || t.nav_seq > nav).then_some(())
+                })
+                .await;
+            if self.state(|t| t.nav_seq == nav)? {
+                break;
+            }
+        }
+        // A new window the action opened, seen as the page's window.open or as a new tab whose
+        // opener is this one (either may come first): wait until it shows its URL (or its
+        // navigation is blocked), so the answer can name it.
+        let mut opened = self.state(|t| t.window_opens > b.opens)?
+            || self.live.children_of(&self.target) > b.children;
+        if popup && !opened && self.state(|t| !ended(t))? {
+            opened = self
+                .live
+                .wait_child(&self.target, b.children, POPUP_ANNOUNCE)
+                .await;
+        }
+        if opened {
+            self.live
+                .wait_popup(&self.target, b.popups, POPUP_TIMEOUT)
+                .await;
+        }
+        match self.blocked_since(b.blocked) {
+            Some(blocked) => Err(BrowserError::Denied(blocked)),
+            None => Ok(()),
+        }
+    }
+
+    /// Let the page run the tasks it has queued (a zero timeout in its own world), bounded.
+    async fn yield_to_page(&self) {
+        let tick = self.call_until_dialog(
+            "Runtime.evaluate",
+            json!({ "expression": "new Promise((r) => setTimeout(r, 0))", "awaitPromise": true }),
+        );
+        let _ = tokio::time::timeout(YIELD_TIMEOUT, tick).await;
+    }
+
+    pub async fn history(&self, delta: i32, wait: WaitUntil, timeout: Duration) -> Result<String> {
+        self.no_dialog()?;
+        let history = self.call("Page.getNavigationHistory", json!({})).await?;
+        let current = history["currentIndex"].as_i64().unwrap_or(0);
+        let entries = history["entries"].as_array().cloned().unwrap_or_default();
+        let index = current + i64::from(delta);
+        let entry = usize::try_from(index)
+            .ok()
+            .and_then(|i| entries.get(i))
+            .ok_or_else(|| {
+                BrowserError::Invalid(if delta < 0 {
+                    "there is no page to go back to in this tab".into()
+                } else {
+                    "there is no page to go forward to in this tab".into()
+                })
+            })?;
+        let before = self.mark()?;
+        self.call(
+            "Page.navigateToHistoryEntry",
+            json!({ "entryId": entry["id"] }),
+        )
+        .await?;
+        // A same-document entry (a hash or history route) makes no new document and sends
+        // no load event: its navigation ends the wait.
+        self.wait_loaded(None, wait, timeout, Some(before.same_doc))
+            .await?;
+        self.settle(before).await?;
+        self.url()
+    }
+
+    pub async fn reload(&self, wait: WaitUntil, timeout: Duration) -> Result<String> {
+        self.no_dialog()?;
+        let before = self.mark()?;
+        self.call("Page.reload", json!({})).await?;
+        self.wait_loaded(None, wait, timeout, None).await?;
+        self.settle(before).await?;
+        self.url()
+    }
+}

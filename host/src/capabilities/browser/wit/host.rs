@@ -1,0 +1,170 @@
+//! Sessions and tabs: opening a page, listing, attaching to and closing tabs and sessions.
+//! The interface's other functions are forwarded to `extras.rs` and `../profiles.rs`.
+
+use super::super::BrowserCtx;
+use super::super::PageHandle;
+use super::super::bindings::warden::browser::browser::{
+    ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, StorageArea, TabInfo,
+};
+use super::super::bindings::warden::browser::types::Error;
+use super::session_name;
+use crate::capabilities::View;
+use wasmtime::component::Resource;
+
+impl Host for View<'_, BrowserCtx> {
+    async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let live = self.browser.live_for(self.plugin(), &session).await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        let target = live.open_tab(&context).await?;
+        self.handle_for(session, target, live.generation).await
+    }
+
+    async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let Some(live) = self.browser.current_for(self.plugin(), &session).await else {
+            return Ok(Vec::new());
+        };
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok(live
+            .tabs_of(&context)
+            .into_iter()
+            .map(|(id, url, title, opener)| TabInfo {
+                id,
+                url,
+                title,
+                opener,
+            })
+            .collect())
+    }
+
+    async fn attach_tab(
+        &mut self,
+        session: Option<String>,
+        id: String,
+    ) -> Result<Resource<PageHandle>, Error> {
+        self.browser_allowed()?;
+        let session = session_name(session)?;
+        let live = self.browser.live_for(self.plugin(), &session).await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        if live.tab_context(&id).as_deref() != Some(context.as_str()) {
+            return Err(Error::NotFound(format!(
+                "no tab \"{id}\" in session \"{session}\"; list the tabs first"
+            )));
+        }
+        self.handle_for(session, id, live.generation).await
+    }
+
+    async fn close_session(&mut self, session: String) -> Result<(), Error> {
+        self.browser_allowed()?;
+        let session = session_name(Some(session))?;
+        let browser = &self.browser;
+        if browser
+            .close_profile_session(self.plugin(), &session)
+            .await
+            .is_some()
+        {
+            return Ok(());
+        }
+        let live = browser
+            .current()
+            .await
+            .ok_or_else(|| Error::NotFound(format!("no session named \"{session}\"")))?;
+        Ok(live.close_session(self.plugin(), &session).await?)
+    }
+
+    async fn list_sessions(&mut self) -> Result<Vec<String>, Error> {
+        self.browser_allowed()?;
+        Ok(self.browser.sessions_of(self.plugin()).await)
+    }
+
+    // Logs, routes, emulation and storage: see `extras.rs`.
+
+    async fn console_messages(
+        &mut self,
+        page: Resource<PageHandle>,
+        since_last: bool,
+        clear: bool,
+    ) -> Result<ConsoleLog, Error> {
+        self.console_messages_impl(page, since_last, clear).await
+    }
+
+    async fn network_requests(
+        &mut self,
+        page: Resource<PageHandle>,
+        query: NetworkQuery,
+    ) -> Result<NetworkLog, Error> {
+        self.network_requests_impl(page, query).await
+    }
+
+    async fn add_route(
+        &mut self,
+        session: Option<String>,
+        url_glob: String,
+        action: RouteAction,
+    ) -> Result<u32, Error> {
+        self.add_route_impl(session, url_glob, action).await
+    }
+
+    async fn remove_route(&mut self, session: Option<String>, id: u32) -> Result<(), Error> {
+        self.remove_route_impl(session, id).await
+    }
+
+    async fn list_routes(&mut self, session: Option<String>) -> Result<Vec<Route>, Error> {
+        self.list_routes_impl(session).await
+    }
+
+    async fn set_emulation(
+        &mut self,
+        session: Option<String>,
+        emulation: Emulation,
+    ) -> Result<(), Error> {
+        self.set_emulation_impl(session, emulation).await
+    }
+
+    async fn get_emulation(&mut self, session: Option<String>) -> Result<Emulation, Error> {
+        self.get_emulation_impl(session).await
+    }
+
+    async fn storage_items(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+    ) -> Result<Vec<(String, String)>, Error> {
+        self.storage_items_impl(page, area).await
+    }
+
+    async fn set_storage_item(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+        key: String,
+        value: Option<String>,
+    ) -> Result<(), Error> {
+        self.set_storage_item_impl(page, area, key, value).await
+    }
+
+    async fn clear_storage(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: StorageArea,
+    ) -> Result<(), Error> {
+        self.clear_storage_impl(page, area).await
+    }
+
+    async fn create_session(
+        &mut self,
+        session: String,
+        profile: Option<String>,
+    ) -> Result<(), Error> {
+        self.create_session_impl(session, profile).await
+    }
+}

@@ -1,0 +1,160 @@
+//! The WIT host side of `warden:browser`: each call's grant check, the page handles, and
+//! the conversions between WIT types and the browser's own.
+//!
+//! | file | job |
+//! |---|---|
+//! | `host.rs` | sessions and tabs (`open-page`, `list-tabs`, ...) |
+//! | `page.rs` | the `page` resource: navigation, actions, output |
+//! | `snapshot.rs` | the element snapshot as WIT records |
+//! | `extras.rs` | logs, routes, emulation, storage |
+
+mod extras;
+mod host;
+mod page;
+mod snapshot;
+
+use super::bindings::warden::browser::browser::{
+    ClickOptions, Cookie, Modifiers, MouseButton, WaitUntil,
+};
+use super::bindings::warden::browser::types::{self, Error};
+use super::error::BrowserError;
+use super::tab::{self, Click, Tab};
+use super::{BrowserCtx, DEFAULT_SESSION, PageHandle, keys};
+use crate::capabilities::View;
+use crate::manifest::grants::Denied;
+use serde_json::Value;
+use std::time::Duration;
+use wasmtime::component::Resource;
+
+impl From<BrowserError> for Error {
+    fn from(e: BrowserError) -> Self {
+        match e {
+            BrowserError::Denied(m) => Self::AccessDenied(m),
+            BrowserError::NotFound(m) => Self::NotFound(m),
+            BrowserError::Stale(m) => Self::StaleElement(m),
+            BrowserError::Gone(m) => Self::Gone(m),
+            BrowserError::Timeout(m) => Self::Timeout(m),
+            BrowserError::Invalid(m) => Self::InvalidArgument(m),
+            BrowserError::Io(m) => Self::Io(m),
+        }
+    }
+}
+
+pub(super) fn wait_until(w: WaitUntil) -> tab::WaitUntil {
+    match w {
+        WaitUntil::Load => tab::WaitUntil::Load,
+        WaitUntil::DomContentLoaded => tab::WaitUntil::DomContentLoaded,
+        WaitUntil::NetworkIdle => tab::WaitUntil::NetworkIdle,
+    }
+}
+
+pub(super) fn timeout(ms: u32) -> Duration {
+    Duration::from_millis(u64::from(if ms == 0 { 30_000 } else { ms }))
+}
+
+pub(super) fn click(o: ClickOptions) -> Click {
+    let mut modifiers = 0;
+    for (flag, bit) in [
+        (Modifiers::ALT, keys::ALT),
+        (Modifiers::CTRL, keys::CTRL),
+        (Modifiers::META, keys::META),
+        (Modifiers::SHIFT, keys::SHIFT),
+    ] {
+        if o.modifiers.contains(flag) {
+            modifiers |= bit;
+        }
+    }
+    Click {
+        button: match o.button {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+        },
+        count: o.count.clamp(1, 3),
+        modifiers,
+    }
+}
+
+pub(super) fn session_name(session: Option<String>) -> Result<String, Error> {
+    let name = session.unwrap_or_else(|| DEFAULT_SESSION.to_string());
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(Error::InvalidArgument(format!(
+            "session name \"{name}\" must be 1-64 letters, digits, '-' or '_'"
+        )));
+    }
+    Ok(name)
+}
+
+impl View<'_, BrowserCtx> {
+    /// A grant check's refusal, audited, as the WIT `access-denied` error.
+    pub(super) fn granted<T>(&self, check: Result<T, Denied>) -> Result<T, Error> {
+        check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
+    }
+
+    pub(super) fn browser_allowed(&self) -> Result<(), Error> {
+        self.granted(self.grants.check_browser())
+    }
+
+    /// The tab behind a handle, in the running browser; refreshes the session's grants.
+    pub(super) async fn tab(&mut self, page: &Resource<PageHandle>) -> Result<Tab, Error> {
+        self.browser_allowed()?;
+        let handle = self
+            .table()
+            .get(page)
+            .map_err(|_| Error::NotFound("no such page".into()))?;
+        let (generation, target, session) = (
+            handle.generation,
+            handle.target.clone(),
+            handle.session.clone(),
+        );
+        let live = self
+            .browser
+            .current_for(self.plugin(), &session)
+            .await
+            .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled())
+            .ok_or_else(|| {
+                Error::Gone(
+                    "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
+                        .into(),
+                )
+            })?;
+        live.context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok(Tab { live, target })
+    }
+
+    pub(super) async fn handle_for(
+        &mut self,
+        session: String,
+        target: String,
+        generation: u64,
+    ) -> Result<Resource<PageHandle>, Error> {
+        self.table()
+            .push(PageHandle {
+                generation,
+                target,
+                session,
+            })
+            .map_err(|e| Error::Io(format!("cannot hand out the tab: {e}")))
+    }
+}
+
+pub(super) fn cookie_from_json(c: &Value) -> Cookie {
+    Cookie {
+        name: c["name"].as_str().unwrap_or_default().to_string(),
+        value: c["value"].as_str().unwrap_or_default().to_string(),
+        domain: c["domain"].as_str().unwrap_or_default().to_string(),
+        path: c["path"].as_str().unwrap_or("/").to_string(),
+        expires: c["expires"].as_f64().filter(|e| *e > 0.0),
+        http_only: c["httpOnly"].as_bool().unwrap_or(false),
+        secure: c["secure"].as_bool().unwrap_or(false),
+        same_site: c["sameSite"].as_str().map(str::to_string),
+    }
+}
+
+impl types::Host for View<'_, BrowserCtx> {}

@@ -1,0 +1,454 @@
+//! The `page` resource: navigation, actions on element handles, waits, output, cookies and
+//! dialogs. Each call checks its grant, then hands the work to the tab (`../tab/`).
+
+use super::super::BrowserCtx;
+use super::super::PageHandle;
+use super::super::bindings::warden::browser::browser::{
+    ClickOptions, ContentFormat, Cookie, DialogInfo, DragKind, DragOptions, DragTarget, HostPage,
+    PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition, WaitUntil,
+};
+use super::super::bindings::warden::browser::types::Error;
+use super::super::error::BrowserError;
+use super::super::tab::{self, Area};
+use super::snapshot::to_wit_snapshot;
+use super::{click, cookie_from_json, timeout, wait_until};
+use crate::capabilities::View;
+use serde_json::json;
+use std::time::Duration;
+use wasmtime::component::Resource;
+
+impl HostPage for View<'_, BrowserCtx> {
+    async fn id(&mut self, page: Resource<PageHandle>) -> String {
+        self.table()
+            .get(&page)
+            .map(|h| h.target.clone())
+            .unwrap_or_default()
+    }
+
+    async fn url(&mut self, page: Resource<PageHandle>) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scrub(&tab.url()?))
+    }
+
+    async fn navigate(
+        &mut self,
+        page: Resource<PageHandle>,
+        url: String,
+        wait: WaitUntil,
+        timeout_ms: u32,
+    ) -> Result<String, Error> {
+        let parsed = url::Url::parse(&url).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "\"{url}\" is not an absolute URL ({e}); include the scheme, like https://example.com/"
+            ))
+        })?;
+        self.granted(self.grants.check_browser_origin(&parsed))?;
+        let tab = self.tab(&page).await?;
+        let started = std::time::Instant::now();
+        let result = tab
+            .navigate(parsed.as_str(), wait_until(wait), timeout(timeout_ms))
+            .await;
+        // Origin and path only: the query may carry tokens.
+        let target = format!("{}{}", parsed.origin().ascii_serialization(), parsed.path());
+        let error = result.as_ref().err().map(BrowserError::kind);
+        self.scope.used(&crate::audit::Used {
+            capability: "browser.navigate",
+            target: &target,
+            error,
+            duration: started.elapsed(),
+            ..Default::default()
+        });
+        Ok(result?)
+    }
+
+    async fn history(
+        &mut self,
+        page: Resource<PageHandle>,
+        delta: i32,
+        wait: WaitUntil,
+        timeout_ms: u32,
+    ) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .history(delta, wait_until(wait), timeout(timeout_ms))
+            .await?)
+    }
+
+    async fn reload(
+        &mut self,
+        page: Resource<PageHandle>,
+        wait: WaitUntil,
+        timeout_ms: u32,
+    ) -> Result<String, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.reload(wait_until(wait), timeout(timeout_ms)).await?)
+    }
+
+    async fn snapshot(
+        &mut self,
+        page: Resource<PageHandle>,
+        include_text: bool,
+    ) -> Result<Snapshot, Error> {
+        let tab = self.tab(&page).await?;
+        let frames = tab.snapshot(include_text).await?;
+        Ok(to_wit_snapshot(&tab, frames, include_text))
+    }
+
+    async fn click(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        options: ClickOptions,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.click(handle, click(options)).await?)
+    }
+
+    async fn click_at(
+        &mut self,
+        page: Resource<PageHandle>,
+        x: f64,
+        y: f64,
+        options: ClickOptions,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.click_at(x, y, click(options)).await?)
+    }
+
+    async fn hover(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.hover(handle).await?)
+    }
+
+    async fn focus(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.focus(handle).await?)
+    }
+
+    async fn fill(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        text: String,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.fill(handle, &text, false).await?)
+    }
+
+    async fn fill_secret(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        name: String,
+    ) -> Result<(), Error> {
+        self.granted(self.grants.check_secret(&name).map(|_| ()))?;
+        let tab = self.tab(&page).await?;
+        let (frames, mocked) = tab.secret_target(handle).await?;
+        let origin = self.granted(self.grants.check_secret_frames(&name, &frames, mocked))?;
+        let source = self.browser.config().secrets.get(&name).ok_or_else(|| {
+            Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
+        })?;
+        let value = source
+            .resolve()
+            .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
+        Ok(tab.type_secret(handle, &value, &origin).await?)
+    }
+
+    async fn type_text(
+        &mut self,
+        page: Resource<PageHandle>,
+        text: String,
+        delay_ms: u32,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .type_text(&text, Duration::from_millis(u64::from(delay_ms.min(1000))))
+            .await?)
+    }
+
+    async fn press(&mut self, page: Resource<PageHandle>, keys: String) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.press(&keys).await?)
+    }
+
+    async fn select(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        values: Vec<String>,
+    ) -> Result<Vec<String>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.select(handle, &values).await?)
+    }
+
+    async fn set_checked(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        checked: bool,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.set_checked(handle, checked).await?)
+    }
+
+    async fn upload(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        paths: Vec<String>,
+    ) -> Result<(), Error> {
+        if paths.is_empty() {
+            return Err(Error::InvalidArgument(
+                "give at least one file to upload".into(),
+            ));
+        }
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let resolved = self.granted(self.grants.check_upload(path))?;
+            files.push(resolved.display().to_string());
+        }
+        let tab = self.tab(&page).await?;
+        Ok(tab.upload(handle, &files).await?)
+    }
+
+    async fn scroll_into_view(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scroll_into_view(handle).await?)
+    }
+
+    async fn scroll(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: Option<u64>,
+        dx: f64,
+        dy: f64,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.scroll(handle, dx, dy).await?)
+    }
+
+    async fn wait_for(
+        &mut self,
+        page: Resource<PageHandle>,
+        condition: WaitCondition,
+        timeout_ms: u32,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        let t = timeout(timeout_ms);
+        match condition {
+            WaitCondition::Text(text) => tab.wait_text(&text, false, t).await?,
+            WaitCondition::TextGone(text) => tab.wait_text(&text, true, t).await?,
+            WaitCondition::Selector(sel) => tab.wait_selector(&sel, t).await?,
+            WaitCondition::Url(glob) => tab.wait_url(&glob, t).await?,
+        }
+        Ok(())
+    }
+
+    async fn screenshot(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: ScreenshotArea,
+        jpeg: bool,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let area = match area {
+            ScreenshotArea::Viewport => Area::Viewport,
+            ScreenshotArea::FullPage => Area::FullPage,
+            ScreenshotArea::Element(h) => Area::Element(h),
+        };
+        Ok(tab.screenshot(area, jpeg).await?)
+    }
+
+    async fn screenshot_marked(
+        &mut self,
+        page: Resource<PageHandle>,
+        area: ScreenshotArea,
+        jpeg: bool,
+        marks: Vec<(Rect, String)>,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let area = match area {
+            ScreenshotArea::Viewport => Area::Viewport,
+            ScreenshotArea::FullPage => Area::FullPage,
+            ScreenshotArea::Element(h) => Area::Element(h),
+        };
+        let marks: Vec<super::super::marks::Mark> = marks
+            .into_iter()
+            .map(|(r, label)| super::super::marks::Mark {
+                x: r.x,
+                y: r.y,
+                width: r.width,
+                height: r.height,
+                label,
+            })
+            .collect();
+        Ok(tab.screenshot_marked(area, jpeg, &marks).await?)
+    }
+
+    async fn evaluate(
+        &mut self,
+        page: Resource<PageHandle>,
+        expression: String,
+    ) -> Result<String, Error> {
+        self.granted(self.grants.check_eval_js())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab.evaluate(&expression).await?)
+    }
+
+    async fn cookies(&mut self, page: Resource<PageHandle>) -> Result<Vec<Cookie>, Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab
+            .cookies()
+            .await?
+            .iter()
+            .map(cookie_from_json)
+            .map(|mut c| {
+                c.value = tab.scrub(&c.value);
+                c
+            })
+            .collect())
+    }
+
+    async fn set_cookie(
+        &mut self,
+        page: Resource<PageHandle>,
+        cookie: Cookie,
+    ) -> Result<(), Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        let mut params = json!({
+            "name": cookie.name, "value": cookie.value, "path": cookie.path,
+            "httpOnly": cookie.http_only, "secure": cookie.secure,
+        });
+        if cookie.domain.is_empty() {
+            params["url"] = json!(tab.url()?);
+        } else {
+            params["domain"] = json!(cookie.domain);
+        }
+        if let Some(expires) = cookie.expires {
+            params["expires"] = json!(expires);
+        }
+        if let Some(same_site) = cookie.same_site {
+            params["sameSite"] = json!(same_site);
+        }
+        Ok(tab.set_cookie(params).await?)
+    }
+
+    async fn clear_cookies(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
+        self.granted(self.grants.check_browser_cookies())?;
+        let tab = self.tab(&page).await?;
+        Ok(tab.clear_cookies().await?)
+    }
+
+    async fn dialog(&mut self, page: Resource<PageHandle>) -> Result<Option<DialogInfo>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.dialog()?.map(|d| DialogInfo {
+            kind: d.kind,
+            message: tab.scrub(&d.message),
+            default_prompt: d.default_prompt,
+        }))
+    }
+
+    async fn answer_dialog(
+        &mut self,
+        page: Resource<PageHandle>,
+        accept: bool,
+        prompt_text: Option<String>,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.answer_dialog(accept, prompt_text.as_deref()).await?)
+    }
+
+    async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.close().await?)
+    }
+
+    async fn drag(
+        &mut self,
+        page: Resource<PageHandle>,
+        from: u64,
+        to: DragTarget,
+        options: DragOptions,
+    ) -> Result<DragKind, Error> {
+        let tab = self.tab(&page).await?;
+        let to = match to {
+            DragTarget::Element(h) => tab::DragTo::Element(h),
+            DragTarget::Point(p) => tab::DragTo::Point(p.x, p.y),
+            DragTarget::Offset(p) => tab::DragTo::Offset(p.x, p.y),
+        };
+        Ok(
+            match tab.drag(from, to, options.steps, options.touch).await? {
+                tab::DragKind::Mouse => DragKind::Mouse,
+                tab::DragKind::Html5 => DragKind::Html5,
+                tab::DragKind::Touch => DragKind::Touch,
+            },
+        )
+    }
+
+    async fn tap(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.tap(handle).await?)
+    }
+
+    async fn force_click(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        Ok(tab.force_click(handle).await?)
+    }
+
+    async fn pdf(
+        &mut self,
+        page: Resource<PageHandle>,
+        options: PdfOptions,
+    ) -> Result<Vec<u8>, Error> {
+        let tab = self.tab(&page).await?;
+        let paper = match (options.paper_width, options.paper_height) {
+            (None, None) => None,
+            (Some(w), Some(h)) => Some((w, h)),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "give both paper-width and paper-height, or neither".into(),
+                ));
+            }
+        };
+        Ok(tab
+            .pdf(&tab::PdfOptions {
+                landscape: options.landscape,
+                print_background: options.print_background,
+                page_ranges: options.page_ranges,
+                paper,
+            })
+            .await?)
+    }
+
+    async fn extract(
+        &mut self,
+        page: Resource<PageHandle>,
+        format: ContentFormat,
+    ) -> Result<PageContent, Error> {
+        let tab = self.tab(&page).await?;
+        let format = match format {
+            ContentFormat::Text => crate::content::Format::Text,
+            ContentFormat::Markdown => crate::content::Format::Markdown,
+            ContentFormat::Html => crate::content::Format::Html,
+        };
+        let read = tab.extract(format).await?;
+        Ok(PageContent {
+            title: tab.scrub(&read.title),
+            url: tab.scrub(&read.url),
+            content: tab.scrub(&read.content),
+            source: read.source.to_string(),
+        })
+    }
+
+    async fn drop(&mut self, page: Resource<PageHandle>) -> wasmtime::Result<()> {
+        // Dropping the handle keeps the tab: the plugin may attach to it again by id.
+        let _ = self.table().delete(page);
+        Ok(())
+    }
+}
