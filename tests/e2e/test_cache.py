@@ -133,3 +133,11 @@ def test_check_rejects_missing_component(cli, write_manifest, helpers, tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "nope.wasm" in output, output[-2000:]
+
+
+def test_check_names_the_tools_when_a_tool_glob_matches_none(cli, write_manifest, helpers, echo_wasm):
+    manifest = write_manifest(helpers.plugin_block("echo", echo_wasm, 'tools = ["echo", "ecko"]'))
+    result = cli("check", "--manifest", str(manifest.path))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert '"ecko"' in output and "echo, " in output and "count" in output, output[-2000:]

@@ -377,6 +377,34 @@ grants.sftp = { hosts = ["web1"], roots = ["/srv/app"], write = false }
 }
 
 #[test]
+fn a_tool_list_is_an_allowlist_and_names_its_unmatched_globs() {
+    let text = r#"
+[server]
+audit_log = "audit.jsonl"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+tools = ["browse_navigate", "browse_snap*", "browse_navgate"]
+"#;
+    let m =
+        Manifest::parse(text, "warden.toml", Path::new("/etc/warden"), BUILTINS).expect("valid");
+    let tools = &m.plugins[0].tools;
+    assert!(tools.allows("browse_navigate") && tools.allows("browse_snapshot"));
+    assert!(!tools.allows("browse_click"));
+    let names = ["browse_navigate", "browse_snapshot", "browse_click"];
+    assert_eq!(tools.unmatched(&names), ["browse_navgate"]);
+
+    let bad = text.replace(
+        r#"tools = ["browse_navigate", "browse_snap*", "browse_navgate"]"#,
+        r#"tools = { allow = ["*"], block = ["x"] }"#,
+    );
+    let err = Manifest::parse(&bad, "warden.toml", Path::new("/etc/warden"), BUILTINS)
+        .expect_err("unknown key");
+    assert!(err.to_string().contains("block"), "{err}");
+}
+
+#[test]
 fn secrets_are_bound_to_origins_and_caps_parse() {
     let text = r#"
 [browser.secrets]
