@@ -383,20 +383,20 @@ fn a_tool_list_is_an_allowlist_and_names_its_unmatched_globs() {
 audit_log = "audit.jsonl"
 
 [[plugin]]
-name = "browser"
-source = "builtin:browser"
-tools = ["browse_navigate", "browse_snap*", "browse_navgate"]
+name = "capture"
+source = "builtin:capture"
+tools = ["capture_page", "http_*", "captur_page"]
 "#;
     let m =
         Manifest::parse(text, "warden.toml", Path::new("/etc/warden"), BUILTINS).expect("valid");
     let tools = &m.plugins[0].tools;
-    assert!(tools.allows("browse_navigate") && tools.allows("browse_snapshot"));
-    assert!(!tools.allows("browse_click"));
-    let names = ["browse_navigate", "browse_snapshot", "browse_click"];
-    assert_eq!(tools.unmatched(&names), ["browse_navgate"]);
+    assert!(tools.allows("capture_page") && tools.allows("http_get"));
+    assert!(!tools.allows("get_cookies"));
+    let names = ["capture_page", "http_get", "get_cookies"];
+    assert_eq!(tools.unmatched(&names), ["captur_page"]);
 
     let bad = text.replace(
-        r#"tools = ["browse_navigate", "browse_snap*", "browse_navgate"]"#,
+        r#"tools = ["capture_page", "http_*", "captur_page"]"#,
         r#"tools = { allow = ["*"], block = ["x"] }"#,
     );
     let err = Manifest::parse(&bad, "warden.toml", Path::new("/etc/warden"), BUILTINS)
