@@ -111,11 +111,6 @@ impl Runtime {
         &self.engine
     }
 
-    /// Compiles the uncached ones of `components` side by side, ahead of their loads.
-    pub fn prepare(&self, components: &[&[u8]]) {
-        self.cache.prepare(&self.engine, components);
-    }
-
     /// Components compiled (not found in the cache) since start.
     pub fn compiled_count(&self) -> usize {
         self.cache.compiled()

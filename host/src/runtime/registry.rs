@@ -101,17 +101,6 @@ impl Registry {
         let mut prompts: Vec<PromptEntry> = Vec::new();
         let mut prompt_routes: HashMap<String, (usize, String)> = HashMap::new();
 
-        // The built-ins' bytes are at hand: compile those not cached yet all at once.
-        let builtins: Vec<&[u8]> = manifest
-            .plugins
-            .iter()
-            .filter_map(|p| match &p.source {
-                PluginSource::Builtin(name) => builtin::bytes(name),
-                _ => None,
-            })
-            .collect();
-        runtime.prepare(&builtins);
-
         for config in &manifest.plugins {
             let fail = |message: String| LoadError::Plugin {
                 file: manifest.file_name.clone(),
