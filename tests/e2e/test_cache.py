@@ -143,7 +143,7 @@ def test_check_names_the_tools_when_a_tool_glob_matches_none(cli, write_manifest
     assert '"ecko"' in output and "echo, " in output and "count" in output, output[-2000:]
 
 
-def test_builtins_compiled_side_by_side_are_cached_once(cli, write_manifest, tmp_path):
+def test_builtins_are_compiled_once_then_cached(cli, write_manifest, tmp_path):
     body = '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n\n[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
     manifest = write_manifest(body)
     fresh = {"WARDEN_CACHE_DIR": str(tmp_path / "fresh-cache")}
