@@ -48,7 +48,7 @@ pub fn cancelled() -> bool {
     wit::cancelled()
 }
 
-/// Why a request to the client ([`elicit`], [`sample`]) failed.
+/// Why a request to the client ([`ask`], [`elicit`], [`sample`], [`list_roots`]) failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AskError {
     /// The client cannot do this (no such capability), or the wire cannot carry it.
@@ -97,32 +97,155 @@ pub enum ElicitAnswer {
     Cancel,
 }
 
+/// One question for the client, for [`ask`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Question {
+    /// Ask the user: a message and a form (a JSON Schema object whose properties are strings,
+    /// numbers, booleans or enums).
+    Elicit {
+        message: String,
+        schema: serde_json::Value,
+    },
+    /// Ask the client's model: `sampling/createMessage` params (`messages`, `maxTokens`, ...).
+    Sample(serde_json::Value),
+    /// Ask for the client's roots.
+    ListRoots,
+}
+
+/// The client's answer to a [`Question`], of the same kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Elicit(ElicitAnswer),
+    /// The sampling result (`role`, `content`, `model`, `stopReason`).
+    Sample(serde_json::Value),
+    Roots(Vec<Root>),
+}
+
+/// One of the client's roots.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct Root {
+    pub uri: String,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// What the client of this call can be asked (the capabilities it declared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientCapabilities {
+    pub elicitation: bool,
+    pub sampling: bool,
+    pub roots: bool,
+}
+
+/// The client's capabilities: ask only what it can answer (else [`AskError::Unsupported`]).
+pub fn client_capabilities() -> ClientCapabilities {
+    let caps = wit::capabilities();
+    ClientCapabilities {
+        elicitation: caps.elicitation,
+        sampling: caps.sampling,
+        roots: caps.roots,
+    }
+}
+
+/// Asks the client several questions at once, each under a key of your choosing (unique);
+/// the answers come back under the same keys, in the same order. The time spent waiting does
+/// not count against the call's time limit.
+///
+/// Ask first, act after. On a 2025-11-25 session the call simply waits here. On the stateless
+/// 2026-07-28 wire the client answers between two of its requests: this run of the call gets
+/// an error from `ask` and is discarded, and the client's retry runs the call again from the
+/// start, where this same `ask` returns the answers at once. So what the tool does before an
+/// ask may run twice, and a tool must ask the same questions in the same order each time.
+pub fn ask(questions: Vec<(String, Question)>) -> Result<Vec<(String, Answer)>, AskError> {
+    let requests: Vec<(String, wit::InputRequest)> = questions
+        .into_iter()
+        .map(|(key, q)| {
+            let request = match q {
+                Question::Elicit { message, schema } => {
+                    wit::InputRequest::Elicit(wit::ElicitForm {
+                        message,
+                        requested_schema: schema.to_string(),
+                    })
+                }
+                Question::Sample(params) => wit::InputRequest::Sample(params.to_string()),
+                Question::ListRoots => wit::InputRequest::ListRoots,
+            };
+            (key, request)
+        })
+        .collect();
+    wit::ask(&requests)?
+        .into_iter()
+        .map(|(key, answer)| Ok((key, read_answer(answer)?)))
+        .collect()
+}
+
+fn json(text: &str) -> Result<serde_json::Value, AskError> {
+    serde_json::from_str(text).map_err(|e| AskError::Failed(format!("the answer is not JSON: {e}")))
+}
+
+fn read_answer(answer: wit::InputAnswer) -> Result<Answer, AskError> {
+    Ok(match answer {
+        wit::InputAnswer::Elicit(form) => Answer::Elicit(match form.action {
+            wit::ElicitAction::Accept => ElicitAnswer::Accept(
+                form.content
+                    .as_deref()
+                    .map(json)
+                    .transpose()?
+                    .unwrap_or(serde_json::Value::Null),
+            ),
+            wit::ElicitAction::Decline => ElicitAnswer::Decline,
+            wit::ElicitAction::Cancel => ElicitAnswer::Cancel,
+        }),
+        wit::InputAnswer::Sample(result) => Answer::Sample(json(&result)?),
+        wit::InputAnswer::Roots(roots) => Answer::Roots(
+            serde_json::from_str(&roots)
+                .map_err(|e| AskError::Failed(format!("the roots are not a list: {e}")))?,
+        ),
+    })
+}
+
+/// Asks one question (see [`ask`]).
+fn ask_one(question: Question) -> Result<Answer, AskError> {
+    ask(vec![("q".to_string(), question)])?
+        .into_iter()
+        .next()
+        .map(|(_, answer)| answer)
+        .ok_or_else(|| AskError::Failed("the client gave no answer".into()))
+}
+
 /// Asks the user for input through the client (MCP elicitation, form mode). `schema` is the
 /// form: a JSON Schema object whose properties are strings, numbers, booleans or enums.
 pub fn elicit(message: &str, schema: &serde_json::Value) -> Result<ElicitAnswer, AskError> {
-    let answer = wit::elicit(message, &schema.to_string())?;
-    Ok(match answer.action {
-        wit::ElicitAction::Accept => {
-            let content = answer
-                .content
-                .as_deref()
-                .map(serde_json::from_str)
-                .transpose()
-                .map_err(|e| AskError::Failed(format!("the answer is not JSON: {e}")))?
-                .unwrap_or(serde_json::Value::Null);
-            ElicitAnswer::Accept(content)
-        }
-        wit::ElicitAction::Decline => ElicitAnswer::Decline,
-        wit::ElicitAction::Cancel => ElicitAnswer::Cancel,
-    })
+    match ask_one(Question::Elicit {
+        message: message.to_string(),
+        schema: schema.clone(),
+    })? {
+        Answer::Elicit(answer) => Ok(answer),
+        _ => Err(AskError::Failed(
+            "the client answered another question".into(),
+        )),
+    }
 }
 
 /// Asks the client's model (MCP sampling). `request` is the `sampling/createMessage` params
 /// (`messages`, `maxTokens`, ...); the answer is its result (`role`, `content`, `model`, ...).
 pub fn sample(request: &serde_json::Value) -> Result<serde_json::Value, AskError> {
-    let answer = wit::sample(&request.to_string())?;
-    serde_json::from_str(&answer)
-        .map_err(|e| AskError::Failed(format!("the answer is not JSON: {e}")))
+    match ask_one(Question::Sample(request.clone()))? {
+        Answer::Sample(result) => Ok(result),
+        _ => Err(AskError::Failed(
+            "the client answered another question".into(),
+        )),
+    }
+}
+
+/// The client's roots (MCP `roots/list`).
+pub fn list_roots() -> Result<Vec<Root>, AskError> {
+    match ask_one(Question::ListRoots)? {
+        Answer::Roots(roots) => Ok(roots),
+        _ => Err(AskError::Failed(
+            "the client answered another question".into(),
+        )),
+    }
 }
 
 /// Asks the client's model one question and returns the text of its answer.

@@ -1,11 +1,16 @@
 """Host-enforced approvals: a tool under `require_approval` runs only after the user says yes to that
-call, asked by Warden through MCP elicitation; the plugin cannot skip it. A client that cannot ask its user
-gets a refusal that says why. Every answer is audited."""
+call, asked by Warden through MCP elicitation (a request to the client on 2025-11-25, an
+InputRequiredResult round on 2026-07-28); the plugin cannot skip it. A client that cannot ask its user
+gets a refusal that says why (-32021 on 2026-07-28). Every answer is audited."""
 
 from __future__ import annotations
 
+import json
+
+import httpx2 as httpx
 import mcp.types as types
 import pytest
+from test_http import free_port, http_warden
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +70,7 @@ async def test_a_client_that_cannot_ask_is_refused(start_warden, approval_manife
     async with start_warden(approval_manifest) as w:
         result = await w.call("echo", {"text": "x"})
         text = helpers.text_of(result)
-        assert result.is_error and "cannot ask its user" in text, text
+        assert result.is_error and "did not declare the elicitation capability" in text, text
 
 
 async def test_a_plugin_cannot_flood_the_user_with_questions(start_warden, write_manifest, helpers, hostile_wasm, echo_wasm):
@@ -78,3 +83,81 @@ async def test_a_plugin_cannot_flood_the_user_with_questions(start_warden, write
     assert len(asked) == 10, len(asked)
     used = [line for line in manifest.audit_lines() if line.get("capability") == "client.elicit"]
     assert len(used) == 10, used
+
+
+MODERN = "2026-07-28"
+ALL_CAPABILITIES = {"elicitation": {}, "sampling": {}, "roots": {}}
+
+
+async def modern_call(url: str, name: str, arguments: dict, capabilities: dict, **extra) -> httpx.Response:
+    """One stateless 2026-07-28 tools/call, as a raw HTTP request."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+            },
+            **extra,
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+    }
+    async with httpx.AsyncClient(timeout=30) as client:
+        return await client.post(url, json=body, headers=headers)
+
+
+def rpc_body(response: httpx.Response) -> dict:
+    text = response.text
+    if text.startswith("data:") or "\ndata:" in text:
+        frames = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+        return [json.loads(f) for f in frames if f][-1]
+    return response.json()
+
+
+async def test_a_modern_client_approves_through_an_input_round(approval_manifest, warden_bin, warden_env, helpers):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with http_warden(warden_bin, approval_manifest.path, warden_env, f"127.0.0.1:{port}"):
+        first = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES))
+        result = first["result"]
+        assert result["resultType"] == "input_required", first
+        (key, request), = result["inputRequests"].items()
+        assert request["method"] == "elicitation/create" and "deploy" in request["params"]["message"], request
+        state = result["requestState"]
+
+        # The answer cannot be moved to other arguments, nor the state altered.
+        yes = {key: {"action": "accept", "content": {"approve": True}}}
+        moved = rpc_body(await modern_call(url, "echo", {"text": "rm"}, ALL_CAPABILITIES, inputResponses=yes, requestState=state))
+        assert moved["error"]["code"] == -32602, moved
+        forged = rpc_body(
+            await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=yes, requestState=state[:-2] + "AA")
+        )
+        assert forged["error"]["code"] == -32602, forged
+        # Nor can a client answer the approval before it is asked.
+        unasked = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=yes))
+        assert unasked["result"]["resultType"] == "input_required", unasked
+
+        done = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=yes, requestState=state))
+        assert done["result"].get("isError") is not True and "deploy" in str(done["result"]["content"]), done
+
+        no = {key: {"action": "decline"}}
+        refused = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=no, requestState=state))
+        assert refused["result"]["isError"] is True and "declined" in str(refused["result"]["content"]), refused
+
+        without = await modern_call(url, "echo", {"text": "deploy"}, {"sampling": {}})
+        body = rpc_body(without)
+        assert without.status_code == 400 and body["error"]["code"] == -32021, body
+        assert "elicitation" in body["error"]["data"]["requiredCapabilities"], body
+    decisions = [(a["decision"], a.get("reason")) for a in approval_manifest.audit_lines() if a["event"] == "approval"]
+    assert ("allowed", None) in decisions and any(d == "denied" and "declined" in (r or "") for d, r in decisions), decisions
+    calls = [line for line in approval_manifest.audit_lines() if line["event"] == "tool_call"]
+    assert sum(1 for c in calls if c["outcome"] == "ok") == 1, calls

@@ -6,12 +6,13 @@
 // serve; plugin logs reach clients that negotiated it.
 #![allow(deprecated)]
 
-mod approval;
+mod asks;
 mod convert;
 pub mod http;
 pub mod stdio;
 
 use crate::runtime::LogLevel;
+use crate::runtime::asks::{Capabilities, ClientRequests};
 use crate::runtime::executor::CompletionTarget;
 use crate::runtime::registry::{Backend, Registry};
 use crate::runtime::state::{CallContext, CallEvents};
@@ -58,6 +59,8 @@ pub struct WardenServer {
     listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
+    /// Calls of 2026-07-28 requests paused until the client answers their questions.
+    rounds: Arc<asks::rounds::Rounds>,
 }
 
 /// One registry and its MCP tool list. Calls in flight keep the one they started on.
@@ -98,6 +101,7 @@ impl WardenServer {
             peers: Arc::default(),
             listeners: Arc::default(),
             min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
+            rounds: Arc::default(),
         }
     }
 
@@ -285,12 +289,21 @@ fn request_error(failure: crate::runtime::plugin::CallFailure, plugin: &str) -> 
     }
 }
 
-fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> CallContext {
+/// The context of a call a request starts. On a session (2025-11-25) the plugin's questions
+/// go to the session's client as requests; a stateless request's client is set by
+/// [`asks::rounds::Rounds`]. `ask` false: the entry may not ask at all (completions).
+fn call_context(
+    server: &WardenServer,
+    context: &RequestContext<RoleServer>,
+    ask: bool,
+) -> CallContext {
     let client = client_identity(context);
-    let client_side = Arc::new(approval::ElicitApprover {
-        peer: context.peer.clone(),
-        stateless: is_stateless(context),
-    });
+    let client_requests: Option<Arc<dyn ClientRequests>> =
+        (ask && !is_stateless(context)).then(|| {
+            Arc::new(asks::peer::PeerAsker {
+                peer: context.peer.clone(),
+            }) as _
+        });
     CallContext {
         events: Some(Arc::new(PeerEvents {
             peer: context.peer.clone(),
@@ -301,11 +314,64 @@ fn call_context(server: &WardenServer, context: &RequestContext<RoleServer>) -> 
                 LogFloor::Session(server.min_level.clone())
             },
         })),
-        approver: Some(client_side.clone()),
-        client_requests: Some(client_side),
+        client_requests,
+        capabilities: context
+            .client_capabilities()
+            .filter(|_| ask)
+            .map(|caps| Capabilities {
+                elicitation: caps.elicitation.is_some(),
+                sampling: caps.sampling.is_some(),
+                roots: caps.roots.is_some(),
+            })
+            .unwrap_or_default(),
+        wait: Arc::default(),
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
         session: Some(Arc::from(session_of(context))),
+    }
+}
+
+/// What binds a paused call to the requests that may resume it: the authenticated HTTP client.
+fn http_client(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<http::ClientIdentity>())
+        .map(|id| id.0.to_string())
+}
+
+impl WardenServer {
+    /// Run `start` for a request: directly on a session; through [`asks::rounds::Rounds`] on
+    /// 2026-07-28, where a call that asks the client pauses until the client's retry.
+    async fn run<T, F>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        binding: asks::rounds::Binding,
+        retry: (Option<&str>, Option<&model::InputResponses>),
+        start: F,
+    ) -> Result<asks::rounds::Step<T>, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(CallContext) -> BoxFuture<'static, T>,
+    {
+        let call = call_context(self, context, true);
+        if !is_stateless(context) {
+            return Ok(asks::rounds::Step::Done(start(call).await));
+        }
+        let retry = asks::rounds::Retry {
+            state: retry.0,
+            responses: retry.1,
+            declared: context.client_capabilities(),
+            cancelled: context.ct.clone(),
+        };
+        self.rounds
+            .serve(binding, retry, move |client, cancel| {
+                let mut call = call;
+                call.client_requests = Some(client);
+                call.cancel = cancel;
+                start(call)
+            })
+            .await
     }
 }
 
@@ -367,12 +433,34 @@ impl ServerHandler for WardenServer {
             })?,
             None => "{}".to_string(),
         };
-        let call = call_context(self, &context);
-        let Some(report) = served.registry.call(name, &arguments, call).await else {
-            return Err(McpError::invalid_params(
-                format!("unknown tool \"{name}\""),
-                None,
-            ));
+        let binding = asks::rounds::Binding {
+            method: "tools/call",
+            name: name.to_string(),
+            arguments: arguments.clone(),
+            client: http_client(&context),
+        };
+        let registry = served.registry.clone();
+        let tool = name.to_string();
+        let step = self
+            .run(
+                &context,
+                binding,
+                (
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                ),
+                move |call| Box::pin(async move { registry.call(&tool, &arguments, call).await }),
+            )
+            .await?;
+        let report = match step {
+            asks::rounds::Step::Done(Some(report)) => report,
+            asks::rounds::Step::Done(None) => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool \"{name}\""),
+                    None,
+                ));
+            }
+            asks::rounds::Step::Input(more) => return Ok(more.into()),
         };
         let result = match report.result {
             Ok(output) => convert::success(output),
@@ -443,11 +531,29 @@ impl ServerHandler for WardenServer {
         let data = || Some(serde_json::json!({ "uri": uri }));
         let not_found =
             || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), data());
-        let report = served
-            .registry
-            .read_resource(uri, call_context(self, &context))
-            .await
-            .ok_or_else(not_found)?;
+        let binding = asks::rounds::Binding {
+            method: "resources/read",
+            name: uri.to_string(),
+            arguments: String::new(),
+            client: http_client(&context),
+        };
+        let registry = served.registry.clone();
+        let target = uri.to_string();
+        let step = self
+            .run(
+                &context,
+                binding,
+                (
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                ),
+                move |call| Box::pin(async move { registry.read_resource(&target, call).await }),
+            )
+            .await?;
+        let report = match step {
+            asks::rounds::Step::Done(report) => report.ok_or_else(not_found)?,
+            asks::rounds::Step::Input(more) => return Ok(more.into()),
+        };
         match report.result {
             Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
             Err(crate::runtime::plugin::CallFailure::Tool(
@@ -562,16 +668,36 @@ impl ServerHandler for WardenServer {
         let arguments = convert::string_pairs(request.arguments.as_ref()).map_err(|key| {
             McpError::invalid_params(format!("prompt argument `{key}` must be a string"), None)
         })?;
-        let report = served
-            .registry
-            .get_prompt(name, &arguments, call_context(self, &context))
-            .await
-            .ok_or_else(|| {
+        let binding = asks::rounds::Binding {
+            method: "prompts/get",
+            name: name.to_string(),
+            arguments: serde_json::to_string(&arguments).unwrap_or_default(),
+            client: http_client(&context),
+        };
+        let registry = served.registry.clone();
+        let prompt = name.to_string();
+        let step = self
+            .run(
+                &context,
+                binding,
+                (
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                ),
+                move |call| {
+                    Box::pin(async move { registry.get_prompt(&prompt, &arguments, call).await })
+                },
+            )
+            .await?;
+        let report = match step {
+            asks::rounds::Step::Done(report) => report.ok_or_else(|| {
                 McpError::invalid_params(
                     format!("unknown prompt \"{name}\"; prompts/list shows the prompts this server serves"),
                     None,
                 )
-            })?;
+            })?,
+            asks::rounds::Step::Input(more) => return Ok(more.into()),
+        };
         report
             .result
             .map(|prompt| convert::prompt_result(prompt).into())
@@ -610,7 +736,7 @@ impl ServerHandler for WardenServer {
                 &request.argument.name,
                 &request.argument.value,
                 &chosen,
-                call_context(self, &context),
+                call_context(self, &context, false),
             )
             .await
             .ok_or_else(|| {

@@ -1,12 +1,13 @@
 //! `warden:plugin/context`: progress, logs and cancellation of the call in progress. Log
 //! and progress events are held to the call's budgets ([`super::budget`]).
 
+use super::asks::{Answer, AskFailure, ClientRequests, FormAnswer, Question, Questions};
 use super::bindings::warden::plugin::context::{
-    AskError, ElicitAction, ElicitAnswer, Host, LogLevel as WitLevel,
+    AskError, ClientCapabilities, ElicitAction, ElicitAnswer, Host, InputAnswer, InputRequest,
+    LogLevel as WitLevel,
 };
 use super::bindings::warden::plugin::types;
 use super::budget::{self, Verdict};
-use super::state::{AskFailure, FormAnswer};
 use super::state::{LogLevel, PluginState};
 use crate::audit::Used;
 
@@ -71,17 +72,66 @@ impl Host for PluginState {
         self.call.cancel.is_cancelled()
     }
 
-    async fn elicit(
+    async fn capabilities(&mut self) -> ClientCapabilities {
+        let caps = self.call.capabilities;
+        ClientCapabilities {
+            elicitation: caps.elicitation,
+            sampling: caps.sampling,
+            roots: caps.roots,
+        }
+    }
+
+    async fn ask(
         &mut self,
-        message: String,
-        requested_schema: String,
-    ) -> Result<ElicitAnswer, AskError> {
-        let client = self.ask_client("client.elicit", message.len())?;
-        let answer = client
-            .elicit(message, requested_schema)
-            .await
-            .map_err(ask_error)?;
-        Ok(match answer {
+        requests: Vec<(String, InputRequest)>,
+    ) -> Result<Vec<(String, InputAnswer)>, AskError> {
+        let questions = questions(requests)?;
+        let client = self.ask_client(&questions)?;
+        let wait = self.call.wait.clone();
+        let answers = {
+            let _waiting = wait.wait();
+            client.ask(questions).await.map_err(ask_error)?
+        };
+        Ok(answers
+            .into_iter()
+            .map(|(key, answer)| (key, input_answer(answer)))
+            .collect())
+    }
+}
+
+/// The plugin's requests as questions: keys unique and non-empty.
+fn questions(requests: Vec<(String, InputRequest)>) -> Result<Questions, AskError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(requests.len());
+    if requests.is_empty() {
+        return Err(AskError::Failed("ask needs at least one request".into()));
+    }
+    for (key, request) in requests {
+        if key.is_empty()
+            || key.len() > 64
+            || key.starts_with("warden_")
+            || !seen.insert(key.clone())
+        {
+            return Err(AskError::Failed(format!(
+                "request keys must be unique, 1 to 64 bytes long and not start with `warden_`; `{key}` is not"
+            )));
+        }
+        let question = match request {
+            InputRequest::Elicit(form) => Question::Elicit {
+                message: form.message,
+                schema: form.requested_schema,
+            },
+            InputRequest::Sample(params) => Question::Sample(params),
+            InputRequest::ListRoots => Question::ListRoots,
+        };
+        out.push((key, question));
+    }
+    Ok(out)
+}
+
+fn input_answer(answer: Answer) -> InputAnswer {
+    match answer {
+        Answer::Elicit(form) => InputAnswer::Elicit(match form {
             FormAnswer::Accept(content) => ElicitAnswer {
                 action: ElicitAction::Accept,
                 content: Some(content),
@@ -94,12 +144,9 @@ impl Host for PluginState {
                 action: ElicitAction::Cancel,
                 content: None,
             },
-        })
-    }
-
-    async fn sample(&mut self, request: String) -> Result<String, AskError> {
-        let client = self.ask_client("client.sample", request.len())?;
-        client.sample(request).await.map_err(ask_error)
+        }),
+        Answer::Sample(result) => InputAnswer::Sample(result),
+        Answer::Roots(roots) => InputAnswer::Roots(roots),
     }
 }
 
@@ -111,27 +158,31 @@ fn ask_error(f: AskFailure) -> AskError {
 }
 
 impl PluginState {
-    /// The client to ask, within the call's budget; each request is an audit line.
+    /// The client to ask, within the call's budget (each question counts); each question is
+    /// an audit line.
     fn ask_client(
         &mut self,
-        capability: &str,
-        bytes: usize,
-    ) -> Result<std::sync::Arc<dyn super::state::ClientRequests>, AskError> {
-        if !self.events.ask() {
-            return Err(AskError::LimitReached(format!(
-                "a call may ask the client at most {} times",
-                budget::CLIENT_REQUESTS
-            )));
+        questions: &Questions,
+    ) -> Result<std::sync::Arc<dyn ClientRequests>, AskError> {
+        for _ in questions {
+            if !self.events.ask() {
+                return Err(AskError::LimitReached(format!(
+                    "a call may ask the client at most {} questions",
+                    budget::CLIENT_REQUESTS
+                )));
+            }
         }
         let client = self.call.client_requests.clone().ok_or_else(|| {
             AskError::Unsupported("this call came from no MCP client (the CLI)".into())
         })?;
-        self.scope.used(&Used {
-            capability,
-            target: "the client",
-            bytes: Some(bytes as u64),
-            ..Used::default()
-        });
+        for (_, question) in questions {
+            self.scope.used(&Used {
+                capability: question.audit_name(),
+                target: "the client",
+                bytes: Some(question.bytes() as u64),
+                ..Used::default()
+            });
+        }
         Ok(client)
     }
 }

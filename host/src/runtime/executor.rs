@@ -4,13 +4,14 @@
 //! cancellation, trap -> fresh instance), its output held to `limits.output`, and one audit
 //! line written before the answer goes back to any transport.
 
+use super::approval::{self, Approval, ApprovalRequest};
 use super::bindings::{
     Completion, CompletionRef, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ToolOutput,
 };
 use super::native;
 use super::plugin::{CallFailure, Entry, Exit};
 use super::registry::{Backend, LoadedPlugin, Registry};
-use super::state::{Approval, ApprovalRequest, CallContext};
+use super::state::CallContext;
 use crate::audit::{self, Outcome, Record};
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,24 +75,22 @@ impl Registry {
         };
         let approval = plugin.config.require_approval.is_match(local).then(|| {
             (
-                call.approver.clone(),
+                call.client_requests.clone(),
                 call.client.clone(),
                 call.session.clone(),
             )
         });
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
-                if let Some((approver, client, session)) = approval {
+                if let Some((asker, client, session)) = approval {
                     let request = ApprovalRequest {
                         plugin: plugin.name().to_string(),
                         tool: name.to_string(),
                         arguments: arguments.to_string(),
                     };
-                    let answer = match approver {
-                        Some(a) => a.ask(request).await,
-                        None => Approval::Unavailable(
-                            "this client cannot ask its user (it did not declare elicitation)".into(),
-                        ),
+                    let answer = {
+                        let _waiting = call.wait.wait();
+                        approval::ask(asker.as_ref(), &request).await
                     };
                     self.audit_approval(plugin, name, &answer, client.as_deref(), session.as_deref());
                     match answer {

@@ -2,6 +2,8 @@
 //! (WASI sandbox + all capability interfaces) built once, a compiled-component cache, and
 //! an epoch ticker that drives per-call time limits and lets spinning guests be interrupted.
 
+pub mod approval;
+pub mod asks;
 pub mod bindings;
 pub mod budget;
 mod cache;

@@ -207,11 +207,15 @@ impl WasmPlugin {
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let limit = self.config.limits.call_timeout;
         let cancel = call.cancel.clone();
+        // The limit is for the plugin's work: time spent waiting for the client's answers
+        // (a user reading a form) does not count.
+        let wait = call.wait.clone();
+        let start = tokio::time::Instant::now();
         let work = self.run(entry, call);
         tokio::pin!(work);
         tokio::select! {
             result = &mut work => result,
-            () = tokio::time::sleep(limit) => Err(CallFailure::Timeout(limit)),
+            () = wait.expire(start, limit) => Err(CallFailure::Timeout(limit)),
             () = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => Err(CallFailure::Cancelled),
         }
         // When a branch other than `work` wins, `work` is dropped here: the guest stops at its

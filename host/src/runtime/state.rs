@@ -1,6 +1,7 @@
 //! The data a plugin's store carries: its sandbox, its grants, the host services its
 //! capability imports use, and the context of the call in progress.
 
+use super::asks::{Capabilities, ClientRequests, WaitClock};
 use super::budget::EventBudget;
 use super::sandbox::{self, GUEST_LOG_BUDGET};
 use crate::audit::{Caller, GuestScope};
@@ -41,68 +42,17 @@ pub trait CallEvents: Send + Sync {
     fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()>;
 }
 
-/// A tool call that needs the user's approval (`require_approval` in the manifest).
-#[derive(Debug, Clone)]
-pub struct ApprovalRequest {
-    pub plugin: String,
-    /// The public tool name.
-    pub tool: String,
-    /// The arguments as JSON text, as the plugin would get them.
-    pub arguments: String,
-}
-
-/// What the user answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
-    Approved,
-    /// The user declined or cancelled (the text says which).
-    Refused(String),
-    /// The client cannot ask its user (no elicitation), or did not answer in time.
-    Unavailable(String),
-}
-
-/// Asks the user (the MCP layer implements it with elicitation, so the runtime does not
-/// depend on a transport).
-pub trait Approver: Send + Sync {
-    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
-}
-
-/// Why a request to the client failed (mirrors `warden:plugin/context.ask-error`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskFailure {
-    Unsupported(String),
-    Failed(String),
-}
-
-/// The user's answer to a form.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FormAnswer {
-    /// With the values as JSON text.
-    Accept(String),
-    Decline,
-    Cancel,
-}
-
-/// Requests a plugin makes of the client during a call (the MCP layer implements them).
-pub trait ClientRequests: Send + Sync {
-    /// Elicitation, form mode; `schema` is JSON text.
-    fn elicit(
-        &self,
-        message: String,
-        schema: String,
-    ) -> BoxFuture<'static, Result<FormAnswer, AskFailure>>;
-    /// Sampling; `request` and the answer are JSON text.
-    fn sample(&self, request: String) -> BoxFuture<'static, Result<String, AskFailure>>;
-}
-
 /// The call in progress.
 #[derive(Clone, Default)]
 pub struct CallContext {
-    /// Elicitation and sampling on behalf of the plugin; `None`: not possible.
+    /// The client to ask (the plugin's questions and the host's approvals); `None`: the
+    /// call came from no MCP client, so nobody can be asked.
     pub client_requests: Option<Arc<dyn ClientRequests>>,
+    /// What that client declared it can be asked.
+    pub capabilities: Capabilities,
+    /// Time spent waiting for the client's answers, which the time limit does not count.
+    pub wait: Arc<WaitClock>,
     pub events: Option<Arc<dyn CallEvents>>,
-    /// Who can approve a call that needs it; `None`: nobody (the call is refused).
-    pub approver: Option<Arc<dyn Approver>>,
     pub cancel: CancellationToken,
     /// The MCP client's identity, for audit lines.
     pub client: Option<Arc<str>>,

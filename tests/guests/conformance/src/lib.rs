@@ -2,8 +2,9 @@
 //! suite (`@modelcontextprotocol/conformance`, see `tests/conformance/`) calls by name. Names,
 //! arguments and contents follow the suite's reference server, because its checks compare them.
 //!
-//! Only what Warden can serve is here: scenarios that need features Warden lacks (prompts,
-//! completions, sampling or elicitation from a tool) are listed as expected failures instead.
+//! The `test_input_required_result_*` tools ask through `context::ask` like any plugin: on the
+//! 2026-07-28 wire the host turns each ask into an `InputRequiredResult` round and resumes the
+//! paused call on the client's retry; nothing here knows about rounds or request state.
 
 use std::time::Duration;
 
@@ -163,6 +164,137 @@ fn elicitation_enums(_: NoArgs) -> Result<String, ToolError> {
     Ok(format!("Elicitation completed: {}", shown(&answer)))
 }
 
+fn name_form(message: &str, field: &str) -> context::Question {
+    context::Question::Elicit {
+        message: message.into(),
+        schema: warden_sdk::serde_json::json!({
+            "type": "object",
+            "properties": {field: {"type": "string"}},
+            "required": [field]
+        }),
+    }
+}
+
+fn field(answer: &context::Answer, name: &str) -> String {
+    match answer {
+        context::Answer::Elicit(context::ElicitAnswer::Accept(content)) => content[name]
+            .as_str()
+            .map_or_else(|| content[name].to_string(), str::to_string),
+        other => format!("{other:?}"),
+    }
+}
+
+fn ask(questions: Vec<(&str, context::Question)>) -> Result<Vec<context::Answer>, ToolError> {
+    let answers = context::ask(
+        questions
+            .into_iter()
+            .map(|(k, q)| (k.to_string(), q))
+            .collect(),
+    )?;
+    Ok(answers.into_iter().map(|(_, a)| a).collect())
+}
+
+fn input_elicitation(_: NoArgs) -> Result<String, ToolError> {
+    let answers = ask(vec![("user_name", name_form("What is your name?", "name"))])?;
+    Ok(format!("Hello, {}!", field(&answers[0], "name")))
+}
+
+fn capital_question() -> context::Question {
+    context::Question::Sample(warden_sdk::serde_json::json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
+        "maxTokens": 100
+    }))
+}
+
+fn input_sampling(_: NoArgs) -> Result<String, ToolError> {
+    let answers = ask(vec![("capital_question", capital_question())])?;
+    match &answers[0] {
+        context::Answer::Sample(result) => Ok(format!(
+            "Sampling response: {}",
+            result["content"]["text"].as_str().unwrap_or_default()
+        )),
+        other => Err(ToolError::failed(format!("unexpected answer {other:?}"))),
+    }
+}
+
+fn roots_text(answer: &context::Answer) -> String {
+    match answer {
+        context::Answer::Roots(roots) => roots
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => format!("{other:?}"),
+    }
+}
+
+fn input_roots(_: NoArgs) -> Result<String, ToolError> {
+    let answers = ask(vec![("client_roots", context::Question::ListRoots)])?;
+    Ok(format!("Client roots: {}", roots_text(&answers[0])))
+}
+
+fn input_state(_: NoArgs) -> Result<String, ToolError> {
+    let form = context::Question::Elicit {
+        message: "Please confirm".into(),
+        schema: warden_sdk::serde_json::json!({
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"]
+        }),
+    };
+    let answers = ask(vec![("confirm", form)])?;
+    // The host checked the request state before the call could resume.
+    Ok(format!("state-ok: confirmed={}", field(&answers[0], "ok")))
+}
+
+fn input_multiple(_: NoArgs) -> Result<String, ToolError> {
+    let greeting = context::Question::Sample(warden_sdk::serde_json::json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}],
+        "maxTokens": 50
+    }));
+    let answers = ask(vec![
+        ("user_name", name_form("What is your name?", "name")),
+        ("greeting", greeting),
+        ("client_roots", context::Question::ListRoots),
+    ])?;
+    Ok(format!(
+        "name={}, roots={}",
+        field(&answers[0], "name"),
+        roots_text(&answers[2])
+    ))
+}
+
+fn input_multi_round(_: NoArgs) -> Result<String, ToolError> {
+    let first = ask(vec![(
+        "step1",
+        name_form("Step 1: What is your name?", "name"),
+    )])?;
+    let second = ask(vec![(
+        "step2",
+        name_form("Step 2: What is your favorite color?", "color"),
+    )])?;
+    Ok(format!(
+        "{} likes {}",
+        field(&first[0], "name"),
+        field(&second[0], "color")
+    ))
+}
+
+fn input_capabilities(_: NoArgs) -> Result<String, ToolError> {
+    // Ask only what the client can answer.
+    let mut questions = vec![("capital_question", capital_question())];
+    if context::client_capabilities().elicitation {
+        questions.push(("user_name", name_form("What is your name?", "name")));
+    }
+    let answers = ask(questions)?;
+    Ok(format!("{} answers", answers.len()))
+}
+
+fn missing_capability(_: NoArgs) -> Result<String, ToolError> {
+    let answers = ask(vec![("probe", capital_question())])?;
+    Ok(format!("{answers:?}"))
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
         .tool(
@@ -203,13 +335,10 @@ fn plugin() -> Plugin {
                 .read_only(),
         )
         .tool(
-            // A probe of the stateless scenario: the response stream of a call must carry no
-            // server-to-client request. Warden never sends one, so a plain answer is the truth.
-            Tool::new("test_streaming_elicitation", |_: NoArgs| {
-                Ok("Warden plugins cannot elicit input; nothing was asked of the client.")
-            })
-            .description("Answers without eliciting: Warden sends no server-to-client requests")
-            .read_only(),
+            // A probe of the stateless scenario: the response stream of a call that elicits
+            // must carry an InputRequiredResult, never a request to the client.
+            Tool::new("test_streaming_elicitation", input_elicitation)
+                .description("Asks the user's name; on 2026-07-28 as an InputRequiredResult"),
         )
         .tool(
             Tool::new("test_sampling", sampling)
@@ -226,6 +355,45 @@ fn plugin() -> Plugin {
         .tool(
             Tool::new("test_elicitation_sep1330_enums", elicitation_enums)
                 .description("Elicitation with all five enum forms"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_elicitation", input_elicitation)
+                .description("Asks the user's name (an InputRequiredResult on 2026-07-28)"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_sampling", input_sampling)
+                .description("Asks the client's model a question"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_list_roots", input_roots)
+                .description("Asks for the client's roots"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_request_state", input_state)
+                .description("Asks for a confirmation; answers state-ok once resumed"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_tampered_state", input_state)
+                .description("Asks for a confirmation; a tampered requestState is refused"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_multiple_inputs", input_multiple)
+                .description("Asks a form, the model and the roots at once"),
+        )
+        .tool(
+            Tool::new("test_input_required_result_multi_round", input_multi_round)
+                .description("Asks twice, one question after the other"),
+        )
+        .tool(
+            Tool::new(
+                "test_input_required_result_capabilities",
+                input_capabilities,
+            )
+            .description("Asks only what the client declared it can answer"),
+        )
+        .tool(
+            Tool::new("test_missing_capability", missing_capability)
+                .description("Needs sampling: a client that did not declare it gets -32021"),
         )
         .tool(
             Tool::new("test_error_handling", error_handling)
@@ -266,6 +434,19 @@ fn plugin() -> Plugin {
                 Ok(vec![
                     EmbeddedResource::text(uri, "Watched resource content").mime_type("text/plain"),
                 ])
+            },
+        )
+        .prompt(
+            Prompt::new("test_input_required_result_prompt")
+                .description("Asks the user for context before it is filled in"),
+            |_| {
+                let answers = ask(vec![(
+                    "user_context",
+                    name_form("What context should the prompt use?", "context"),
+                )])?;
+                Ok(PromptResult::new(vec![PromptMessage::user(Content::text(
+                    format!("Use this context: {}", field(&answers[0], "context")),
+                ))]))
             },
         )
         .prompt(

@@ -1,0 +1,199 @@
+//! Answering a call's questions ([`crate::runtime::asks`]) over MCP, one way per wire:
+//! requests to the client on 2025-11-25 sessions ([`peer`]), `InputRequiredResult` rounds on
+//! 2026-07-28 ([`rounds`]). Both build the same MCP requests and read the same results here.
+
+pub mod peer;
+pub mod rounds;
+
+use crate::runtime::asks::{Answer, AskFailure, FormAnswer, Question};
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitResult,
+    ElicitationAction, ElicitationSchema, InputRequest, ListRootsResult,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How long the user (or the client's model) has to answer one question.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The MCP method that asks `question`.
+fn method(question: &Question) -> &'static str {
+    match question {
+        Question::Elicit { .. } => "elicitation/create",
+        Question::Sample(_) => "sampling/createMessage",
+        Question::ListRoots => "roots/list",
+    }
+}
+
+/// The params of the MCP request for `question`, checked against the MCP schema so a
+/// malformed question fails in the plugin's call, with the reason.
+fn params(question: &Question) -> Result<Value, AskFailure> {
+    match question {
+        Question::Elicit { message, schema } => {
+            let requested: ElicitationSchema = serde_json::from_str(schema).map_err(|e| {
+                AskFailure::Failed(format!(
+                    "the requested schema is not an elicitation form (an object of string, number, boolean or enum properties): {e}"
+                ))
+            })?;
+            Ok(json!({ "message": message, "requestedSchema": requested }))
+        }
+        Question::Sample(request) => {
+            let params: CreateMessageRequestParams =
+                serde_json::from_str(request).map_err(|e| {
+                    AskFailure::Failed(format!(
+                        "the request is not sampling/createMessage params (messages, maxTokens, ...): {e}"
+                    ))
+                })?;
+            serde_json::to_value(params)
+                .map_err(|e| AskFailure::Failed(format!("cannot encode the request: {e}")))
+        }
+        Question::ListRoots => Ok(json!({})),
+    }
+}
+
+/// `question` as an entry of an `InputRequiredResult`.
+fn input_request(question: &Question) -> Result<InputRequest, AskFailure> {
+    let request = json!({ "method": method(question), "params": params(question)? });
+    serde_json::from_value(request)
+        .map_err(|e| AskFailure::Failed(format!("cannot encode the request: {e}")))
+}
+
+/// Read the client's `result` for `question`.
+fn answer(question: &Question, result: Value) -> Result<Answer, String> {
+    match question {
+        Question::Elicit { .. } => {
+            let result: ElicitResult = serde_json::from_value(result)
+                .map_err(|e| format!("not an elicitation result (action, content): {e}"))?;
+            Ok(Answer::Elicit(match result.action {
+                ElicitationAction::Accept => FormAnswer::Accept(
+                    result
+                        .content
+                        .map_or_else(|| "{}".to_string(), |c| c.to_string()),
+                ),
+                ElicitationAction::Decline => FormAnswer::Decline,
+                _ => FormAnswer::Cancel,
+            }))
+        }
+        Question::Sample(_) => {
+            let result: CreateMessageResult = serde_json::from_value(result)
+                .map_err(|e| format!("not a sampling result (role, content, model): {e}"))?;
+            serde_json::to_string(&result)
+                .map(Answer::Sample)
+                .map_err(|e| e.to_string())
+        }
+        Question::ListRoots => {
+            let result: ListRootsResult = serde_json::from_value(result)
+                .map_err(|e| format!("not a roots/list result (roots): {e}"))?;
+            serde_json::to_string(&result.roots)
+                .map(Answer::Roots)
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The capabilities `questions` need that `declared` lacks, as MCP's
+/// `requiredCapabilities` object; `None` when all are declared.
+fn missing(
+    declared: Option<&ClientCapabilities>,
+    questions: &[(String, Question)],
+) -> Option<ClientCapabilities> {
+    let mut required = serde_json::Map::new();
+    for (_, question) in questions {
+        let has = declared.is_some_and(|caps| match question {
+            Question::Elicit { .. } => caps.elicitation.is_some(),
+            Question::Sample(_) => caps.sampling.is_some(),
+            Question::ListRoots => caps.roots.is_some(),
+        });
+        if !has {
+            required.insert(question.capability().to_string(), json!({}));
+        }
+    }
+    if required.is_empty() {
+        return None;
+    }
+    serde_json::from_value(Value::Object(required)).ok()
+}
+
+/// What the plugin hears when the client lacks a capability.
+fn unsupported(required: &ClientCapabilities) -> AskFailure {
+    let names = serde_json::to_value(required)
+        .ok()
+        .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+        .unwrap_or_default();
+    AskFailure::Unsupported(format!(
+        "the client did not declare the {} capability",
+        names.join(" and ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_become_the_requests_mcp_defines() {
+        let elicit = Question::Elicit {
+            message: "Name?".into(),
+            schema:
+                r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#
+                    .into(),
+        };
+        let json = serde_json::to_value(input_request(&elicit).expect("valid")).expect("json");
+        assert_eq!(json["method"], "elicitation/create");
+        assert_eq!(json["params"]["message"], "Name?");
+        assert_eq!(
+            serde_json::to_value(input_request(&Question::ListRoots).expect("valid"))
+                .expect("json")["method"],
+            "roots/list"
+        );
+        let bad = Question::Elicit {
+            message: "x".into(),
+            schema: "[1]".into(),
+        };
+        assert!(matches!(input_request(&bad), Err(AskFailure::Failed(_))));
+    }
+
+    #[test]
+    fn answers_are_read_by_kind_and_bad_ones_refused() {
+        let elicit = Question::Elicit {
+            message: String::new(),
+            schema: String::new(),
+        };
+        let ok = answer(
+            &elicit,
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        );
+        assert_eq!(
+            ok,
+            Ok(Answer::Elicit(FormAnswer::Accept(
+                r#"{"name":"Ada"}"#.into()
+            )))
+        );
+        assert!(answer(&elicit, json!({"nope": 1})).is_err());
+        let roots = answer(
+            &Question::ListRoots,
+            json!({"roots": [{"uri": "file:///r", "name": "R"}]}),
+        );
+        assert!(matches!(roots, Ok(Answer::Roots(r)) if r.contains("file:///r")));
+    }
+
+    #[test]
+    fn missing_capabilities_are_named_as_mcp_does() {
+        let caps: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {}})).expect("caps");
+        let qs = vec![
+            ("a".to_string(), Question::Sample("{}".into())),
+            (
+                "b".to_string(),
+                Question::Elicit {
+                    message: String::new(),
+                    schema: String::new(),
+                },
+            ),
+        ];
+        let required = missing(Some(&caps), &qs).expect("sampling is missing");
+        let json = serde_json::to_value(&required).expect("json");
+        assert!(json.get("sampling").is_some() && json.get("elicitation").is_none());
+        assert!(missing(Some(&caps), &qs[1..]).is_none());
+    }
+}

@@ -1,0 +1,414 @@
+//! Questions on the 2026-07-28 wire (SEP-2322 multi round-trip requests). The server may not
+//! send requests to the client there: a call that asks ends its run with an
+//! `InputRequiredResult` naming the questions, and the client's retry (with `inputResponses`
+//! and the echoed `requestState`) runs the call again from the start, the plugin's earlier
+//! asks now answered at once from the record, until it finishes or asks something new.
+//!
+//! Why a replay and not a call paused in memory: a paused call would hold the plugin's one
+//! instance (every other call of that plugin waits behind it) for as long as a client that
+//! may never come back takes, and would tie the retry to this process. The replay keeps
+//! nothing on the server: the answers so far travel in `requestState`, sealed with a
+//! per-process HMAC key, bound to the request (method, name, arguments, authenticated client)
+//! and to a time limit, so the client can neither forge nor alter an answer, nor move it to
+//! another request (-32602). The cost is the plugin's: what a tool does before an ask runs
+//! again on the retry, so tools ask first and act after (the SDK's `ask` says so).
+//!
+//! A question whose capability the request did not declare fails the request with -32021
+//! (MissingRequiredClientCapability), as the protocol says.
+
+use super::{ANSWER_TIMEOUT, answer, input_request, missing, unsupported};
+use crate::runtime::asks::{APPROVAL_KEY, Answers, AskFailure, ClientRequests, Questions};
+use futures::future::BoxFuture;
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ClientCapabilities, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
+    SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The most a `requestState` may carry (the answers so far), in bytes once sealed.
+const MAX_STATE: usize = 256 * 1024;
+
+/// What the client carries between rounds.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Record {
+    /// The answers of each ask the call made, in order.
+    answered: Vec<Answers>,
+    /// The ask that waits for the client: its questions, and the answers a retry already
+    /// brought for some of them.
+    pending: Questions,
+    given: Answers,
+}
+
+impl Record {
+    fn unanswered(&self) -> impl Iterator<Item = &(String, crate::runtime::asks::Question)> {
+        self.pending
+            .iter()
+            .filter(|(key, _)| !self.given.iter().any(|(k, _)| k == key))
+    }
+}
+
+/// What a run of the call tells the request that drives it.
+enum Signal {
+    /// New questions: the run ends here, the client is asked.
+    Ask(Questions),
+    /// The first ask was answered by answers the request brought unasked.
+    Answered(Answers),
+    /// The call needs a capability the request did not declare.
+    Missing(ClientCapabilities),
+}
+
+/// The client of one stateless request, as the call sees it: earlier asks are answered from
+/// the record, a new one ends the run.
+struct Replayer {
+    recorded: Mutex<VecDeque<Answers>>,
+    /// `inputResponses` of a request without `requestState`: answers to the first ask if
+    /// they answer all of it (never the host's approval, which must really be asked).
+    unasked: Mutex<Option<InputResponses>>,
+    signals: mpsc::Sender<Signal>,
+    declared: Option<ClientCapabilities>,
+}
+
+impl ClientRequests for Replayer {
+    fn ask(&self, questions: Questions) -> BoxFuture<'static, Result<Answers, AskFailure>> {
+        let signals = self.signals.clone();
+        let required = missing(self.declared.as_ref(), &questions);
+        let recorded = self
+            .recorded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop_front();
+        let unasked = self
+            .unasked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .and_then(|responses| answered_unasked(&questions, &responses));
+        Box::pin(async move {
+            if let Some(required) = required {
+                let failure = unsupported(&required);
+                let _ = signals.send(Signal::Missing(required)).await;
+                return Err(failure);
+            }
+            if let Some(answers) = recorded {
+                let same = answers.len() == questions.len()
+                    && answers
+                        .iter()
+                        .zip(&questions)
+                        .all(|((a, _), (q, _))| a == q);
+                return if same {
+                    Ok(answers)
+                } else {
+                    Err(AskFailure::Failed(
+                        "the call asked other questions than on its earlier run, so the client's answers do not fit; a tool must ask the same questions in the same order when run again".into(),
+                    ))
+                };
+            }
+            if let Some(answers) = unasked {
+                let _ = signals.send(Signal::Answered(answers.clone())).await;
+                return Ok(answers);
+            }
+            for (_, question) in &questions {
+                input_request(question)?;
+            }
+            let _ = signals.send(Signal::Ask(questions)).await;
+            Err(AskFailure::Failed(
+                "the client is being asked; this run of the call ends here and the call runs again with the answers".into(),
+            ))
+        })
+    }
+}
+
+/// What a stateless request gets: the call's own result, or questions for the client.
+pub enum Step<T> {
+    Done(T),
+    Input(InputRequiredResult),
+}
+
+/// Seals and opens the request state of this server.
+pub struct Rounds {
+    codec: RequestStateCodec,
+}
+
+impl Default for Rounds {
+    fn default() -> Self {
+        let key: [u8; 32] = rand::random();
+        Self {
+            codec: RequestStateCodec::new(key.to_vec()),
+        }
+    }
+}
+
+/// What ties a `requestState` to its request.
+pub struct Binding {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'static str,
+    /// The tool or prompt name, or the URI.
+    pub name: String,
+    /// The arguments as JSON text.
+    pub arguments: String,
+    /// The authenticated HTTP client, if any.
+    pub client: Option<String>,
+}
+
+impl Binding {
+    fn text(&self) -> String {
+        format!(
+            "{}\n{}\n{}\n{}",
+            self.method,
+            self.name,
+            self.arguments,
+            self.client.as_deref().unwrap_or("")
+        )
+    }
+}
+
+/// The retry's part of a stateless request.
+pub struct Retry<'a> {
+    pub state: Option<&'a str>,
+    pub responses: Option<&'a InputResponses>,
+    pub declared: Option<ClientCapabilities>,
+    /// The request's own cancellation.
+    pub cancelled: CancellationToken,
+}
+
+impl Rounds {
+    /// Serve one stateless request: run the call with `start` (given the client to ask and
+    /// the call's cancellation), answering its earlier asks from the request state.
+    pub async fn serve<T, F>(
+        &self,
+        binding: Binding,
+        retry: Retry<'_>,
+        start: F,
+    ) -> Result<Step<T>, McpError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<dyn ClientRequests>, CancellationToken) -> BoxFuture<'static, T>,
+    {
+        let binding = binding.text();
+        // A first request: any inputResponses it carries answer nothing yet.
+        let mut record = match retry.state {
+            Some(state) => self.open(&binding, state)?,
+            None => Record::default(),
+        };
+        if !record.pending.is_empty() {
+            take_answers(&mut record, retry.responses)?;
+            if record.unanswered().next().is_some() {
+                // Ask again for what is still missing.
+                return self.ask(&binding, record).map(Step::Input);
+            }
+            let given = std::mem::take(&mut record.given);
+            let asked = std::mem::take(&mut record.pending);
+            record.answered.push(in_order(&asked, given));
+        }
+
+        let (signals, mut receiver) = mpsc::channel(4);
+        let unasked = retry
+            .state
+            .is_none()
+            .then(|| retry.responses.cloned())
+            .flatten();
+        let client: Arc<dyn ClientRequests> = Arc::new(Replayer {
+            recorded: Mutex::new(record.answered.iter().cloned().collect()),
+            unasked: Mutex::new(unasked),
+            signals,
+            declared: retry.declared,
+        });
+        let cancel = CancellationToken::new();
+        let mut done = tokio::spawn(start(client, cancel.clone()));
+        let mut open = true;
+        loop {
+            tokio::select! {
+                // An ask is signalled before the plugin hears of it, so it wins over the run's
+                // end (which follows from the error the plugin got).
+                biased;
+                signal = receiver.recv(), if open => match signal {
+                    // The run goes on to its end in the background (the plugin got an error
+                    // from its ask); its result is not wanted.
+                    Some(Signal::Ask(questions)) => {
+                        record.pending = questions;
+                        return self.ask(&binding, record).map(Step::Input);
+                    }
+                    Some(Signal::Answered(answers)) => record.answered.push(answers),
+                    Some(Signal::Missing(required)) => {
+                        cancel.cancel();
+                        return Err(McpError::missing_required_client_capability(required));
+                    }
+                    None => open = false,
+                },
+                result = &mut done => {
+                    return result
+                        .map(Step::Done)
+                        .map_err(|e| McpError::internal_error(format!("the call failed: {e}"), None));
+                }
+                () = retry.cancelled.cancelled() => {
+                    cancel.cancel();
+                    return Err(McpError::internal_error("the request was cancelled", None));
+                }
+            }
+        }
+    }
+
+    /// The result that asks the client for the pending questions not yet answered.
+    fn ask(&self, binding: &str, record: Record) -> Result<InputRequiredResult, McpError> {
+        let mut requests = InputRequests::new();
+        for (key, question) in record.unanswered() {
+            let request = input_request(question).map_err(|e| {
+                McpError::internal_error(format!("cannot encode a question: {e:?}"), None)
+            })?;
+            requests.insert(key.clone(), request);
+        }
+        let state = self
+            .codec
+            .seal_json_with(
+                &record,
+                &SealOptions::new()
+                    .associated_data(binding.as_bytes())
+                    .ttl(ANSWER_TIMEOUT),
+            )
+            .map_err(|e| {
+                McpError::internal_error(format!("cannot seal the request state: {e}"), None)
+            })?;
+        if state.len() > MAX_STATE {
+            return Err(McpError::internal_error(
+                format!(
+                    "the answers of this call so far exceed {} KiB, too much to carry between rounds; ask for less",
+                    MAX_STATE / 1024
+                ),
+                None,
+            ));
+        }
+        Ok(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+
+    /// The record a retry's `requestState` carries, if this server sealed it for this request.
+    fn open(&self, binding: &str, state: &str) -> Result<Record, McpError> {
+        self.codec
+            .open_json_with(state, binding.as_bytes())
+            .map_err(|e| {
+                McpError::invalid_params(
+                    format!(
+                        "requestState is not one this server issued for this request ({e}); send the request again without requestState and inputResponses"
+                    ),
+                    None,
+                )
+            })
+    }
+}
+
+/// Read the retry's answers to the pending questions; extra keys are ignored, a malformed
+/// answer is refused.
+fn take_answers(record: &mut Record, responses: Option<&InputResponses>) -> Result<(), McpError> {
+    let Some(responses) = responses else {
+        return Ok(());
+    };
+    let mut taken = Vec::new();
+    for (key, question) in record.unanswered() {
+        let Some(result) = responses.get(key) else {
+            continue;
+        };
+        let answer = answer(question, result.clone()).map_err(|why| {
+            McpError::invalid_params(
+                format!("inputResponses.{key} is {why}; retry with a valid answer and the same requestState"),
+                None,
+            )
+        })?;
+        taken.push((key.clone(), answer));
+    }
+    record.given.extend(taken);
+    Ok(())
+}
+
+/// Answers to all of `questions` from responses nobody asked for, if they hold them all and
+/// none is the host's approval.
+fn answered_unasked(questions: &Questions, responses: &InputResponses) -> Option<Answers> {
+    questions
+        .iter()
+        .map(|(key, question)| {
+            if key == APPROVAL_KEY {
+                return None;
+            }
+            let a = answer(question, responses.get(key)?.clone()).ok()?;
+            Some((key.clone(), a))
+        })
+        .collect()
+}
+
+/// `given` in the order the questions were asked.
+fn in_order(asked: &Questions, mut given: Answers) -> Answers {
+    asked
+        .iter()
+        .filter_map(|(key, _)| {
+            let at = given.iter().position(|(k, _)| k == key)?;
+            Some(given.swap_remove(at))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::asks::{Answer, FormAnswer, Question};
+    use serde_json::json;
+
+    fn binding() -> String {
+        "tools/call\nt\n{}\n".into()
+    }
+
+    fn form() -> Question {
+        Question::Elicit {
+            message: "Name?".into(),
+            schema: r#"{"type":"object","properties":{"name":{"type":"string"}}}"#.into(),
+        }
+    }
+
+    #[test]
+    fn a_sealed_record_opens_only_for_its_own_request_and_unaltered() {
+        let rounds = Rounds::default();
+        let record = Record {
+            pending: vec![("user_name".into(), form())],
+            ..Record::default()
+        };
+        let result = rounds.ask(&binding(), record).expect("sealed");
+        let state = result.request_state.expect("state");
+        assert!(rounds.open(&binding(), &state).is_ok());
+        assert!(rounds.open("tools/call\nother\n{}\n", &state).is_err());
+        let mut tampered = state.clone();
+        tampered.insert(tampered.len() / 2, 'x');
+        assert!(rounds.open(&binding(), &tampered).is_err());
+        assert!(
+            Rounds::default().open(&binding(), &state).is_err(),
+            "another process's key"
+        );
+    }
+
+    #[test]
+    fn answers_are_taken_by_key_extra_ones_ignored_bad_ones_refused() {
+        let mut record = Record {
+            pending: vec![("a".into(), form()), ("b".into(), Question::ListRoots)],
+            ..Record::default()
+        };
+        let mut responses = InputResponses::new();
+        responses.insert("b".into(), json!({"roots": []}));
+        responses.insert("extra".into(), json!({"anything": true}));
+        take_answers(&mut record, Some(&responses)).expect("valid");
+        let left: Vec<_> = record.unanswered().map(|(k, _)| k.clone()).collect();
+        assert_eq!(left, ["a"]);
+        let mut bad = InputResponses::new();
+        bad.insert("a".into(), json!({"action": 7}));
+        assert!(take_answers(&mut record, Some(&bad)).is_err());
+        let mut good = InputResponses::new();
+        good.insert("a".into(), json!({"action": "decline"}));
+        take_answers(&mut record, Some(&good)).expect("valid");
+        let answers = in_order(&record.pending, record.given.clone());
+        assert_eq!(
+            answers[0],
+            ("a".into(), Answer::Elicit(FormAnswer::Decline))
+        );
+        assert_eq!(answers[1].0, "b");
+    }
+}
