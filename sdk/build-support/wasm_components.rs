@@ -7,6 +7,9 @@ use std::process::{Command, Stdio};
 use std::{env, fs};
 
 const WASM_TARGET: &str = "wasm32-wasip2";
+/// The Cargo profile of the components (in the workspace's Cargo.toml): small components
+/// compile faster when a first start turns them into machine code.
+const WASM_PROFILE: &str = "wasm-component";
 
 /// A component built from the crate in `<dir>/<name>/`.
 struct Component {
@@ -16,7 +19,7 @@ struct Component {
     wasm: PathBuf,
 }
 
-/// Builds, in release mode, every crate in the subdirectories of `dir` (relative to the
+/// Builds, with the `wasm-component` profile, every crate in the subdirectories of `dir` (relative to the
 /// workspace root), sorted by directory name.
 fn build_components(dir: &str) -> Vec<Component> {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -62,7 +65,8 @@ fn build_components(dir: &str) -> Vec<Component> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&workspace)
-        .args(["build", "--release", "--locked", "--target", WASM_TARGET])
+        .args(["build", "--locked", "--target", WASM_TARGET])
+        .args(["--profile", WASM_PROFILE])
         .arg("--manifest-path")
         .arg(workspace.join("Cargo.toml"))
         .arg("--target-dir")
@@ -116,7 +120,7 @@ fn build_components(dir: &str) -> Vec<Component> {
         .map(|(name, package)| {
             let wasm = target_dir
                 .join(WASM_TARGET)
-                .join("release")
+                .join(WASM_PROFILE)
                 .join(format!("{}.wasm", package.replace('-', "_")));
             if !wasm.is_file() {
                 fail(&format!(

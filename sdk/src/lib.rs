@@ -90,6 +90,7 @@ mod error;
 mod output;
 mod plugin;
 mod prompt;
+mod schema;
 pub mod sftp;
 pub mod terminal;
 mod tool;

@@ -10,6 +10,10 @@ use std::time::Duration;
 use crate::CapabilityError;
 use crate::bindings::warden::terminal::terminal as wit;
 
+/// How much of the output of the latest command ([`Session::begin_command`]) the host keeps
+/// readable from its start offset, until the next command begins: the first 8 MiB.
+pub const KEPT_COMMAND_BYTES: u64 = 8 * 1024 * 1024;
+
 /// Where a session runs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -65,7 +69,8 @@ pub struct Chunk {
     pub data: Vec<u8>,
     /// The offset to read from next.
     pub next: u64,
-    /// Bytes that had already left the session's 64 KiB buffer and were skipped.
+    /// Bytes that had already left the session's buffers (its last 64 KiB, and the first
+    /// [`KEPT_COMMAND_BYTES`] of the latest command) and were skipped.
     pub skipped: u64,
     /// The session has ended and `data` reaches the end of its output.
     pub ended: bool,

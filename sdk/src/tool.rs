@@ -111,9 +111,7 @@ impl<T> Structured<T> {
 
 impl<T: Serialize + JsonSchema> IntoToolOutput for Structured<T> {
     fn output_schema() -> Option<Schema> {
-        Some(schema_for::<T>(
-            SchemaSettings::draft2020_12().for_serialize(),
-        ))
+        Some(schema_for::<T>(false))
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
@@ -204,7 +202,7 @@ impl Tool {
             valid_tool_name(&name),
             "tool name `{name}` is invalid: use 1 to 64 of `a-z A-Z 0-9 _ -`"
         );
-        let input_schema = schema_for::<A>(SchemaSettings::draft2020_12().for_deserialize());
+        let input_schema = schema_for::<A>(true);
         assert_object(&name, "argument", std::any::type_name::<A>(), &input_schema);
         let output_schema = R::output_schema();
         if let Some(schema) = &output_schema {
@@ -325,14 +323,25 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-fn schema_for<T: JsonSchema>(settings: SchemaSettings) -> Schema {
-    let mut schema = settings
+/// The lean schema of `T`: for arguments (`input`) or for a structured result.
+fn schema_for<T: JsonSchema>(input: bool) -> Schema {
+    let settings = if input {
+        SchemaSettings::draft2020_12().for_deserialize()
+    } else {
+        SchemaSettings::draft2020_12().for_serialize()
+    };
+    let mut value = settings
         .with(|s| s.inline_subschemas = true)
         .into_generator()
-        .into_root_schema_for::<T>();
-    // The root title is the Rust type's name, which means nothing to a client.
-    schema.remove("title");
-    schema
+        .into_root_schema_for::<T>()
+        .to_value();
+    if input {
+        crate::schema::lean_input(&mut value);
+    } else {
+        crate::schema::lean_output(&mut value);
+    }
+    // Still an object: leaning only removes keys.
+    Schema::try_from(value).unwrap_or_default()
 }
 
 fn assert_object(tool: &str, what: &str, type_name: &str, schema: &Schema) {

@@ -6,9 +6,9 @@ test_protocol.py) and reads the audit log that its manifest configured.
 
 Paths come from the environment, with defaults relative to the repository:
   WARDEN_BIN    target/release/warden
-  ECHO_WASM     target/wasm/wasm32-wasip2/release/warden_guest_echo.wasm
-  HOSTILE_WASM  target/wasm/wasm32-wasip2/release/warden_guest_hostile.wasm
-  CONFORMANCE_WASM  target/wasm/wasm32-wasip2/release/warden_guest_conformance.wasm
+  ECHO_WASM     target/wasm/wasm32-wasip2/wasm-component/warden_guest_echo.wasm
+  HOSTILE_WASM  target/wasm/wasm32-wasip2/wasm-component/warden_guest_hostile.wasm
+  CONFORMANCE_WASM  target/wasm/wasm32-wasip2/wasm-component/warden_guest_conformance.wasm
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
-WASM_DIR = REPO / "target" / "wasm" / "wasm32-wasip2" / "release"
+WASM_DIR = REPO / "target" / "wasm" / "wasm32-wasip2" / "wasm-component"
 BUILD_HINT = "run `cargo build --release -p warden -p warden-tests` first"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 

@@ -133,3 +133,24 @@ def test_check_rejects_missing_component(cli, write_manifest, helpers, tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "nope.wasm" in output, output[-2000:]
+
+
+def test_check_names_the_tools_when_a_tool_glob_matches_none(cli, write_manifest, helpers, echo_wasm):
+    manifest = write_manifest(helpers.plugin_block("echo", echo_wasm, 'tools = ["echo", "ecko"]'))
+    result = cli("check", "--manifest", str(manifest.path))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert '"ecko"' in output and "echo, " in output and "count" in output, output[-2000:]
+
+
+def test_builtins_are_compiled_once_then_cached(cli, write_manifest, tmp_path):
+    body = '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n\n[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
+    manifest = write_manifest(body)
+    fresh = {"WARDEN_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    first = cli("tools", "--manifest", str(manifest.path), env=fresh)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert ready_counts(first.stderr) == (2, 2, 0), first.stderr[-2000:]
+    assert "terminal_execute" in first.stdout and "sftp_read" in first.stdout, first.stdout
+    second = cli("tools", "--manifest", str(manifest.path), env=fresh)
+    assert ready_counts(second.stderr) == (2, 0, 2), second.stderr[-2000:]
+    assert second.stdout == first.stdout

@@ -281,3 +281,20 @@ async def test_cancel_stops_guest(start_warden, slow_manifest, helpers, tool):
     helpers.check_audit_line(lines[0])
     expected = ("cancelled",) if tool == "spin" else ("cancelled", "ok")
     assert lines[0]["outcome"] in expected, lines[0]
+
+
+async def test_a_hidden_tool_is_neither_listed_nor_callable(start_warden, write_manifest, helpers, echo_wasm):
+    """`tools = [...]` is an allowlist enforced by the host: a tool left out cannot be reached
+    by a client that knows its name."""
+    from mcp import MCPError
+
+    manifest = write_manifest(helpers.plugin_block("echo", echo_wasm, 'tools = ["echo", "prog*"]'))
+    async with start_warden(manifest) as w:
+        listed = sorted(t.name for t in (await w.session.list_tools()).tools)
+        assert listed == ["echo", "progress"], listed
+        await w.assert_echo()
+        for hidden in ("count", "log"):
+            with pytest.raises(MCPError) as error:
+                await w.call(hidden, {})
+            assert f'unknown tool "{hidden}"' in str(error.value), error.value
+    assert not tool_calls(manifest, "count"), "a hidden tool reached the plugin"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -80,8 +81,8 @@ async def test_execute_exit_codes_markers_cwd_and_big_outputs(sshd, start_warden
         assert out["exit_code"] == 0, out
         assert out["truncated"] and not out["timed_out"], {k: v for k, v in out.items() if k != "output"}
         assert out["total_bytes"] > 10_000_000
-        assert len(out["output"]) <= 300 * 1024
-        assert "output truncated" in text and "bytes omitted" in out["output"]
+        assert len(out["output"]) <= 40 * 1024
+        assert "bytes left out here" in out["output"] and out["cut_offset"] is not None
         assert out["output"].startswith("x" * 100)
         print(f"10 MB of output through terminal_execute in {took:.2f} s")
         out, _ = await run(w, helpers, sid, "echo still-alive")
@@ -114,6 +115,51 @@ async def test_execute_exit_codes_markers_cwd_and_big_outputs(sshd, start_warden
         assert body[:40] not in haystack and key not in haystack
     for line in manifest.audit_lines():
         helpers.check_audit_line(line)
+
+
+async def test_ten_megabytes_fit_a_client_and_the_rest_is_readable(sshd, start_warden, write_manifest, helpers):
+    """10 MB of output: a result that common MCP clients accept (under ~25,000 tokens), with the
+    beginning, the end, and a note whose terminal_read call returns the bytes that follow."""
+    big = Path(sshd.dir) / "big.txt"
+    subprocess.run(f"head -c 7500000 /dev/urandom | base64 > {big}", shell=True, check=True)
+    expected = big.read_text()
+    assert len(expected) > 10_000_000
+    manifest = write_manifest(terminal_manifest(sshd))
+    async with start_warden(manifest) as w:
+        sid = await open_session(w, helpers)
+        result = await w.call("terminal_execute", {"session_id": sid, "command": f"cat {big}"}, timeout=120)
+        assert not result.is_error, helpers.text_of(result)
+        out, text = result.structured_content, helpers.text_of(result)
+        size = len(text) + len(json.dumps(out))
+        print(f"10 MB of output: a result of {size:,} characters (~{size // 4:,} tokens)")
+        assert size < 100_000, size
+        assert out["exit_code"] == 0 and out["truncated"], {k: v for k, v in out.items() if k != "output"}
+
+        head, note, tail = re.split(r"\n?\[\.\.\. (\d+ bytes left out here;[^\n]*) \.\.\.\]\n", out["output"])[:3]
+        assert expected.startswith(head), head[:200]
+        assert expected.rstrip("\n").endswith(tail), tail[-200:]
+        call = re.search(r"terminal_read (\{[^}]*\})", note)
+        assert call, note
+        args = json.loads(call[1])
+        assert args == {"session_id": sid, "offset": out["cut_offset"]}, (args, out["cut_offset"])
+        # The first 8 MiB stay readable; the note says the rest of the 10 MB is gone.
+        assert "the rest is gone" in note, note
+
+        read = await w.call("terminal_read", args)
+        assert not read.is_error, helpers.text_of(read)
+        following = helpers.text_of(read)
+        body = following.rsplit("\n[bytes ", 1)[0]
+        assert len(body) > 16_000, following[-300:]
+        assert expected.startswith(head + body), (body[:200], expected[len(head) : len(head) + 200])
+        more = re.search(r"more: terminal_read (\{[^}]*\})", following)
+        assert more, following[-300:]
+        again = await w.call("terminal_read", json.loads(more[1]))
+        body2 = helpers.text_of(again).rsplit("\n[bytes ", 1)[0]
+        assert expected.startswith(head + body + body2)
+
+        # Past the kept 8 MiB: said to be gone, not silently skipped.
+        gone = await w.call("terminal_read", {"session_id": sid, "offset": out["cut_offset"] + 9_000_000})
+        assert "are gone" in helpers.text_of(gone), helpers.text_of(gone)[:300]
 
 
 async def test_timeout_prompt_and_tui(sshd, start_warden, write_manifest, helpers):

@@ -114,6 +114,21 @@ impl ToolFilter {
     pub fn allows(&self, tool: &str) -> bool {
         self.allow.as_ref().is_none_or(|a| a.is_match(tool)) && !self.deny.is_match(tool)
     }
+
+    /// The globs (of `allow`, then `deny`) that match none of `tools`: a typo, or a tool the
+    /// plugin does not have.
+    pub fn unmatched<'a>(&'a self, tools: &[&str]) -> Vec<&'a str> {
+        self.allow
+            .iter()
+            .chain(std::iter::once(&self.deny))
+            .flat_map(|list| {
+                list.patterns()
+                    .iter()
+                    .filter(|p| !tools.iter().any(|t| list.matching(t).contains(&p.as_str())))
+            })
+            .map(String::as_str)
+            .collect()
+    }
 }
 
 /// Per-plugin resource limits.

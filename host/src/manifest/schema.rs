@@ -206,7 +206,8 @@ pub struct PluginEntry {
     /// Prepended to each of this plugin's tool names, so one plugin can be loaded twice.
     /// Example: `tool_prefix = "staging_"`.
     pub tool_prefix: Option<Spanned<String>>,
-    /// Which of the plugin's tools are served. Example: `tools = { deny = ["browse_eval_js"] }`.
+    /// Which of the plugin's tools are served. Examples: `tools = ["browse_navigate",
+    /// "browse_snap*"]`, `tools = { deny = ["browse_eval_js"] }`.
     #[serde(default)]
     pub tools: ToolFilterSpec,
     /// Tools (globs over the plugin's own tool names) that run only after the user approves
@@ -222,15 +223,63 @@ pub struct PluginEntry {
     pub grants: GrantsSpec,
 }
 
-/// `tools = { allow = [...], deny = [...] }`: globs over the plugin's own tool names.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Globs over the plugin's own tool names: `tools = ["browse_navigate", "browse_snap*"]`
+/// (serve only these), or `tools = { allow = [...], deny = [...] }`.
+#[derive(Debug, Default)]
 pub struct ToolFilterSpec {
     /// Serve only these. Default: all. Example: `allow = ["browse_*"]`.
     pub allow: Option<Vec<Spanned<String>>>,
     /// Never serve these (wins over `allow`). Example: `deny = ["browse_eval_js"]`.
-    #[serde(default)]
     pub deny: Vec<Spanned<String>>,
+}
+
+impl<'de> Deserialize<'de> for ToolFilterSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // By hand rather than an untagged enum: `Spanned` needs toml's own deserializer,
+        // which an untagged enum's buffering would hide.
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ToolFilterSpec;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    r#"a list of tool-name globs (tools = ["browse_*"]) or a table (tools = { allow = [...], deny = [...] })"#,
+                )
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut allow = Vec::new();
+                while let Some(glob) = seq.next_element::<Spanned<String>>()? {
+                    allow.push(glob);
+                }
+                Ok(ToolFilterSpec {
+                    allow: Some(allow),
+                    deny: Vec::new(),
+                })
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut spec = ToolFilterSpec::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "allow" => spec.allow = Some(map.next_value()?),
+                        "deny" => spec.deny = map.next_value()?,
+                        other => {
+                            return Err(serde::de::Error::unknown_field(other, &["allow", "deny"]));
+                        }
+                    }
+                }
+                Ok(spec)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// `limits = { ... }`

@@ -377,6 +377,34 @@ grants.sftp = { hosts = ["web1"], roots = ["/srv/app"], write = false }
 }
 
 #[test]
+fn a_tool_list_is_an_allowlist_and_names_its_unmatched_globs() {
+    let text = r#"
+[server]
+audit_log = "audit.jsonl"
+
+[[plugin]]
+name = "capture"
+source = "builtin:capture"
+tools = ["capture_page", "http_*", "captur_page"]
+"#;
+    let m =
+        Manifest::parse(text, "warden.toml", Path::new("/etc/warden"), BUILTINS).expect("valid");
+    let tools = &m.plugins[0].tools;
+    assert!(tools.allows("capture_page") && tools.allows("http_get"));
+    assert!(!tools.allows("get_cookies"));
+    let names = ["capture_page", "http_get", "get_cookies"];
+    assert_eq!(tools.unmatched(&names), ["captur_page"]);
+
+    let bad = text.replace(
+        r#"tools = ["capture_page", "http_*", "captur_page"]"#,
+        r#"tools = { allow = ["*"], block = ["x"] }"#,
+    );
+    let err = Manifest::parse(&bad, "warden.toml", Path::new("/etc/warden"), BUILTINS)
+        .expect_err("unknown key");
+    assert!(err.to_string().contains("block"), "{err}");
+}
+
+#[test]
 fn secrets_are_bound_to_origins_and_caps_parse() {
     let text = r#"
 [browser.secrets]

@@ -1,7 +1,7 @@
 //! Conversions between the plugin contract's types and MCP's (rmcp) types.
 
 use crate::runtime::bindings::{
-    Completion, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ResourceInfo,
+    Annotations, Completion, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ResourceInfo,
     ResourceTemplate, Role, ToolOutput,
 };
 use crate::runtime::registry::{PromptEntry, ToolEntry};
@@ -17,19 +17,14 @@ fn schema(text: &str) -> Arc<JsonObject> {
 
 pub fn tool(entry: &ToolEntry) -> model::Tool {
     let info = &entry.info;
-    let a = &info.annotations;
-    let mut annotations = ToolAnnotations::new()
-        .read_only(a.read_only)
-        .destructive(a.destructive)
-        .idempotent(a.idempotent)
-        .open_world(a.open_world);
-    annotations.title.clone_from(&info.title);
     let mut tool = model::Tool::new(
         entry.public_name.clone(),
         info.description.clone(),
         schema(&info.input_schema),
-    )
-    .with_annotations(annotations);
+    );
+    if let Some(annotations) = annotations(&info.annotations) {
+        tool = tool.with_annotations(annotations);
+    }
     if let Some(title) = &info.title {
         tool = tool.with_title(title.clone());
     }
@@ -37,6 +32,20 @@ pub fn tool(entry: &ToolEntry) -> model::Tool {
         tool = tool.with_raw_output_schema(schema(out));
     }
     tool
+}
+
+/// Only the hints that let a client trust a tool more than MCP's cautious defaults (which
+/// are: may change things, may destroy, not idempotent, open world) and that clients act
+/// on: `readOnlyHint` and `idempotentHint`. Every client reads `tools/list` on every
+/// connection, so the rest stays unsaid, and the title is the tool's own `title`.
+fn annotations(a: &Annotations) -> Option<ToolAnnotations> {
+    let mut hints = ToolAnnotations::default();
+    if a.read_only {
+        hints.read_only_hint = Some(true);
+    } else if a.idempotent {
+        hints.idempotent_hint = Some(true);
+    }
+    (hints.read_only_hint.is_some() || hints.idempotent_hint.is_some()).then_some(hints)
 }
 
 fn contents(r: EmbeddedResource) -> ResourceContents {

@@ -154,6 +154,24 @@ impl Registry {
                     }
                 }
             }
+            let names: Vec<&str> = infos.iter().map(|i| i.name.as_str()).collect();
+            let unmatched = config.tools.unmatched(&names);
+            if !unmatched.is_empty() {
+                return Err(ManifestError::Invalid(vec![manifest.diagnostic(
+                    config.line,
+                    format!(
+                        "tools: {} of plugin '{}' matches none of its tools; they are: {}",
+                        unmatched
+                            .iter()
+                            .map(|g| format!("\"{g}\""))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        config.name,
+                        names.join(", ")
+                    ),
+                )])
+                .into());
+            }
             let index = plugins.len();
             for info in infos {
                 if !config.tools.allows(&info.name) {

@@ -48,27 +48,25 @@ pub(crate) fn act(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ClickArgs {
-    /// The element to click: the N of @eN from the last snapshot.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// "left" (default), "middle" or "right".
+    /// left (default), middle, right.
     button: Option<String>,
-    /// 2 for a double click.
+    /// 2: double click.
     count: Option<u8>,
-    /// Keys held during the click: "Alt", "Control", "Meta", "Shift".
+    /// Alt, Control, Meta, Shift.
     modifiers: Option<Vec<String>>,
-    /// Tap with a finger instead of clicking with the mouse (touch events, pointerType
-    /// "touch"; the tab becomes a touch device).
+    /// Tap with a finger.
     touch: Option<bool>,
-    /// Click the element itself even when it looks disabled or something covers it (a DOM
-    /// click; the covering element is not clicked). Use when the refusal is wrong.
+    /// DOM click even if disabled or covered.
     force: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RefOnly {
-    /// The element: the N of @eN from the last snapshot.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
 }
@@ -76,76 +74,71 @@ struct RefOnly {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FillArgs {
-    /// The text field: the N of @eN from the last snapshot.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// The text to put in the field (replaces what is there).
     value: Option<String>,
-    /// Instead of value: the name of a secret the administrator keeps in the manifest (such
-    /// as a password). Warden types it; it never appears in any answer.
+    /// Name of an admin-kept secret (passwords), instead of value.
     secret: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TypeArgs {
-    /// Text to type, key by key, like a user.
     text: String,
-    /// Focus this element first (the N of @eN); otherwise the focused element gets the keys.
+    /// Focus this first.
     #[serde(rename = "ref")]
     element: Option<RefArg>,
-    /// Pause between keys in milliseconds (default 0, at most 1000).
+    /// Between keys (max 1000).
     delay_ms: Option<u32>,
-    /// Press Enter afterwards.
+    /// Press Enter after.
     submit: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PressArgs {
-    /// A key or combination: "Enter", "Tab", "Escape", "ArrowDown", "Control+A", "Shift+Tab".
+    /// Like Enter, Control+A.
     key: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SelectArgs {
-    /// The <select>: the N of @eN.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// Option values or labels to select (several for a multiple select).
+    /// Values or labels.
     values: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UploadArgs {
-    /// The file input: the N of @eN.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// Absolute paths of files on the Warden host, inside a directory the administrator
-    /// granted (browser.upload_dirs).
+    /// Inside grant browser.upload_dirs.
     paths: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ScrollArgs {
-    /// Scroll this element into view (the N of @eN); or, with direction, scroll inside it.
+    /// Into view; with direction, scroll inside it.
     #[serde(rename = "ref")]
     element: Option<RefArg>,
-    /// "down" (default), "up", "left" or "right".
+    /// down (default), up, left, right.
     direction: Option<String>,
-    /// How far in CSS pixels (default: most of a screen, 600).
+    /// Pixels (default 600).
     amount: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DialogArgs {
-    /// true to accept (OK), false to dismiss (Cancel).
     accept: bool,
-    /// The answer for a prompt() dialog.
+    /// For a prompt().
     text: Option<String>,
 }
 
@@ -343,70 +336,39 @@ fn browse_dialog(args: DialogArgs) -> Result<String, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_click", browse_click)
-            .title("Click")
             .description(
-                "Click an element by ref (the N of @eN). Scrolls it into view and clicks its \
-                 center like a user; refuses when it is disabled or covered by another element \
-                 (an overlay: deal with that first; force: true clicks the element anyway). \
-                 touch: true taps it with a finger. Returns what changed on the page.",
+                "Click an element like a user (refused if disabled or covered); returns what \
+                 changed.",
             )
             .open_world(),
     )
     .tool(
         Tool::new("browse_hover", browse_hover)
-            .title("Hover")
-            .description("Move the mouse over an element (menus, tooltips). Returns what changed."),
+            .description("Hover an element (menus, tooltips); returns what changed."),
     )
-    .tool(
-        Tool::new("browse_fill", browse_fill)
-            .title("Fill a field")
-            .description(
-                "Replace the text of a field (ref) with `value`, or with the administrator's \
-                 secret named by `secret` (for passwords: Warden types it and it never appears \
-                 in any answer; needs grant browser.secrets). Returns what changed.",
-            ),
-    )
+    .tool(Tool::new("browse_fill", browse_fill).description(
+        "Set a field's text to value, or to a secret (passwords); returns what changed.",
+    ))
     .tool(
         Tool::new("browse_type", browse_type)
-            .title("Type")
-            .description(
-                "Type text key by key (into ref, or the focused element), optionally with a \
-                 delay between keys and Enter at the end.",
-            ),
+            .description("Type text key by key, for fields that react to keystrokes."),
     )
     .tool(
         Tool::new("browse_press_key", browse_press_key)
-            .title("Press a key")
-            .description(
-                "Press a key or combination, like Enter, Escape, Tab, ArrowDown or Control+A.",
-            ),
+            .description("Press a key or combination in the focused element."),
     )
-    .tool(
-        Tool::new("browse_select", browse_select)
-            .title("Select options")
-            .description("Choose options of a <select> (ref) by value or label."),
-    )
+    .tool(Tool::new("browse_select", browse_select).description("Choose options of a <select>."))
     .tool(
         Tool::new("browse_upload", browse_upload)
-            .title("Upload files")
-            .description(
-                "Attach files from the Warden host to a file input (ref). Only files inside the \
-                 administrator's browser.upload_dirs can be attached.",
-            ),
+            .description("Attach files from the Warden host to a file input."),
     )
     .tool(
-        Tool::new("browse_scroll", browse_scroll)
-            .title("Scroll")
-            .description(
-                "Scroll an element into view (ref), or scroll the page (or inside ref) by \
-                 direction and amount in pixels.",
-            ),
+        Tool::new("browse_scroll", browse_scroll).description(
+            "Scroll an element into view, or the page (or inside an element) by pixels.",
+        ),
     )
     .tool(
         Tool::new("browse_dialog", browse_dialog)
-            .title("Answer a dialog")
-            .description(
-                "Accept or dismiss the open alert/confirm/prompt dialog (with text for a prompt).",
-            ),
+            .description("Accept or dismiss the open alert, confirm or prompt dialog."),
     )
 }

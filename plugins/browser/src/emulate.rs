@@ -75,32 +75,25 @@ pub fn device(name: &str) -> Option<&'static Device> {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EmulateArgs {
-    /// A device preset: "iPhone 15", "Pixel 7", "iPad" or "Desktop" (viewport and user agent).
+    /// iPhone 15, Pixel 7, iPad, Desktop.
     device: Option<String>,
-    /// Viewport width in CSS pixels.
     width: Option<u32>,
-    /// Viewport height in CSS pixels.
     height: Option<u32>,
-    /// Device pixel ratio (default 1).
     device_scale: Option<f64>,
-    /// A mobile device (touch, mobile viewport rules).
     mobile: Option<bool>,
-    /// The user agent string ("" for the browser's own).
+    /// "" resets.
     user_agent: Option<String>,
-    /// A language tag such as "de-DE" ("" for the browser's own).
+    /// Like de-DE; "" resets.
     locale: Option<String>,
-    /// An IANA timezone such as "Asia/Tokyo" ("" for the host's).
+    /// Like Asia/Tokyo; "" resets.
     timezone: Option<String>,
-    /// Geolocation latitude (with longitude); grants the page the geolocation permission.
     latitude: Option<f64>,
     longitude: Option<f64>,
-    /// Geolocation accuracy in meters (default 10).
     accuracy: Option<f64>,
-    /// "light", "dark" or "none" (the browser's own) for prefers-color-scheme.
+    /// light, dark, none.
     color_scheme: Option<String>,
-    /// Take the session offline (true) or back online (false).
     offline: Option<bool>,
-    /// Drop all emulation first (the other arguments then apply on top).
+    /// Drop all emulation first.
     reset: Option<bool>,
 }
 
@@ -242,17 +235,10 @@ fn browse_emulate(args: EmulateArgs) -> Result<String, ToolError> {
 }
 
 pub fn register(p: Plugin) -> Plugin {
-    p.tool(
-        Tool::new("browse_emulate", browse_emulate)
-            .title("Emulate a device")
-            .description(
-                "Make the current session's tabs (and new ones) emulate a device preset (\"iPhone \
-                 15\", \"Pixel 7\", \"iPad\", \"Desktop\") or a viewport, a user agent, locale, \
-                 timezone, geolocation, color scheme, or being offline. Arguments not given keep \
-                 their current value; reset drops everything first. Answers with the emulation now \
-                 in effect.",
-            ),
-    )
+    p.tool(Tool::new("browse_emulate", browse_emulate).description(
+        "Emulate a device, viewport, locale, timezone, geolocation, color scheme or \
+                 offline; omitted settings stay.",
+    ))
 }
 
 #[cfg(test)]

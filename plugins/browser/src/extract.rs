@@ -10,23 +10,19 @@ const DEFAULT_MAX_TOKENS: usize = 4000;
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum FormatArg {
-    /// Markdown of the main content (default).
     #[default]
     Markdown,
-    /// Plain text of the main content.
     Text,
-    /// The whole document's HTML as the browser holds it now.
     Html,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ExtractArgs {
-    /// markdown (default), text, or html.
+    /// markdown (default), text, or the document's html.
     format: Option<FormatArg>,
-    /// At most this many tokens (4 characters each) per answer (default 4000).
     max_tokens: Option<usize>,
-    /// Which part to return when the content is longer than max_tokens (from 1).
+    /// Of long content (default 1).
     page: Option<usize>,
 }
 
@@ -89,13 +85,7 @@ fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_extract", browse_extract)
-            .title("Extract content")
-            .description(
-                "The current page's main content (the article, else <main> or the body, without \
-                 navigation, scripts and forms) as markdown (default) or text, or the document's \
-                 HTML. Long content comes in pages of max_tokens (default 4000): pass page to \
-                 read on.",
-            )
+            .description("The page's main content as markdown, to read articles and docs.")
             .read_only(),
     )
 }

@@ -9,33 +9,30 @@ use warden_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DragArgs {
-    /// The element to drag (the N of @eN): a list item, a slider's thumb, a card.
+    /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// Drop on this element (the N of @eN).
+    /// Drop on it.
     to_ref: Option<RefArg>,
-    /// Or move this far from the element's center, in CSS pixels (with dy; for sliders).
+    /// Or move by dx, dy (sliders).
     dx: Option<f64>,
     dy: Option<f64>,
-    /// Or drop at this point of the viewport, in CSS pixels (with y).
+    /// Or drop at viewport x, y.
     x: Option<f64>,
     y: Option<f64>,
-    /// Intermediate moves between press and release (default 10).
     steps: Option<u32>,
-    /// Swipe with a finger (touch events) instead of the mouse.
+    /// Swipe with a finger.
     touch: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PdfArgs {
-    /// Landscape instead of portrait.
     landscape: Option<bool>,
-    /// Print background colors and images (off by default, as browsers print).
     print_background: Option<bool>,
-    /// Only these pages, like "1-3, 5" (default: all).
+    /// Like 1-3, 5.
     pages: Option<String>,
-    /// "letter" (default), "legal", "tabloid", "a3", "a4" or "a5".
+    /// letter (default), legal, a4...
     paper: Option<String>,
 }
 
@@ -144,23 +141,15 @@ fn browse_pdf(args: PdfArgs) -> Result<ToolOutput, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_drag", browse_drag)
-            .title("Drag")
             .description(
-                "Drag an element (ref) onto another (to_ref), by an offset (dx/dy, for sliders) \
-                 or to a point (x, y): mouse press, moves, release. A native HTML5 drag the page \
-                 starts (draggable items) is dropped on the target; touch: true swipes with a \
-                 finger. Returns what changed on the page.",
+                "Drag an element onto another, by an offset or to a point (lists, sliders); \
+                 returns what changed.",
             )
             .open_world(),
     )
     .tool(
         Tool::new("browse_pdf", browse_pdf)
-            .title("Save as PDF")
-            .description(
-                "Print the current page to PDF (paper letter/legal/tabloid/a3/a4/a5, landscape, \
-                 print_background, pages like \"1-3, 5\"). Returns the PDF as an embedded \
-                 resource (application/pdf) and a line with its page count and size.",
-            )
+            .description("Print the page to PDF, returned as an embedded resource.")
             .read_only(),
     )
 }

@@ -32,12 +32,9 @@ const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum WaitArg {
-    /// The load event (default).
     #[default]
     Load,
-    /// DOMContentLoaded: the HTML is parsed.
     Domcontentloaded,
-    /// No network activity for a moment.
     Networkidle,
 }
 
@@ -58,13 +55,11 @@ fn timeout(ms: Option<u64>) -> Duration {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NavigateArgs {
-    /// Absolute URL to open, like https://example.com/login. Its origin must be granted.
+    /// Absolute URL; its origin must be granted.
     url: String,
-    /// When the navigation counts as done: load (default), domcontentloaded or networkidle.
     wait_until: Option<WaitArg>,
-    /// Give up after this many milliseconds (default 30000).
     timeout_ms: Option<u64>,
-    /// Snapshot budget in tokens for the answer (default 2000).
+    /// Snapshot budget (default 2000).
     max_tokens: Option<usize>,
 }
 
@@ -78,11 +73,10 @@ struct HistoryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SnapshotArgs {
-    /// "interactive" (default): controls only; "full": also headings and text, in page order.
+    /// full adds the page's text.
     mode: Option<ModeArg>,
-    /// Budget in tokens (default 2000); longer pages are split into pages.
     max_tokens: Option<usize>,
-    /// Which page of a long snapshot (1-based, default 1).
+    /// Of a long snapshot (default 1).
     page: Option<usize>,
 }
 
@@ -96,39 +90,35 @@ enum ModeArg {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FindArgs {
-    /// Text to look for in element names, values, placeholders and (in text) headings and
-    /// paragraphs; case-insensitive.
+    /// Case-insensitive.
     query: String,
-    /// Only elements of this role, like "button", "link" or "textbox".
+    /// Like button, link.
     role: Option<String>,
-    /// At most this many matches (default 20).
     limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WaitArgs {
-    /// Wait until this text appears.
+    /// Appears.
     text: Option<String>,
-    /// Wait until this text is gone.
+    /// Disappears.
     text_gone: Option<String>,
-    /// Wait until a CSS selector matches.
+    /// CSS selector matches.
     selector: Option<String>,
-    /// Wait until the URL matches this glob (`*` matches anything), like "*/dashboard*".
+    /// URL glob matches.
     url: Option<String>,
-    /// Give up after this many milliseconds (default 30000).
     timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ScreenshotArgs {
-    /// Only this element (the N of @eN).
+    /// Only this element.
     #[serde(rename = "ref")]
     element: Option<RefArg>,
-    /// The whole page, not just the viewport.
     full_page: Option<bool>,
-    /// "png" (default) or "jpeg" (smaller).
+    /// png (default) or jpeg.
     format: Option<String>,
     /// Draw each interactive element's @eN ref on the image (set-of-mark).
     marks: Option<bool>,
@@ -137,8 +127,7 @@ struct ScreenshotArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EvalArgs {
-    /// A JavaScript expression evaluated in the page; promises are awaited. The result comes
-    /// back as JSON.
+    /// JavaScript expression; promises are awaited.
     expression: String,
 }
 
@@ -352,80 +341,58 @@ fn plugin() -> Plugin {
     let p = Plugin::new()
         .tool(
             Tool::new("browse_navigate", browse_navigate)
-                .title("Open a URL")
                 .description(
-                    "Open a URL in the current tab (a tab is opened if there is none) and return a \
-                     compact snapshot of the page: one line per interactive element, \
-                     `@eN [role] \"name\" attributes [states]`. Use the N of @eN as `ref` in the \
-                     other browse_* tools. Refs stay the same for the same element while it \
-                     exists. Overlays such as cookie banners are listed first. Only origins the \
-                     administrator granted can be opened; a refusal names the grant.",
+                    "Open a URL in the tab; returns the page snapshot: a line per control, \
+                     `@eN [role] \"name\"`, overlays first. Pass N as ref to other browse_* tools.",
                 )
                 .open_world(),
         )
         .tool(
             Tool::new("browse_back", |a: HistoryArgs| history(-1, a))
-                .title("Go back")
-                .description("Go back one page in the tab's history and return the snapshot.")
+                .description("Go back in the tab's history; returns the snapshot.")
                 .open_world(),
         )
         .tool(
             Tool::new("browse_forward", |a: HistoryArgs| history(1, a))
-                .title("Go forward")
-                .description("Go forward one page in the tab's history and return the snapshot.")
+                .description("Go forward in the tab's history; returns the snapshot.")
                 .open_world(),
         )
         .tool(
             Tool::new("browse_reload", browse_reload)
-                .title("Reload")
-                .description("Reload the page and return the snapshot.")
+                .description("Reload the page; returns the snapshot.")
                 .open_world(),
         )
         .tool(
             Tool::new("browse_snapshot", browse_snapshot)
-                .title("Snapshot the page")
                 .description(
-                    "The page as compact text: interactive elements with @eN refs (mode \
-                     \"interactive\", the default), or also headings and text in page order (mode \
-                     \"full\"). Bounded by max_tokens (default 2000); long pages are split into \
-                     pages and the last line says how to get the next one.",
+                    "The page as text: controls with @eN refs; mode full adds all visible text. To \
+                     read the page or refresh refs.",
                 )
                 .read_only(),
         )
         .tool(
             Tool::new("browse_find", browse_find)
-                .title("Find on the page")
                 .description(
-                    "Search the whole page (every element and text block, not only the part a \
-                     bounded snapshot shows) for text, optionally of one role. Matching controls \
-                     come with their @eN ref.",
+                    "Find text anywhere on the page, beyond the snapshot's budget; matches come \
+                     with their @eN ref.",
                 )
                 .read_only(),
         )
         .tool(
             Tool::new("browse_wait_for", browse_wait_for)
-                .title("Wait for the page")
-                .description(
-                    "Wait until text appears (text), disappears (text_gone), a CSS selector \
-                     matches (selector) or the URL matches a glob (url); then return what changed.",
-                )
+                .description("Wait for text, a selector or a URL; returns what changed.")
                 .read_only(),
         )
         .tool(
             Tool::new("browse_screenshot", browse_screenshot)
-                .title("Screenshot")
-                .description(
-                    "A PNG (or JPEG) image of the viewport, the full page (full_page: true) or one \
-                     element (ref).",
-                )
+                .description("Image of the viewport, the full page or one element.")
                 .read_only(),
         )
         .tool(
             Tool::new("browse_eval_js", browse_eval_js)
-                .title("Evaluate JavaScript")
                 .description(
-                    "Evaluate a JavaScript expression in the page and return its value as JSON. \
-                     Needs the administrator's grant browser.eval_js.",
+                    "Evaluate JavaScript in the page; returns the value as JSON. Needs grant \
+                     browser.eval_js.",
                 )
                 .open_world(),
         );

@@ -10,33 +10,31 @@ const DEFAULT_MAX: usize = 50;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ConsoleArgs {
-    /// Only messages at least this severe: "debug", "info", "log", "warning" or "error"
-    /// (default: all).
+    /// Minimum, like warning.
     level: Option<String>,
-    /// Only messages since the previous browse_console call on this tab.
+    /// Only new ones.
     since_last: Option<bool>,
-    /// Empty the tab's console log after reading it.
+    /// Empty the log after.
     clear: Option<bool>,
-    /// At most this many (the newest; default 50).
+    /// Newest N.
     max: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NetworkArgs {
-    /// Only URLs matching this glob (`*` matches anything), like "*/api/*" or "*.png".
+    /// URL glob.
     url: Option<String>,
-    /// Only this resource type: document, script, stylesheet, image, font, xhr, fetch, media,
-    /// websocket, other...
+    /// Like script, xhr.
     #[serde(rename = "type")]
     resource_type: Option<String>,
-    /// Only requests that failed, were blocked, or got a 4xx/5xx answer.
+    /// Failed, blocked or 4xx/5xx.
     failed_only: Option<bool>,
-    /// Only requests started since the previous browse_network call on this tab.
+    /// Only new ones.
     since_last: Option<bool>,
-    /// Empty the tab's network log after reading it.
+    /// Empty the log after.
     clear: Option<bool>,
-    /// At most this many (the newest; default 50).
+    /// Newest N.
     max: Option<usize>,
 }
 
@@ -240,22 +238,13 @@ fn browse_network(args: NetworkArgs) -> Result<String, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_console", browse_console)
-            .title("Console messages")
-            .description(
-                "The current tab's console messages, uncaught exceptions and browser log entries \
-                 (failed loads, security warnings), oldest first: `#N [level] text (source:line)`. \
-                 Filter by minimum level; since_last gives only new ones; clear empties the log.",
-            )
+            .description("The tab's console messages and uncaught errors, to debug a page.")
             .read_only(),
     )
     .tool(
         Tool::new("browse_network", browse_network)
-            .title("Network requests")
             .description(
-                "The current tab's requests, oldest first: method, status, type, URL, MIME type, \
-                 size, duration, failure, and whether Warden blocked it (origin guard, a route) \
-                 or a route mocked it. No headers or bodies are recorded. Filter by URL glob, \
-                 type or failed_only; since_last gives only new ones; clear empties the log.",
+                "The tab's requests (status, size, timing), to debug loading or find APIs.",
             )
             .read_only(),
     )

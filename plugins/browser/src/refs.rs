@@ -5,11 +5,27 @@ use std::collections::HashMap;
 use warden_sdk::prelude::*;
 
 /// A ref as agents write it: `7`, `"e7"` or `"@e7"`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum RefArg {
     Number(u32),
     Text(String),
+}
+
+/// Advertised as the number alone: that is what the snapshots teach, and one type costs
+/// every client fewer tokens than two; `"e7"` and `"@e7"` are still accepted.
+impl JsonSchema for RefArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RefArg".into()
+    }
+
+    fn json_schema(_: &mut warden_sdk::schemars::SchemaGenerator) -> warden_sdk::schemars::Schema {
+        warden_sdk::schemars::json_schema!({ "type": "integer" })
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
 }
 
 impl RefArg {

@@ -8,20 +8,16 @@ use warden_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RouteArgs {
-    /// "list" (default), "block", "mock" or "remove".
+    /// list (default), block, mock, remove.
     action: Option<String>,
-    /// For block and mock: the URL glob (`*` matches anything), like "*/api/items*" or "*.png".
+    /// URL glob, like */api/*.
     url: Option<String>,
-    /// For mock: the HTTP status (default 200).
+    /// Default 200.
     status: Option<u16>,
-    /// For mock: the Content-Type (default application/json when the body looks like JSON,
-    /// else text/plain).
+    /// Default: by the body.
     content_type: Option<String>,
-    /// For mock: more response headers.
     headers: Option<BTreeMap<String, String>>,
-    /// For mock: the response body.
     body: Option<String>,
-    /// For remove: the route's id from the list.
     id: Option<u32>,
 }
 
@@ -117,14 +113,7 @@ fn browse_route(args: RouteArgs) -> Result<String, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_route", browse_route)
-            .title("Route requests")
-            .description(
-                "Block requests of the current session whose URL matches a glob (action \"block\"), \
-                 answer them with a fixed response (\"mock\": status, content_type, headers, body), \
-                 list the routes or remove one by id. Routes apply to every tab of the session, \
-                 including new tabs and popups. The first matching route wins. A route never \
-                 overrides the origin grant: pages of origins that are not granted stay blocked.",
-            ),
+            .description("Block or mock requests by URL glob; first match wins."),
     )
 }
 

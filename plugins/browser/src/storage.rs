@@ -7,13 +7,11 @@ use warden_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StorageArgs {
-    /// "list" (default), "get", "set", "remove" or "clear". Needs grant browser.cookies.
+    /// list (default), get, set, remove, clear.
     action: Option<String>,
-    /// "local" (default, localStorage) or "session" (sessionStorage).
+    /// local (default) or session.
     area: Option<String>,
-    /// For get, set and remove: the item's key.
     key: Option<String>,
-    /// For set: the value.
     value: Option<String>,
 }
 
@@ -82,13 +80,8 @@ fn browse_storage(args: StorageArgs) -> Result<String, ToolError> {
 }
 
 pub fn register(p: Plugin) -> Plugin {
-    p.tool(
-        Tool::new("browse_storage", browse_storage)
-            .title("Page storage")
-            .description(
-                "List, get, set, remove or clear the current page's localStorage (area \"local\", \
-                 the default) or sessionStorage (\"session\"). Needs the administrator's grant \
+    p.tool(Tool::new("browse_storage", browse_storage).description(
+        "Read or change the page's localStorage or sessionStorage. Needs grant \
                  browser.cookies.",
-            ),
-    )
+    ))
 }

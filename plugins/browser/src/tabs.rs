@@ -32,37 +32,31 @@ pub fn noting_new_tabs(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TabsArgs {
-    /// "list" (default), "switch", "close" or "new".
+    /// list (default), switch, close, new.
     action: Option<String>,
-    /// For switch/close: the tab's number in the list (1-based).
+    /// Number in the list.
     tab: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SessionArgs {
-    /// "list" (default), "create", "switch" or "close". Each session is an isolated browser
-    /// profile: its own cookies, storage and tabs.
+    /// list (default), create, switch, close.
     action: Option<String>,
-    /// The session's name (letters, digits, - and _).
     name: Option<String>,
-    /// For create: a browser profile the administrator defined (proxy, locale, timezone,
-    /// user agent, viewport). Needs grant browser.profiles.
+    /// For create: an admin-defined profile.
     profile: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CookiesArgs {
-    /// "get" (default), "set" or "clear". Needs grant browser.cookies.
+    /// get (default), set, clear.
     action: Option<String>,
-    /// For set: the cookie's name.
     name: Option<String>,
-    /// For set: the cookie's value.
     value: Option<String>,
-    /// For set: the domain (default: the page's host).
+    /// Default: the page's host.
     domain: Option<String>,
-    /// For set: the path (default "/").
     path: Option<String>,
 }
 
@@ -268,27 +262,14 @@ fn browse_cookies(args: CookiesArgs) -> Result<String, ToolError> {
 pub fn register(p: Plugin) -> Plugin {
     p.tool(
         Tool::new("browse_tabs", browse_tabs)
-            .title("Tabs")
-            .description(
-                "List the session's tabs (including ones pages opened), switch to one, close one \
-                 or open a new one.",
-            ),
+            .description("List, switch, close or open tabs, popups included."),
     )
-    .tool(
-        Tool::new("browse_session", browse_session)
-            .title("Sessions")
-            .description(
-                "List, create, switch or close browser sessions. Each session is isolated: its own \
-                 cookies, storage and tabs (log in as two users at once). create may take a profile \
-                 the administrator defined (proxy, locale, timezone, user agent, viewport).",
-            ),
-    )
+    .tool(Tool::new("browse_session", browse_session).description(
+        "List, create, switch or close isolated sessions (own cookies and tabs: two \
+                 users at once).",
+    ))
     .tool(
         Tool::new("browse_cookies", browse_cookies)
-            .title("Cookies")
-            .description(
-                "Get the current page's cookies, set one, or clear the session's cookies. Needs \
-                 the administrator's grant browser.cookies.",
-            ),
+            .description("Get, set or clear cookies. Needs grant browser.cookies."),
     )
 }

@@ -17,33 +17,27 @@ use warden_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct HttpGetArgs {
-    /// Absolute http:// or https:// URL to fetch. Its host (and port, unless it is the
-    /// scheme's default) must be allowed by the plugin's capture.http_hosts grant.
+    /// http(s) URL; its host must be in grant capture.http_hosts.
     url: String,
-    /// Extra request headers, such as {"accept": "application/json"}.
+    /// Extra request headers.
     headers: Option<BTreeMap<String, String>>,
-    /// Keep at most this many bytes of the body (the rest is cut and `truncated` is true).
-    /// The host also caps it at the grant's max_body.
+    /// Cut the body after this many bytes.
     max_bytes: Option<u64>,
-    /// Give up after this many milliseconds. The host also caps it at the call's time limit.
     timeout_ms: Option<u32>,
 }
 
 /// The response of `http_get`.
 #[derive(Debug, Serialize, JsonSchema)]
 struct HttpGetOutput {
-    /// HTTP status code.
     status: u16,
-    /// The URL after redirects.
+    /// After redirects.
     url: String,
-    /// Response headers; repeated headers are joined with ", ".
+    /// Repeated headers joined with ", ".
     headers: BTreeMap<String, String>,
-    /// The body as text (invalid UTF-8 replaced), or "<N bytes of TYPE>" for non-text
-    /// content types.
+    /// Text, or "<N bytes of TYPE>" for binary types.
     body: String,
-    /// The body was longer than the byte cap and was cut.
+    /// Cut at max_bytes.
     truncated: bool,
-    /// How many redirects were followed.
     redirects: u32,
 }
 
@@ -160,11 +154,8 @@ fn is_textual(content_type: &str) -> bool {
 #[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum ContentFormat {
-    /// The document's HTML.
     Html,
-    /// The main content's visible text.
     Text,
-    /// The main content as Markdown (the default).
     #[default]
     Markdown,
 }
@@ -183,7 +174,6 @@ impl From<ContentFormat> for Format {
 #[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Wait {
-    /// The load event (the default).
     #[default]
     Load,
     DomContentLoaded,
@@ -194,17 +184,17 @@ enum Wait {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CapturePageArgs {
-    /// Absolute URL of an origin allowed by the capture.origins grant.
+    /// Its origin must be in grant capture.origins.
     url: String,
-    /// When the page counts as loaded (default "load").
+    /// Default load.
     #[serde(default)]
     wait_until: Wait,
-    /// Give up after this many milliseconds (default 30000).
+    /// Default 30000.
     timeout_ms: Option<u32>,
-    /// Also return the page's cookies (needs the capture.cookies grant).
+    /// Also return its cookies (grant capture.cookies).
     #[serde(default)]
     capture_cookies: bool,
-    /// "html", "text" or "markdown" (default).
+    /// Default markdown.
     #[serde(default)]
     format: ContentFormat,
 }
@@ -218,7 +208,7 @@ struct CookieOut {
     path: String,
     http_only: bool,
     secure: bool,
-    /// Seconds since the epoch; absent for a session cookie.
+    /// Unix seconds; absent for session cookies.
     expires: Option<f64>,
 }
 
@@ -238,10 +228,9 @@ fn cookie_out(c: cap::Cookie) -> CookieOut {
 #[derive(Debug, Serialize, JsonSchema)]
 struct CaptureOutput {
     title: String,
-    /// The URL after redirects.
+    /// After redirects.
     url: String,
     content: String,
-    /// Present when cookies were asked for.
     cookies: Option<Vec<CookieOut>>,
 }
 
@@ -275,14 +264,13 @@ fn capture_page(args: CapturePageArgs) -> Result<Structured<CaptureOutput>, Tool
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct GetCookiesArgs {
-    /// A domain such as "app.example.com": the cookies the browser would send to it (set for
-    /// it or a parent domain). It must be the host of a capture.origins entry. Give this or url.
+    /// Cookies the browser would send to this domain; or give url.
     domain: Option<String>,
-    /// A URL of the site: its host selects the cookies; its origin must be in capture.origins.
+    /// Its host selects the cookies.
     url: Option<String>,
-    /// Open this URL first, so the site can set or refresh its cookies.
+    /// Open this first, so the site can refresh its cookies.
     open_url: Option<String>,
-    /// With url: open that URL first (same as open_url = url). Default false.
+    /// Open url first.
     #[serde(default)]
     open: bool,
 }
@@ -290,7 +278,7 @@ struct GetCookiesArgs {
 /// The result of `get_cookies`.
 #[derive(Debug, Serialize, JsonSchema)]
 struct CookiesOutput {
-    /// `name=value; ...`, ready for a Cookie request header.
+    /// For a Cookie request header.
     header: String,
     cookies: Vec<CookieOut>,
 }
@@ -333,24 +321,23 @@ fn get_cookies(args: GetCookiesArgs) -> Result<Structured<CookiesOutput>, ToolEr
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EnsureLoginArgs {
-    /// A page that shows whether the profile is logged in (origin in capture.origins).
+    /// A page that shows whether the profile is logged in.
     url: String,
-    /// The login page to open when not logged in (default: stay on url).
+    /// Default: url.
     login_url: Option<String>,
-    /// Logged in when the tab's URL matches this glob, e.g. "https://app.example.com/home*".
+    /// Logged in once the URL matches this glob.
     until_url: Option<String>,
-    /// Logged in when this CSS selector matches, e.g. "#logout".
+    /// Logged in once this CSS selector matches.
     until_selector: Option<String>,
-    /// How long to wait for the login, in milliseconds (default 120000).
+    /// Wait for the login (default 120000).
     timeout_ms: Option<u32>,
 }
 
 /// The result of `ensure_login`.
 #[derive(Debug, Serialize, JsonSchema)]
 struct LoginStateOutput {
-    /// The profile was logged in already; nobody had to log in.
+    /// Nobody had to log in.
     already_logged_in: bool,
-    /// Where the tab was when the login condition held.
     url: String,
     title: String,
 }
@@ -380,17 +367,17 @@ fn ensure_login(args: EnsureLoginArgs) -> Result<Structured<LoginStateOutput>, T
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct LoginThenCaptureArgs {
-    /// The page to capture once logged in (origin in capture.origins).
+    /// The page to capture once logged in.
     url: String,
-    /// The login page to open first (default: url).
+    /// Default: url.
     login_url: Option<String>,
-    /// Logged in once the tab's URL matches this glob, e.g. "https://app.example.com/home*".
+    /// Logged in once the URL matches this glob.
     until_url: Option<String>,
-    /// Logged in once this CSS selector matches, e.g. "#logout".
+    /// Logged in once this CSS selector matches.
     until_selector: Option<String>,
-    /// How long to wait for the login, in milliseconds (default 120000).
+    /// Wait for the login (default 120000).
     timeout_ms: Option<u32>,
-    /// "html", "text" or "markdown" (default).
+    /// Default markdown.
     #[serde(default)]
     format: ContentFormat,
 }
@@ -411,64 +398,43 @@ fn plugin() -> Plugin {
     Plugin::new()
         .tool(
             Tool::new("capture_page", capture_page)
-                .title("Capture a page")
                 .description(
-                    "Open a URL in the host's capture browser (a persistent profile where the \
-                     user may already be logged in), wait for it to load, and return its title, \
-                     final URL and content as markdown (default), text or html. Set \
-                     capture_cookies to also get its cookies. Only origins in the \
-                     capture.origins grant can be opened.",
+                    "Load a page in the host's logged-in capture browser and return its title, \
+                     URL and content as markdown.",
                 )
                 .read_only()
                 .open_world(),
         )
         .tool(
             Tool::new("get_cookies", get_cookies)
-                .title("Cookies of a site")
                 .description(
-                    "Return the capture profile's cookies for a domain (the cookies the browser \
-                     would send to it) or for a URL's host, as a Cookie header value and as a \
-                     list. Needs the capture.cookies grant and the domain in capture.origins; \
-                     httpOnly cookies are included only with capture.http_only_cookies. Give \
-                     open_url (or open with url) to load a page first.",
+                    "The capture profile's cookies for a site, as a Cookie header. Needs grant \
+                     capture.cookies.",
                 )
                 .read_only()
                 .open_world(),
         )
         .tool(
             Tool::new("login_then_capture", login_then_capture)
-                .title("Log in, then capture")
                 .description(
-                    "Open a login page in the capture browser, wait until the user has logged \
-                     in (the URL matches until_url, or until_selector appears), then capture \
-                     url. Fails with a timeout error when the login does not happen in time.",
+                    "Open a login page in the capture browser, wait for the user to log in, \
+                     then capture url.",
                 )
                 .open_world(),
         )
         .tool(
             Tool::new("ensure_login", ensure_login)
-                .title("Make sure the capture profile is logged in")
                 .description(
-                    "Open url in the capture browser; if the login condition (until_url glob or \
-                     until_selector) already holds, answer \"already logged in\". Otherwise open \
-                     login_url and wait until the user has logged in, up to timeout_ms. Captures \
-                     no content; fails with a timeout error naming the condition when the login \
-                     does not happen in time.",
+                    "Make sure the capture profile is logged in, waiting for the user to log in \
+                     if not.",
                 )
                 .open_world(),
         )
         .tool(
             Tool::new("http_get", http_get)
-                .title("HTTP GET")
                 .description(
-                    "Fetch a URL with an HTTP GET request made by the Warden host, and return the \
-                 response. The first line of the text is `HTTP <status> (<final url>, <N> \
-                 bytes)`, followed by the body: decoded as text for textual content types \
-                 (HTML, JSON, XML, plain text, ...), or `<N bytes of TYPE>` for binary ones. \
-                 Redirects are followed; non-2xx statuses are returned, not treated as \
-                 errors. Only hosts allowed by the administrator's capture.http_hosts grant \
-                 can be fetched: a refusal says which grant to change. Use max_bytes to \
-                 limit large bodies.",
+                    "HTTP GET a URL from the host (APIs, raw files); returns status, headers \
+                     and the body as text.",
                 )
                 .read_only()
                 .open_world(),

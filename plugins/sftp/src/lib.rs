@@ -16,13 +16,12 @@ const MAX_READ: u64 = 16 * 1024 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PathArgs {
-    /// SSH host alias defined by the administrator. Give this or `session`.
+    /// SSH host alias; or give session.
     host: Option<String>,
-    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
-    /// alias is used, under the same SFTP grants.
+    /// An SSH terminal session_id: its host.
     #[serde(alias = "session_id")]
     session: Option<String>,
-    /// Remote path; relative paths start at the first granted root.
+    /// Relative to the first granted root, or absolute.
     path: String,
 }
 
@@ -30,37 +29,31 @@ struct PathArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
-    /// SSH host alias defined by the administrator. Give this or `session`.
+    /// SSH host alias; or give session.
     host: Option<String>,
-    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
-    /// alias is used, under the same SFTP grants.
+    /// An SSH terminal session_id: its host.
     #[serde(alias = "session_id")]
     session: Option<String>,
-    /// Remote file path; relative paths start at the first granted root.
+    /// Relative to the first granted root, or absolute.
     path: String,
-    /// Byte offset to start at (default 0).
+    /// Default 0.
     offset: Option<u64>,
-    /// Read at most this many bytes (default 1048576).
+    /// Default 1048576.
     max_bytes: Option<u64>,
-    /// "text" (UTF-8; fails on binary data), "base64", or omit to pick text when the bytes
-    /// are valid UTF-8 and base64 otherwise.
+    /// text or base64; default: text if valid UTF-8.
     encoding: Option<String>,
 }
 
 /// The result of `sftp_read`.
 #[derive(Debug, Serialize, JsonSchema)]
 struct ReadOutput {
-    /// The bytes, as UTF-8 text or base64 (see `encoding`).
+    /// Text or base64.
     content: String,
-    /// "text" or "base64".
     encoding: String,
-    /// Bytes returned.
     bytes: u64,
-    /// Offset of the first byte returned.
     offset: u64,
-    /// The file's size.
     size: u64,
-    /// Bytes remain after this range: read on from offset + bytes.
+    /// Read on from offset + bytes.
     truncated: bool,
 }
 
@@ -68,19 +61,17 @@ struct ReadOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WriteArgs {
-    /// SSH host alias defined by the administrator. Give this or `session`.
+    /// SSH host alias; or give session.
     host: Option<String>,
-    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
-    /// alias is used, under the same SFTP grants.
+    /// An SSH terminal session_id: its host.
     #[serde(alias = "session_id")]
     session: Option<String>,
-    /// Remote file path; relative paths start at the first granted root.
+    /// Relative to the first granted root, or absolute.
     path: String,
-    /// The data: text, or base64 when `encoding` is "base64".
     content: String,
-    /// "text" (default) or "base64".
+    /// text (default) or base64.
     encoding: Option<String>,
-    /// "create" (fail if the file exists), "overwrite" (default) or "append".
+    /// overwrite (default), create (must not exist) or append.
     mode: Option<String>,
 }
 
@@ -88,15 +79,13 @@ struct WriteArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RenameArgs {
-    /// SSH host alias defined by the administrator. Give this or `session`.
+    /// SSH host alias; or give session.
     host: Option<String>,
-    /// Instead of `host`: the id of an SSH terminal session (from terminal_open); its host
-    /// alias is used, under the same SFTP grants.
+    /// An SSH terminal session_id: its host.
     #[serde(alias = "session_id")]
     session: Option<String>,
-    /// Current path.
     from: String,
-    /// New path (must not exist).
+    /// Must not exist.
     to: String,
 }
 
@@ -276,64 +265,46 @@ fn plugin() -> Plugin {
     Plugin::new()
         .tool(
             Tool::new("sftp_list", list)
-                .title("List a remote directory")
                 .description(
-                    "List a directory on an SSH host alias (`host`, or `session`: the id of an \
-                     SSH terminal session on it): mode, size and name of each entry \
-                     (directories end in /, symlinks in @). Paths must stay under the roots the \
-                     administrator granted.",
+                    "List a remote directory on an SSH host: mode, size, name (dirs end in /).",
                 )
                 .read_only()
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_stat", stat)
-                .title("Stat a remote path")
-                .description("Kind, size, mode and modification time of a remote path.")
+                .description("Kind, size, mode and mtime of a remote path.")
                 .read_only()
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_read", read)
-                .title("Read a remote file")
-                .description(
-                    "Read a remote file: UTF-8 text as is, binary data as base64 (see \
-                     `encoding`). At most max_bytes (default 1 MiB) from offset; the result \
-                     says when more remains.",
-                )
+                .description("Read a remote file, text or base64, from an offset.")
                 .read_only()
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_write", write)
-                .title("Write a remote file")
-                .description(
-                    "Write text or base64 data to a remote file: mode \"overwrite\" (default), \
-                     \"create\" (fails if it exists) or \"append\". Needs the sftp.write grant.",
-                )
+                .description("Write text or base64 to a remote file. Needs grant sftp.write.")
                 .destructive()
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_mkdir", mkdir)
-                .title("Create a remote directory")
-                .description("Create a directory (its parent must exist). Needs sftp.write.")
+                .description("Create a remote directory. Needs grant sftp.write.")
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_remove", remove)
-                .title("Remove a remote file")
                 .description(
-                    "Remove a file, a symlink (not its target) or an empty directory. Needs \
-                     sftp.write.",
+                    "Remove a remote file, symlink or empty directory. Needs grant sftp.write.",
                 )
                 .destructive()
                 .open_world(),
         )
         .tool(
             Tool::new("sftp_rename", rename)
-                .title("Rename a remote path")
-                .description("Rename or move a file or directory within the granted roots.")
+                .description("Rename or move a remote file or directory.")
                 .destructive()
                 .open_world(),
         )

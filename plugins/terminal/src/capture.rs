@@ -1,28 +1,45 @@
 //! Collects a command's output between its start and end markers, keeping the first and
-//! the last half of a byte cap and counting what was left out in the middle.
+//! the last half of a byte cap and recording where the middle that was left out begins (a
+//! stream offset, so `terminal_read` can continue from there) and how long it is.
 
 /// Bytes moved from the head into the tail when the head fills, so that a marker spanning
 /// the boundary is always whole in the tail.
 const OVERLAP: usize = 128;
 
+/// The middle of the output that a result leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// Stream offset of its first byte.
+    pub at: u64,
+    /// Its length in bytes.
+    pub len: u64,
+}
+
 #[derive(Debug)]
 pub struct Capture {
+    /// Stream offset of the first byte pushed.
+    base: u64,
     head: Vec<u8>,
     tail: Vec<u8>,
     half: usize,
     full: bool,
+    /// Stream offset of the first byte after the head, once the head is full.
+    head_end: Option<u64>,
     /// Bytes cut from the middle (by us or because the host's buffer had moved on).
     pub omitted: u64,
     pub total: u64,
 }
 
 impl Capture {
-    pub fn new(cap: usize) -> Self {
+    /// A capture of at most `cap` bytes of the stream that starts at offset `base`.
+    pub fn new(cap: usize, base: u64) -> Self {
         Self {
+            base,
             head: Vec::new(),
             tail: Vec::new(),
             half: (cap / 2).max(OVERLAP * 2),
             full: false,
+            head_end: None,
             omitted: 0,
             total: 0,
         }
@@ -31,6 +48,9 @@ impl Capture {
     /// Output the host dropped before we could read it.
     pub fn skip(&mut self, n: u64) {
         if n > 0 {
+            if !self.full {
+                self.head_end = Some(self.base + self.total);
+            }
             self.omitted += n;
             self.total += n;
             self.full = true;
@@ -50,6 +70,8 @@ impl Capture {
                 let keep = self.head.len().saturating_sub(OVERLAP);
                 self.tail.extend_from_slice(&self.head[keep..]);
                 self.head.truncate(keep);
+                // The head is the stream's first bytes: nothing was skipped before it filled.
+                self.head_end = Some(self.base + self.head.len() as u64);
             }
         }
         self.tail.extend_from_slice(data);
@@ -66,24 +88,33 @@ impl Capture {
         if self.full { &self.tail } else { &self.head }
     }
 
-    /// The collected output: head, a gap note when something was cut, tail; with the bytes
+    /// The collected output: head, `note(cut)` when something was cut, tail; with the bytes
     /// from `start` (an index into the head, or 0) up to `end` (an index into `recent()`).
-    pub fn assemble(&self, start: usize, end: Option<usize>) -> (Vec<u8>, bool) {
+    pub fn assemble(
+        &self,
+        start: usize,
+        end: Option<usize>,
+        note: impl Fn(Cut) -> String,
+    ) -> (Vec<u8>, Option<Cut>) {
         let start = start.min(self.head.len());
         if !self.full {
             let end = end.unwrap_or(self.head.len()).clamp(start, self.head.len());
-            return (self.head[start..end].to_vec(), false);
+            return (self.head[start..end].to_vec(), None);
         }
         let end = end.unwrap_or(self.tail.len()).min(self.tail.len());
         // The tail buffer holds up to twice its share between trims: keep only its share.
         let begin = end.saturating_sub(self.half);
         let omitted = self.omitted + begin as u64;
         let mut out = self.head[start..].to_vec();
-        if omitted > 0 {
-            out.extend_from_slice(format!("\n[... {omitted} bytes omitted ...]\n").as_bytes());
+        let cut = (omitted > 0).then(|| Cut {
+            at: self.head_end.unwrap_or(self.base + self.head.len() as u64),
+            len: omitted,
+        });
+        if let Some(cut) = cut {
+            out.extend_from_slice(note(cut).as_bytes());
         }
         out.extend_from_slice(&self.tail[begin..end]);
-        (out, omitted > 0)
+        (out, cut)
     }
 
     /// The head, where the start marker is looked for.
@@ -104,18 +135,22 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    fn note(cut: Cut) -> String {
+        format!("[cut {} at {}]", cut.len, cut.at)
+    }
+
     #[test]
     fn small_output_is_kept_whole() {
-        let mut c = Capture::new(1024);
+        let mut c = Capture::new(1024, 0);
         c.push(b"hello ");
         c.push(b"world");
-        assert_eq!(c.assemble(0, None), (b"hello world".to_vec(), false));
-        assert_eq!(c.assemble(6, Some(9)).0, b"wor");
+        assert_eq!(c.assemble(0, None, note), (b"hello world".to_vec(), None));
+        assert_eq!(c.assemble(6, Some(9), note).0, b"wor");
     }
 
     #[test]
     fn large_output_keeps_both_ends_and_a_note() {
-        let mut c = Capture::new(1024);
+        let mut c = Capture::new(1024, 7000);
         c.push(b"BEGIN");
         for _ in 0..1000 {
             c.push(&[b'x'; 100]);
@@ -123,18 +158,23 @@ mod tests {
         c.push(b"MARK");
         let end = find(c.recent(), b"MARK");
         assert!(end.is_some());
-        let (out, truncated) = c.assemble(0, end);
-        assert!(truncated);
+        let (out, cut) = c.assemble(0, end, note);
+        let cut = cut.expect("cut");
         assert!(out.starts_with(b"BEGIN"));
         let text = String::from_utf8(out).expect("utf8");
-        assert!(text.contains("bytes omitted"));
+        // The head is everything before the cut, the tail everything after it.
+        let head = text.split_once("[cut").expect("note").0;
+        assert_eq!(cut.at, 7000 + head.len() as u64);
+        assert!(text.contains(&format!("[cut {} at {}]", cut.len, cut.at)));
         assert!(text.len() <= 1024 + 64, "{} bytes", text.len());
+        let tail = text.rsplit_once(']').expect("note").1;
+        assert_eq!(head.len() as u64 + cut.len + tail.len() as u64, 5 + 100_000);
         assert_eq!(c.total, 5 + 100_000 + 4);
     }
 
     #[test]
     fn a_marker_across_the_head_boundary_is_found() {
-        let mut c = Capture::new(512);
+        let mut c = Capture::new(512, 0);
         c.push(&[b'a'; 250]);
         c.push(b"MARKER-xyz");
         c.push(&[b'b'; 10]);

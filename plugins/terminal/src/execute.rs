@@ -14,12 +14,12 @@
 //! The host is told the end marker (`begin-command`), so a later call can see that a
 //! command which outlived its timeout is still running and refuse to type into it.
 
-use crate::capture::{Capture, find};
+use crate::capture::{Capture, Cut, find};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant};
 use warden_sdk::ToolError;
 use warden_sdk::context;
-use warden_sdk::terminal::Session;
+use warden_sdk::terminal::{KEPT_COMMAND_BYTES, Session};
 
 /// What the markers found.
 #[derive(Debug, Default)]
@@ -28,7 +28,8 @@ pub struct Outcome {
     pub exit_code: Option<i32>,
     pub cwd: Option<String>,
     pub timed_out: bool,
-    pub truncated: bool,
+    /// The middle of the output that the result leaves out.
+    pub cut: Option<Cut>,
     pub total_bytes: u64,
     pub session_ended: bool,
 }
@@ -72,12 +73,13 @@ pub fn run(
     if session.busy() {
         return Err(ToolError::failed(busy_message(&info.id)));
     }
-    let mut offset = info.output_bytes;
+    let offset_at_start = info.output_bytes;
+    let mut offset = offset_at_start;
     session.begin_command(end_marker.as_bytes());
     session.write(command_line(command, &token).as_bytes())?;
 
     let deadline = Instant::now() + timeout;
-    let mut capture = Capture::new(cap);
+    let mut capture = Capture::new(cap, offset);
     let mut start: Option<usize> = None;
     let mut ended = false;
     let found = loop {
@@ -118,12 +120,13 @@ pub fn run(
         total_bytes: capture.total,
         ..Outcome::default()
     };
-    let (raw, truncated) = match &found {
+    let note = |cut: Cut| cut_note(&info.id, offset_at_start, cut);
+    let (raw, cut) = match &found {
         Some((end, trailer)) => {
             let (code, cwd) = trailer.split_once(':').unwrap_or((trailer.as_str(), ""));
             outcome.exit_code = code.trim().parse().ok();
             outcome.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
-            capture.assemble(start.unwrap_or(0), Some(*end))
+            capture.assemble(start.unwrap_or(0), Some(*end), note)
         }
         None => {
             outcome.timed_out = !ended;
@@ -131,12 +134,36 @@ pub fn run(
             if ended {
                 outcome.exit_code = session.info().exit_status;
             }
-            capture.assemble(start.unwrap_or(0), None)
+            capture.assemble(start.unwrap_or(0), None, note)
         }
     };
-    outcome.truncated = truncated;
+    outcome.cut = cut;
     outcome.output = clean(&raw, found.is_some());
     Ok(outcome)
+}
+
+/// What stands in a result for the middle it leaves out: how much, and the `terminal_read`
+/// call that continues from there, as far as the session still holds it (the first
+/// [`KEPT_COMMAND_BYTES`] of the command's output).
+fn cut_note(id: &str, command_start: u64, cut: Cut) -> String {
+    const NARROW: &str = "redirect the output to a file, or narrow it with grep/head/tail";
+    let kept_end = command_start + KEPT_COMMAND_BYTES;
+    let readable = kept_end.saturating_sub(cut.at).min(cut.len);
+    let call = format!(
+        r#"terminal_read {{"session_id": "{id}", "offset": {}}} (before the next terminal_execute in this session)"#,
+        cut.at
+    );
+    let what = if readable == cut.len {
+        format!("read them with {call}")
+    } else if readable > 0 {
+        format!(
+            "{call} reads the first {readable}; the rest is gone (a session keeps the first 8 MiB \
+             of a command's output): {NARROW}"
+        )
+    } else {
+        format!("they are gone: {NARROW}")
+    };
+    format!("\n[... {} bytes left out here; {what} ...]\n", cut.len)
 }
 
 /// Terminal bytes to plain text: escapes stripped, CRLF to LF, and for a finished command

@@ -18,8 +18,10 @@ use warden_sdk::terminal::{self, Session, SessionInfo, Target};
 /// Default and largest `timeout_ms` of `terminal_execute`.
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
-/// Default and largest output kept by `terminal_execute`.
-const DEFAULT_OUTPUT_CAP: usize = 256 * 1024;
+/// Default and largest output kept by `terminal_execute` and returned by `terminal_read`.
+/// The output appears twice in a result (text and structured), so 32 KiB of output is a
+/// result of about 17,000 tokens: under what common MCP clients accept (about 25,000).
+const DEFAULT_OUTPUT_CAP: usize = 32 * 1024;
 const MAX_OUTPUT_CAP: usize = 768 * 1024;
 /// Terminal sizes a session may have, and the default.
 const COLS: std::ops::RangeInclusive<u16> = 10..=500;
@@ -30,12 +32,11 @@ const DEFAULT_SIZE: (u16, u16) = (200, 50);
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct OpenArgs {
-    /// SSH host alias defined by the administrator (see the refusal message for the granted
-    /// ones). Omit for a shell on the Warden host itself, which needs terminal.local.
+    /// SSH host alias from the admin; omit for a local shell (grant terminal.local).
     host: Option<String>,
-    /// Terminal width in columns, 10 to 500 (default 200).
+    /// 10-500 (default 200).
     cols: Option<u16>,
-    /// Terminal height in rows, 2 to 200 (default 50).
+    /// 2-200 (default 50).
     rows: Option<u16>,
 }
 
@@ -43,11 +44,10 @@ struct OpenArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ResizeArgs {
-    /// Session id from terminal_open or terminal_list_sessions.
     session_id: String,
-    /// New width in columns, 10 to 500.
+    /// 10-500.
     cols: u16,
-    /// New height in rows, 2 to 200.
+    /// 2-200.
     rows: u16,
 }
 
@@ -55,19 +55,15 @@ struct ResizeArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ExecuteArgs {
-    /// Session from terminal_open. Omit to open a new session on `host`.
+    /// Omit to open a session on host.
     session_id: Option<String>,
-    /// SSH host alias for a new session when `session_id` is omitted.
+    /// SSH host alias, for a new session.
     host: Option<String>,
-    /// One shell command line, run as if typed at the prompt. Shell state (cd, variables)
-    /// carries over between calls on the same session.
+    /// One line, as typed at the prompt.
     command: String,
-    /// Stop waiting after this many milliseconds (default 30000). The command keeps
-    /// running: the result says `still_running`, poll with terminal_read, stop it with
-    /// terminal_write keys ["ctrl-c"].
+    /// Default 30000; the command keeps running after it.
     timeout_ms: Option<u64>,
-    /// Keep at most this many bytes of output (default 262144): the beginning and the end
-    /// are kept, the middle is cut with a note.
+    /// Default 32768; beyond it, head and tail and how to read the middle.
     max_output_bytes: Option<usize>,
 }
 
@@ -75,19 +71,20 @@ struct ExecuteArgs {
 #[derive(Debug, Serialize, JsonSchema)]
 struct ExecuteOutput {
     session_id: String,
-    /// The command's output (ANSI escapes stripped).
+    /// ANSI escapes stripped.
     output: String,
-    /// `$?` after the command; null while it still runs.
+    /// Null while it runs.
     exit_code: Option<i32>,
-    /// The shell's working directory after the command.
     cwd: Option<String>,
-    /// The wait ended before the command did.
+    /// The wait ended first.
     timed_out: bool,
-    /// The command is still running (same as timed_out); poll with terminal_read.
+    /// Same as timed_out.
     still_running: bool,
-    /// Output was cut in the middle to stay under max_output_bytes.
+    /// The middle was cut.
     truncated: bool,
-    /// Bytes of terminal output the command produced.
+    /// terminal_read offset of the cut.
+    cut_offset: Option<u64>,
+    /// Bytes the command printed.
     total_bytes: u64,
 }
 
@@ -95,7 +92,6 @@ struct ExecuteOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SessionArgs {
-    /// Session id from terminal_open or terminal_list_sessions.
     session_id: String,
 }
 
@@ -103,11 +99,14 @@ struct SessionArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ReadArgs {
-    /// Session id from terminal_open or terminal_list_sessions.
     session_id: String,
-    /// How many of the last lines to return (default 50).
+    /// Last lines to return (default 50).
     lines: Option<u32>,
-    /// Wait up to this many milliseconds for new output first (default 0).
+    /// Instead: output from this byte offset (from a cut terminal_execute result).
+    offset: Option<u64>,
+    /// With offset (default 32768).
+    max_bytes: Option<usize>,
+    /// Wait for new output first (default 0).
     wait_ms: Option<u32>,
 }
 
@@ -115,15 +114,13 @@ struct ReadArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct WriteArgs {
-    /// Session id from terminal_open or terminal_list_sessions.
     session_id: String,
-    /// Text to type, sent as is (add "\n" or the key "enter" to submit a line).
+    /// Sent as is; end with "\n" to submit.
     text: Option<String>,
-    /// Named keys sent after `text`, in order: enter, tab, escape, backspace, up, down,
-    /// left, right, home, end, pageup, pagedown, delete, f1-f12, ctrl-a .. ctrl-z.
+    /// After text: enter, tab, escape, backspace, up, down, left, right, home, end, pageup,
+    /// pagedown, delete, f1-f12, ctrl-a..ctrl-z.
     keys: Option<Vec<String>>,
-    /// Wait up to this long (default 500 ms) for the answer to settle, then return the
-    /// last lines of output.
+    /// Settle time before answering (default 500).
     wait_ms: Option<u32>,
 }
 
@@ -241,12 +238,6 @@ fn execute(args: ExecuteArgs) -> Result<Structured<ExecuteOutput>, ToolError> {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    if o.truncated {
-        text.push_str(&format!(
-            "[output truncated: {} bytes in all, the middle was cut; redirect it to a file and read that with sftp_read, or narrow it with grep/head/tail]\n",
-            o.total_bytes
-        ));
-    }
     if o.timed_out {
         text.push_str(&format!(
             "[still running after {} ms in session {id}: poll with terminal_read, or stop it with terminal_write keys [\"ctrl-c\"]]",
@@ -273,13 +264,17 @@ fn execute(args: ExecuteArgs) -> Result<Structured<ExecuteOutput>, ToolError> {
         cwd: o.cwd,
         timed_out: o.timed_out,
         still_running: o.timed_out,
-        truncated: o.truncated,
+        truncated: o.cut.is_some(),
+        cut_offset: o.cut.map(|c| c.at),
         total_bytes: o.total_bytes,
     })
     .text(text))
 }
 
 fn read(args: ReadArgs) -> Result<ToolOutput, ToolError> {
+    if let Some(offset) = args.offset {
+        return read_from(args, offset);
+    }
     let session = attach(&args.session_id)?;
     if let Some(wait) = args.wait_ms.filter(|w| *w > 0) {
         let at = session.info().output_bytes;
@@ -301,6 +296,48 @@ fn read(args: ReadArgs) -> Result<ToolOutput, ToolError> {
         "output": text,
         "session": info_json(&info),
         "still_running": running,
+    }));
+    Ok(out)
+}
+
+/// `terminal_read` with an offset: raw output from there, cleaned, with the call that
+/// continues it.
+fn read_from(args: ReadArgs, offset: u64) -> Result<ToolOutput, ToolError> {
+    let session = attach(&args.session_id)?;
+    let max = args
+        .max_bytes
+        .unwrap_or(DEFAULT_OUTPUT_CAP)
+        .clamp(1024, MAX_OUTPUT_CAP);
+    let wait = Duration::from_millis(args.wait_ms.unwrap_or(0).into());
+    let chunk = session.read(offset, max as u32, wait)?;
+    let from = chunk.next - chunk.data.len() as u64;
+    let total = session.info().output_bytes;
+    let mut text = execute::clean(&chunk.data, false);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if chunk.skipped > 0 {
+        text.insert_str(
+            0,
+            &format!(
+                "[bytes {offset}-{from} are gone: a session keeps its last 64 KiB of output and the first 8 MiB of the latest terminal_execute]\n"
+            ),
+        );
+    }
+    text.push_str(&if chunk.next < total {
+        format!(
+            r#"[bytes {from}-{} of {total}; more: terminal_read {{"session_id": "{}", "offset": {}}}]"#,
+            chunk.next, args.session_id, chunk.next
+        )
+    } else {
+        format!("[bytes {from}-{} of {total}: the end of the output so far]", chunk.next)
+    });
+    let mut out = ToolOutput::text(text);
+    out.structured = Some(serde_json::json!({
+        "from": from,
+        "next": chunk.next,
+        "skipped": chunk.skipped,
+        "total_bytes": total,
     }));
     Ok(out)
 }
@@ -434,80 +471,59 @@ fn plugin() -> Plugin {
     Plugin::new()
         .tool(
             Tool::new("terminal_open", open)
-                .title("Open a terminal session")
                 .description(
-                    "Open a shell session on an SSH host alias defined by the administrator \
-                     (or, if granted, on the Warden host when `host` is omitted). Returns the \
-                     session id to pass to the other terminal tools. Sessions stay open until \
-                     terminal_close.",
+                    "Open a shell on an SSH host (or locally); returns the session_id the other \
+                     terminal tools take. Stays open until terminal_close.",
                 )
                 .open_world(),
         )
         .tool(
             Tool::new("terminal_execute", execute)
-                .title("Run a command")
                 .description(
-                    "Run one shell command line in a terminal session and return its output, \
-                     exit code and working directory. Completion is detected with a random \
-                     marker, not by guessing the prompt. Shell state (cd, exports) persists \
-                     across calls. On timeout (default 30 s) the partial output is returned \
-                     with still_running=true and the session stays usable: poll with \
-                     terminal_read, answer prompts or press ctrl-c with terminal_write. Large \
-                     outputs keep their beginning and end (default cap 256 KiB).",
+                    "Run a shell command and return its output, exit code and cwd; shell state \
+                     persists. On timeout it keeps running: poll with terminal_read, interrupt \
+                     with terminal_write.",
                 )
                 .destructive()
                 .open_world(),
         )
         .tool(
             Tool::new("terminal_read", read)
-                .title("Read terminal output")
                 .description(
-                    "Return the last lines (default 50) of a session's output, ANSI escapes \
-                     stripped, without sending anything. Use wait_ms to wait for new output.",
+                    "A session's latest output lines, or the output from an offset, without \
+                     sending anything.",
                 )
                 .read_only(),
         )
         .tool(
             Tool::new("terminal_write", write)
-                .title("Type into a terminal")
                 .description(
-                    "Send text and/or named keys (enter, ctrl-c, up, tab, q...) to a session: \
-                     answer prompts, drive TUIs, interrupt a running command. Returns the last \
-                     lines of output after a short wait.",
+                    "Send text and keys to a session: answer prompts, drive TUIs, ctrl-c a \
+                     command. Returns the last lines.",
                 )
                 .destructive()
                 .open_world(),
         )
         .tool(
             Tool::new("terminal_screen", screen)
-                .title("Show the terminal screen")
                 .description(
-                    "Return the session's screen as a terminal emulator shows it (rows x \
-                     cols of text): the way to read full-screen programs such as top, less \
-                     or vim.",
+                    "The session's screen as text, to read full-screen programs (top, less, vim).",
                 )
                 .read_only(),
         )
         .tool(
             Tool::new("terminal_resize", resize)
-                .title("Resize a terminal")
-                .description(
-                    "Change a session's terminal size (cols 10-500, rows 2-200): the remote \
-                     PTY gets the new window size (programs see SIGWINCH, `stty size` \
-                     changes) and terminal_screen renders at the new size.",
-                )
+                .description("Change a session's terminal size.")
                 .idempotent(),
         )
         .tool(
             Tool::new("terminal_list_sessions", list)
-                .title("List terminal sessions")
-                .description("List this plugin's terminal sessions: id, target, size, state.")
+                .description("List terminal sessions: id, host, size, state.")
                 .read_only(),
         )
         .tool(
             Tool::new("terminal_close", close)
-                .title("Close a terminal session")
-                .description("Close a session: its shell is hung up and its channel released.")
+                .description("Close a session and hang up its shell.")
                 .idempotent(),
         )
         .resource(

@@ -1,7 +1,8 @@
 //! `warden-bench`: start-up and per-call cost of Warden, measured over real stdio MCP.
 //!
-//! 1. Warm start: spawn `warden serve` with a warm component cache and time spawn ->
-//!    first `tools/list` response (and one cold start with an empty cache, for contrast).
+//! 1. Start: spawn `warden serve` and time spawn -> first `tools/list` response, with a warm
+//!    component cache and with an empty one (cold), for two small plugins and for the four
+//!    built-in plugins.
 //! 2. Per-call latency: the same `echo` tool as a WASM plugin and as the host-native
 //!    baseline (`native:echo`), both over stdio in the same run, alternating call by call;
 //!    p50, p99 and the ratio.
@@ -162,6 +163,44 @@ fn main() {
     .expect("write");
 
     // 1. Start-up.
+    let builtins_manifest = work.join("builtins.toml");
+    std::fs::write(
+        &builtins_manifest,
+        format!(
+            "{server}{}{}{}{}",
+            plugin("browser", "builtin:browser"),
+            plugin("terminal", "builtin:terminal"),
+            plugin("sftp", "builtin:sftp"),
+            plugin("capture", "builtin:capture")
+        ),
+    )
+    .expect("write");
+    let cold_runs = 3;
+    let mut cold_builtins: Vec<Duration> = (0..cold_runs)
+        .map(|i| start_to_tools_list(&bin, &builtins_manifest, &work.join(format!("cold-{i}"))))
+        .collect();
+    cold_builtins.sort();
+    let warm_builtins_cache = work.join("cold-0");
+    let mut warm_builtins: Vec<Duration> = (0..starts)
+        .map(|_| start_to_tools_list(&bin, &builtins_manifest, &warm_builtins_cache))
+        .collect();
+    warm_builtins.sort();
+    println!("## Start to first tools/list (the four built-in plugins)\n");
+    println!("| start | runs | p50 | min | max |\n|---|---|---|---|---|");
+    for (name, runs) in [
+        ("cold (empty cache)", &cold_builtins),
+        ("warm (cache hit)", &warm_builtins),
+    ] {
+        println!(
+            "| {name} | {} | {} | {} | {} |",
+            runs.len(),
+            ms(percentile(runs, 0.5)),
+            ms(runs[0]),
+            ms(runs[runs.len() - 1])
+        );
+    }
+    println!();
+
     let cold_cache = work.join("cold-cache");
     let cold = start_to_tools_list(&bin, &both_manifest, &cold_cache);
     let warm_cache = work.join("warm-cache");

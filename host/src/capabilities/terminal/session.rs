@@ -1,7 +1,8 @@
 //! One terminal session's output side: a 64 KiB ring buffer of raw output addressed by
-//! stream offset, a vt100 screen model for TUIs, and the exit status. The pump that feeds it
-//! (an SSH channel or a PTY reader) never blocks on a slow reader: old output is dropped,
-//! and a read says how much it missed.
+//! stream offset, the first 8 MiB of the latest `terminal_execute` command's output, a vt100
+//! screen model for TUIs, and the exit status. The pump that feeds it (an SSH channel or a
+//! PTY reader) never blocks on a slow reader: old output is dropped, and a read says how
+//! much it missed.
 
 use crate::capabilities::resource_events::ResourceEvents;
 use std::collections::VecDeque;
@@ -11,6 +12,10 @@ use tokio::sync::watch;
 
 /// Output kept per session.
 pub const RING_BYTES: usize = 64 * 1024;
+/// The beginning of the latest command's output, kept until the next command begins: a
+/// result cut to fit a client names the offset where its cut begins, and the bytes after it
+/// must still be there to read. Bounded per session (16 sessions at most per plugin).
+pub const COMMAND_BYTES: usize = 8 * 1024 * 1024;
 
 /// Output read from a session (mirrors the WIT `chunk`).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -39,6 +44,8 @@ struct Output {
     /// The last non-blank cursor line while no command was pending: the shell's prompt, for
     /// a command typed right after the previous one ended, before the prompt was redrawn.
     idle_prompt: String,
+    /// Stream offset and first bytes (up to [`COMMAND_BYTES`]) of the latest command.
+    command: Option<(u64, Vec<u8>)>,
 }
 
 /// A running command: its end marker is watched for in everything the pump pushes (not only
@@ -126,6 +133,7 @@ impl OutputLog {
                 exit_status: None,
                 pending: None,
                 idle_prompt: String::new(),
+                command: None,
             }),
             watchers: Mutex::new(None),
             progress: watch::Sender::new(Progress::default()),
@@ -156,6 +164,10 @@ impl OutputLog {
                 if !line.trim().is_empty() {
                     out.idle_prompt = line;
                 }
+            }
+            if let Some((_, kept)) = out.command.as_mut() {
+                let room = COMMAND_BYTES.saturating_sub(kept.len());
+                kept.extend_from_slice(&bytes[..room.min(bytes.len())]);
             }
             // Only the last RING_BYTES of a large chunk can be kept anyway.
             let keep = &bytes[bytes.len().saturating_sub(RING_BYTES)..];
@@ -234,6 +246,20 @@ impl OutputLog {
         let ended = rx.borrow().ended;
         let out = self.lock();
         let end = out.start + out.ring.len() as u64;
+        // Before the ring: the kept beginning of the latest command, if it covers `offset`.
+        if let Some((at, kept)) = &out.command
+            && offset < out.start
+            && (*at..*at + kept.len() as u64).contains(&offset)
+        {
+            let begin = usize::try_from(offset - at).unwrap_or(usize::MAX);
+            let take = kept.len().saturating_sub(begin).min(max);
+            return Chunk {
+                data: kept[begin..begin + take].to_vec(),
+                next: offset + take as u64,
+                skipped: 0,
+                ended: false,
+            };
+        }
         let from = offset.clamp(out.start, end);
         let skipped = from.saturating_sub(offset);
         let begin = usize::try_from(from - out.start).unwrap_or(usize::MAX);
@@ -279,6 +305,8 @@ impl OutputLog {
             prompt,
             seen: 0,
         });
+        let at = out.start + out.ring.len() as u64;
+        out.command = Some((at, Vec::new()));
     }
 
     /// The command from [`Self::begin_command`] still runs: its marker has not been seen,
@@ -345,6 +373,31 @@ mod tests {
         log.push(b"tail");
         let c = log.read(100_011, 100, Duration::ZERO).await;
         assert_eq!(c.data, b"tail");
+    }
+
+    #[tokio::test]
+    async fn the_beginning_of_the_latest_command_stays_readable() {
+        let log = OutputLog::new(80, 24);
+        log.push(b"before");
+        log.begin_command(b"END".to_vec());
+        let out: Vec<u8> = (0..COMMAND_BYTES + 200_000)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        log.push(&out);
+        // Inside the kept beginning: whole, nothing skipped.
+        let c = log.read(6 + 1000, 500, Duration::ZERO).await;
+        assert_eq!(c.data, &out[1000..1500]);
+        assert_eq!((c.next, c.skipped), (6 + 1500, 0));
+        // Between the kept beginning and the ring: gone, and said so.
+        let gap = 6 + COMMAND_BYTES as u64 + 10;
+        let c = log.read(gap, 100, Duration::ZERO).await;
+        let ring_start = log.total() - RING_BYTES as u64;
+        assert_eq!(c.skipped, ring_start - gap);
+        // Output from before the command is not kept by it.
+        assert_eq!(log.read(0, 10, Duration::ZERO).await.skipped, ring_start);
+        // The next command replaces it.
+        log.begin_command(b"END2".to_vec());
+        assert!(log.read(6 + 1000, 10, Duration::ZERO).await.skipped > 0);
     }
 
     #[tokio::test]
