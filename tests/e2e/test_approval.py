@@ -6,6 +6,8 @@ gets a refusal that says why (-32021 on 2026-07-28). Every answer is audited."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import httpx2 as httpx
 import mcp.types as types
@@ -161,3 +163,38 @@ async def test_a_modern_client_approves_through_an_input_round(approval_manifest
     assert ("allowed", None) in decisions and any(d == "denied" and "declined" in (r or "") for d, r in decisions), decisions
     calls = [line for line in approval_manifest.audit_lines() if line["event"] == "tool_call"]
     assert sum(1 for c in calls if c["outcome"] == "ok") == 1, calls
+
+
+async def test_a_remembered_approval_covers_the_same_argument_for_a_while(start_warden, write_manifest, helpers, echo_wasm):
+    manifest = write_manifest(
+        helpers.plugin_block(
+            "echo", echo_wasm, 'require_approval = ["echo"]\nremember_approval = { for = "10m", per = "text" }'
+        )
+    )
+    asked: list[str] = []
+    async with start_warden(manifest, elicitation_callback=answering("accept", True, asked)) as w:
+        for text in ["deploy", "deploy", "rollback", "deploy"]:
+            result = await w.call("echo", {"text": text})
+            assert not result.is_error, helpers.text_of(result)
+    # Asked for "deploy" once and for "rollback" once.
+    assert len(asked) == 2, asked
+    approvals = [line for line in manifest.audit_lines() if line["event"] == "approval"]
+    reasons = [a.get("reason") or "" for a in approvals]
+    assert [a["decision"] for a in approvals] == ["allowed"] * 4, approvals
+    assert sum(1 for r in reasons if r.startswith("remembered")) == 2, reasons
+
+
+async def test_remember_approval_is_checked_at_load(warden_bin, warden_env, write_manifest, helpers, echo_wasm):
+    for extra, why in [
+        ('remember_approval = { for = "2d" }\nrequire_approval = ["echo"]', "at most 24h"),
+        ('remember_approval = { for = "10m" }', "needs require_approval"),
+    ]:
+        manifest = write_manifest(helpers.plugin_block("echo", echo_wasm, extra))
+        done = subprocess.run(
+            [str(warden_bin), "check", "--manifest", str(manifest.path)],
+            env={**os.environ, **warden_env},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0 and why in done.stderr + done.stdout, (extra, done.stderr, done.stdout)

@@ -131,6 +131,17 @@ impl ToolFilter {
     }
 }
 
+/// `remember_approval`: an approval also covers later calls of the same tool from the same
+/// client session within `window`, with the same value of argument `per` if set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RememberApproval {
+    pub window: Duration,
+    pub per: Option<String>,
+}
+
+/// The longest `remember_approval.for`.
+const MAX_APPROVAL_MEMORY: Duration = Duration::from_secs(24 * 3600);
+
 /// Per-plugin resource limits.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -148,6 +159,8 @@ pub struct PluginConfig {
     pub tools: ToolFilter,
     /// Tools (the plugin's own names) that need the user's approval for each call.
     pub require_approval: GlobList,
+    /// How long an approval also covers later calls (`remember_approval`); `None`: never.
+    pub remember_approval: Option<RememberApproval>,
     pub limits: Limits,
     pub grants: Arc<Grants>,
     /// Line of the plugin's `name` key, for errors found after load (tool collisions).
@@ -759,6 +772,30 @@ impl Validator<'_> {
             deny: self.globs("tools.deny", &entry.tools.deny),
         };
         let require_approval = self.globs("require_approval", &entry.require_approval);
+        let remember_approval = entry.remember_approval.as_ref().and_then(|spec| {
+            let window = self.duration("remember_approval.for", Some(&spec.window), Duration::ZERO);
+            if window.is_zero() {
+                return None; // already reported: not a duration
+            }
+            if window > MAX_APPROVAL_MEMORY {
+                self.error(
+                    spec.window.span(),
+                    "remember_approval.for is at most 24h (for example \"10m\")".to_string(),
+                );
+                return None;
+            }
+            if entry.require_approval.is_empty() {
+                self.error(
+                    spec.window.span(),
+                    "remember_approval needs require_approval: it says how long an approval counts, and no tool of this plugin asks for one".to_string(),
+                );
+                return None;
+            }
+            Some(RememberApproval {
+                window,
+                per: spec.per.as_ref().map(|p| p.get_ref().clone()),
+            })
+        });
 
         let limits = Limits {
             memory: self.size(
@@ -803,6 +840,7 @@ impl Validator<'_> {
             tool_prefix,
             tools,
             require_approval,
+            remember_approval,
             limits,
             grants: Arc::new(grants),
             line,

@@ -215,12 +215,28 @@ pub struct PluginEntry {
     /// Example: `require_approval = ["terminal_execute", "sftp_remove"]`.
     #[serde(default)]
     pub require_approval: Vec<Spanned<String>>,
+    /// How long a user's approval also covers later calls of the same tool from the same
+    /// client session, optionally only with the same value of one argument. Default: every
+    /// call is asked. Example: `remember_approval = { for = "10m", per = "session_id" }`.
+    pub remember_approval: Option<RememberApprovalSpec>,
     /// Resource limits. Example: `limits = { memory = "128MiB", call_timeout = "60s" }`.
     #[serde(default)]
     pub limits: LimitsSpec,
     /// What the plugin may touch. Nothing is granted unless it is listed here.
     #[serde(default)]
     pub grants: GrantsSpec,
+}
+
+/// `remember_approval = { for = "10m", per = "session_id" }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RememberApprovalSpec {
+    /// How long an approval counts, at most 24 hours. Example: `for = "10m"`.
+    #[serde(rename = "for")]
+    pub window: Spanned<String>,
+    /// Only for later calls whose argument of this name has the same value (a session id,
+    /// a host alias). Example: `per = "session_id"`.
+    pub per: Option<Spanned<String>>,
 }
 
 /// Globs over the plugin's own tool names: `tools = ["browse_navigate", "browse_snap*"]`

@@ -88,13 +88,26 @@ impl Registry {
                         tool: name.to_string(),
                         arguments: arguments.to_string(),
                     };
-                    let answer = {
-                        let _waiting = call.wait.wait();
-                        approval::ask(asker.as_ref(), &request).await
+                    let rule = plugin.config.remember_approval.as_ref();
+                    let who = format!(
+                        "{}\n{}",
+                        session.as_deref().unwrap_or(""),
+                        client.as_deref().unwrap_or("")
+                    );
+                    let remembered = approval::Memory::key(rule, &request, &who);
+                    let answer = match &remembered {
+                        Some(key) if self.approvals.covers(key) => Approval::Remembered,
+                        _ => {
+                            let _waiting = call.wait.wait();
+                            approval::ask(asker.as_ref(), &request).await
+                        }
                     };
+                    if let (Approval::Approved, Some(key), Some(rule)) = (&answer, remembered, rule) {
+                        self.approvals.remember(key, rule.window);
+                    }
                     self.audit_approval(plugin, name, &answer, client.as_deref(), session.as_deref());
                     match answer {
-                        Approval::Approved => {}
+                        Approval::Approved | Approval::Remembered => {}
                         Approval::Refused(why) | Approval::Unavailable(why) => {
                             return Err(CallFailure::NotApproved(format!(
                                 "{name} needs the user's approval for each call (require_approval of plugin '{}' in the manifest), and it was not given: {why}",
@@ -267,6 +280,13 @@ impl Registry {
     ) {
         let (decision, outcome, reason) = match answer {
             Approval::Approved => ("allowed", Outcome::Ok, None),
+            Approval::Remembered => (
+                "allowed",
+                Outcome::Ok,
+                Some(
+                    "remembered: the user approved this tool for this session within remember_approval",
+                ),
+            ),
             Approval::Refused(why) | Approval::Unavailable(why) => {
                 ("denied", Outcome::Denied, Some(why.as_str()))
             }

@@ -84,6 +84,8 @@ pub struct Registry {
     prompts: Vec<PromptEntry>,
     prompt_routes: HashMap<String, (usize, String)>,
     services: Arc<HostServices>,
+    /// Approvals that still cover later calls (`remember_approval`).
+    pub(super) approvals: super::approval::Memory,
 }
 
 impl Registry {
@@ -236,6 +238,7 @@ impl Registry {
             prompts,
             prompt_routes,
             services,
+            approvals: super::approval::Memory::default(),
         })
     }
 
