@@ -150,9 +150,15 @@ async def test_a_modern_client_approves_through_an_input_round(approval_manifest
 
         done = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=yes, requestState=state))
         assert done["result"].get("isError") is not True and "deploy" in str(done["result"]["content"]), done
+        # One approval runs the call once: the same state again is refused.
+        replayed = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=yes, requestState=state))
+        assert replayed["error"]["code"] == -32602 and "already used" in replayed["error"]["message"], replayed
 
+        again = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES))["result"]
         no = {key: {"action": "decline"}}
-        refused = rpc_body(await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=no, requestState=state))
+        refused = rpc_body(
+            await modern_call(url, "echo", {"text": "deploy"}, ALL_CAPABILITIES, inputResponses=no, requestState=again["requestState"])
+        )
         assert refused["result"]["isError"] is True and "declined" in str(refused["result"]["content"]), refused
 
         without = await modern_call(url, "echo", {"text": "deploy"}, {"sampling": {}})

@@ -7,10 +7,11 @@
 //! Why a replay and not a call paused in memory: a paused call would hold the plugin's one
 //! instance (every other call of that plugin waits behind it) for as long as a client that
 //! may never come back takes, and would tie the retry to this process. The replay keeps
-//! nothing on the server: the answers so far travel in `requestState`, sealed with a
+//! almost nothing on the server: the answers so far travel in `requestState`, sealed with a
 //! per-process HMAC key, bound to the request (method, name, arguments, authenticated client)
 //! and to a time limit, so the client can neither forge nor alter an answer, nor move it to
-//! another request (-32602). The cost is the plugin's: what a tool does before an ask runs
+//! another request (-32602). Each state is good for one retry (its nonce is remembered until
+//! it would expire), so answers cannot be replayed to run an approved call twice. The cost is the plugin's: what a tool does before an ask runs
 //! again on the retry, so tools ask first and act after (the SDK's `ask` says so).
 //!
 //! A question whose capability the request did not declare fails the request with -32021
@@ -25,8 +26,9 @@ use rmcp::model::{
     SealOptions,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -36,6 +38,9 @@ const MAX_STATE: usize = 256 * 1024;
 /// What the client carries between rounds.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Record {
+    /// Fresh for each state handed out: a state is good for one retry, so a client cannot
+    /// run an approved call again by sending the same answers twice.
+    nonce: u64,
     /// The answers of each ask the call made, in order.
     answered: Vec<Answers>,
     /// The ask that waits for the client: its questions, and the answers a retry already
@@ -129,9 +134,15 @@ pub enum Step<T> {
     Input(InputRequiredResult),
 }
 
-/// Seals and opens the request state of this server.
+/// States spent at most at once (each expires with its TTL); past this, new rounds are
+/// refused until some expire.
+const MAX_SPENT: usize = 100_000;
+
+/// Seals and opens the request state of this server, and remembers the spent ones.
 pub struct Rounds {
     codec: RequestStateCodec,
+    /// Nonces of states already used, until their TTL would have expired them anyway.
+    spent: Mutex<HashMap<u64, Instant>>,
 }
 
 impl Default for Rounds {
@@ -139,6 +150,7 @@ impl Default for Rounds {
         let key: [u8; 32] = rand::random();
         Self {
             codec: RequestStateCodec::new(key.to_vec()),
+            spent: Mutex::default(),
         }
     }
 }
@@ -197,6 +209,7 @@ impl Rounds {
         };
         if !record.pending.is_empty() {
             take_answers(&mut record, retry.responses)?;
+            self.spend(record.nonce)?;
             if record.unanswered().next().is_some() {
                 // Ask again for what is still missing.
                 return self.ask(&binding, record).map(Step::Input);
@@ -253,8 +266,30 @@ impl Rounds {
         }
     }
 
+    /// Mark a state's nonce used; refuse a state used before.
+    fn spend(&self, nonce: u64) -> Result<(), McpError> {
+        let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        spent.retain(|_, until| *until > now);
+        if spent.contains_key(&nonce) {
+            return Err(McpError::invalid_params(
+                "requestState was already used; send the request again without requestState and inputResponses",
+                None,
+            ));
+        }
+        if spent.len() >= MAX_SPENT {
+            return Err(McpError::internal_error(
+                "too many input rounds in flight; try again in a few minutes",
+                None,
+            ));
+        }
+        spent.insert(nonce, now + ANSWER_TIMEOUT);
+        Ok(())
+    }
+
     /// The result that asks the client for the pending questions not yet answered.
-    fn ask(&self, binding: &str, record: Record) -> Result<InputRequiredResult, McpError> {
+    fn ask(&self, binding: &str, mut record: Record) -> Result<InputRequiredResult, McpError> {
+        record.nonce = rand::random();
         let mut requests = InputRequests::new();
         for (key, question) in record.unanswered() {
             let request = input_request(question).map_err(|e| {
@@ -384,6 +419,24 @@ mod tests {
             Rounds::default().open(&binding(), &state).is_err(),
             "another process's key"
         );
+    }
+
+    #[test]
+    fn a_state_is_good_for_one_retry() {
+        let rounds = Rounds::default();
+        let record = Record {
+            pending: vec![("user_name".into(), form())],
+            ..Record::default()
+        };
+        let state = rounds
+            .ask(&binding(), record)
+            .expect("sealed")
+            .request_state
+            .expect("state");
+        let opened = rounds.open(&binding(), &state).expect("opens");
+        assert!(rounds.spend(opened.nonce).is_ok());
+        let again = rounds.open(&binding(), &state).expect("still authentic");
+        assert!(rounds.spend(again.nonce).is_err(), "replayed");
     }
 
     #[test]
