@@ -355,10 +355,13 @@ fn http_client(context: &RequestContext<RoleServer>) -> Option<String> {
 impl WardenServer {
     /// Run `start` for a request: directly on a session; through [`asks::rounds::Rounds`] on
     /// 2026-07-28, where a call that asks the client pauses until the client's retry.
+    /// `request` is the method, the tool or prompt name (or URI) and the arguments, which bind
+    /// a 2026-07-28 request state to its request; `retry` its `requestState` and
+    /// `inputResponses`.
     async fn run<T, F>(
         &self,
         context: &RequestContext<RoleServer>,
-        binding: asks::rounds::Binding,
+        request: (&'static str, &str, &str),
         retry: (Option<&str>, Option<&model::InputResponses>),
         start: F,
     ) -> Result<asks::rounds::Step<T>, McpError>
@@ -366,6 +369,13 @@ impl WardenServer {
         T: Send + 'static,
         F: FnOnce(CallContext) -> BoxFuture<'static, T>,
     {
+        let (method, name, arguments) = request;
+        let binding = asks::rounds::Binding {
+            method,
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+            client: http_client(context),
+        };
         let call = call_context(self, context, true);
         if !is_stateless(context) {
             return Ok(asks::rounds::Step::Done(start(call).await));
@@ -448,18 +458,13 @@ impl ServerHandler for WardenServer {
             })?,
             None => "{}".to_string(),
         };
-        let binding = asks::rounds::Binding {
-            method: "tools/call",
-            name: name.to_string(),
-            arguments: arguments.clone(),
-            client: http_client(&context),
-        };
+        let bound = arguments.clone();
         let registry = served.registry.clone();
         let tool = name.to_string();
         let step = self
             .run(
                 &context,
-                binding,
+                ("tools/call", name, &bound),
                 (
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),
@@ -546,18 +551,12 @@ impl ServerHandler for WardenServer {
         let data = || Some(serde_json::json!({ "uri": uri }));
         let not_found =
             || McpError::resource_not_found(format!("no plugin serves the resource {uri}"), data());
-        let binding = asks::rounds::Binding {
-            method: "resources/read",
-            name: uri.to_string(),
-            arguments: String::new(),
-            client: http_client(&context),
-        };
         let registry = served.registry.clone();
         let target = uri.to_string();
         let step = self
             .run(
                 &context,
-                binding,
+                ("resources/read", uri, ""),
                 (
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),
@@ -731,18 +730,13 @@ impl ServerHandler for WardenServer {
         let arguments = convert::string_pairs(request.arguments.as_ref()).map_err(|key| {
             McpError::invalid_params(format!("prompt argument `{key}` must be a string"), None)
         })?;
-        let binding = asks::rounds::Binding {
-            method: "prompts/get",
-            name: name.to_string(),
-            arguments: serde_json::to_string(&arguments).unwrap_or_default(),
-            client: http_client(&context),
-        };
+        let bound = serde_json::to_string(&arguments).unwrap_or_default();
         let registry = served.registry.clone();
         let prompt = name.to_string();
         let step = self
             .run(
                 &context,
-                binding,
+                ("prompts/get", name, &bound),
                 (
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),

@@ -255,11 +255,7 @@ impl HostPage for View<'_, BrowserCtx> {
         jpeg: bool,
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
-        let area = match area {
-            ScreenshotArea::Viewport => Area::Viewport,
-            ScreenshotArea::FullPage => Area::FullPage,
-            ScreenshotArea::Element(h) => Area::Element(h),
-        };
+        let area = screenshot_area(area);
         Ok(tab.screenshot(area, jpeg).await?)
     }
 
@@ -271,11 +267,7 @@ impl HostPage for View<'_, BrowserCtx> {
         marks: Vec<(Rect, String)>,
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
-        let area = match area {
-            ScreenshotArea::Viewport => Area::Viewport,
-            ScreenshotArea::FullPage => Area::FullPage,
-            ScreenshotArea::Element(h) => Area::Element(h),
-        };
+        let area = screenshot_area(area);
         let marks: Vec<super::super::marks::Mark> = marks
             .into_iter()
             .map(|(r, label)| super::super::marks::Mark {
@@ -450,5 +442,13 @@ impl HostPage for View<'_, BrowserCtx> {
         // Dropping the handle keeps the tab: the plugin may attach to it again by id.
         let _ = self.table().delete(page);
         Ok(())
+    }
+}
+
+fn screenshot_area(area: ScreenshotArea) -> Area {
+    match area {
+        ScreenshotArea::Viewport => Area::Viewport,
+        ScreenshotArea::FullPage => Area::FullPage,
+        ScreenshotArea::Element(h) => Area::Element(h),
     }
 }
