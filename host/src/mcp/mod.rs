@@ -64,7 +64,7 @@ pub struct WardenServer {
     /// Connected clients, told when the tool list changes.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
-    listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
+    listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
     /// Seals the request state of 2026-07-28 input rounds.
@@ -165,14 +165,18 @@ impl WardenServer {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut open = Vec::new();
-        for sink in listeners {
-            match sink.notify_tool_list_changed().await {
-                Ok(()) => open.push(sink),
-                Err(e) => tracing::debug!("dropping a closed subscription: {e}"),
+        let mut closed = Vec::new();
+        for (id, sink) in listeners {
+            if let Err(e) = sink.notify_tool_list_changed().await {
+                tracing::debug!("dropping a closed subscription: {e}");
+                closed.push(id);
             }
         }
-        *self.listeners.lock().unwrap_or_else(|p| p.into_inner()) = open;
+        // Streams opened meanwhile stay.
+        self.listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(id, _)| !closed.contains(id));
     }
 }
 
@@ -742,18 +746,32 @@ impl ServerHandler for WardenServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        static STREAMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let stream = STREAMS.fetch_add(1, Ordering::Relaxed);
+        // Resource subscriptions first: when they are refused, nothing of this stream stays.
+        let listen = match &context.accepted().resource_subscriptions {
+            Some(uris) => Some(
+                self.subscriptions
+                    .listen(uris, context.sink())
+                    .map_err(|e| McpError::invalid_params(e.to_string(), None))?,
+            ),
+            None => None,
+        };
         if context.accepted().tools_list_changed == Some(true) {
             self.listeners
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(context.sink().clone());
-        }
-        if let Some(uris) = &context.accepted().resource_subscriptions {
-            self.subscriptions
-                .listen(uris, context.sink())
-                .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+                .push((stream, context.sink().clone()));
         }
         context.cancelled().await;
+        // The stream ended: nothing is sent to it any more.
+        self.listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(id, _)| *id != stream);
+        if let Some(listen) = listen {
+            self.subscriptions.end(listen);
+        }
         Ok(())
     }
 

@@ -33,7 +33,7 @@ use rmcp::model::{
     SealOptions,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -217,7 +217,15 @@ const MAX_SPENT: usize = 100_000;
 pub struct Rounds {
     codec: RequestStateCodec,
     /// Nonces of states already used, until their TTL would have expired them anyway.
-    spent: Mutex<HashMap<u64, Instant>>,
+    spent: Mutex<Spent>,
+}
+
+/// Spent nonces, and when each may be forgotten. Every nonce is kept for the same time, so
+/// insertion order is expiry order and forgetting is popping from the front.
+#[derive(Default)]
+struct Spent {
+    nonces: HashSet<u64>,
+    expiry: VecDeque<(Instant, u64)>,
 }
 
 impl Default for Rounds {
@@ -366,20 +374,26 @@ impl Rounds {
     fn spend(&self, nonce: u64) -> Result<(), McpError> {
         let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        spent.retain(|_, until| *until > now);
-        if spent.contains_key(&nonce) {
+        while let Some(&(until, old)) = spent.expiry.front()
+            && until <= now
+        {
+            spent.expiry.pop_front();
+            spent.nonces.remove(&old);
+        }
+        if spent.nonces.contains(&nonce) {
             return Err(McpError::invalid_params(
                 "requestState was already used; send the request again without requestState and inputResponses",
                 None,
             ));
         }
-        if spent.len() >= MAX_SPENT {
+        if spent.nonces.len() >= MAX_SPENT {
             return Err(McpError::internal_error(
                 "too many input rounds in flight; try again in a few minutes",
                 None,
             ));
         }
-        spent.insert(nonce, now + ANSWER_TIMEOUT);
+        spent.nonces.insert(nonce);
+        spent.expiry.push_back((now + ANSWER_TIMEOUT, nonce));
         Ok(())
     }
 
