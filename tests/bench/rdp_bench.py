@@ -35,6 +35,9 @@ from test_rdp import near, pixel, png_rgb  # noqa: E402
 WARDEN = Path(os.environ.get("WARDEN_BIN", REPO / "target" / "release" / "warden"))
 
 
+SIZES: list[int] = []
+
+
 def pct(values: list[float], p: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
@@ -64,7 +67,7 @@ async def warden_side(server, tmp: Path, runs: int, shots: int) -> tuple[list[fl
                 for _ in range(runs):
                     start = time.perf_counter()
                     opened = await session.call_tool("terminal_open", {"rdp": "desk"})
-                    sid = opened.structuredContent["id"]
+                    sid = opened.structured_content["id"]
                     while True:
                         shot = await session.call_tool("terminal_screenshot", {"session_id": sid})
                         data = base64.b64decode(next(b for b in shot.content if b.type == "image").data)
@@ -72,11 +75,14 @@ async def warden_side(server, tmp: Path, runs: int, shots: int) -> tuple[list[fl
                             break
                     first_frame.append(time.perf_counter() - start)
                     await session.call_tool("terminal_close", {"session_id": sid})
-                sid = (await session.call_tool("terminal_open", {"rdp": "desk"})).structuredContent["id"]
+                sid = (await session.call_tool("terminal_open", {"rdp": "desk"})).structured_content["id"]
                 for _ in range(shots):
                     start = time.perf_counter()
-                    await session.call_tool("terminal_screenshot", {"session_id": sid})
+                    shot = await session.call_tool("terminal_screenshot", {"session_id": sid})
                     latency.append(time.perf_counter() - start)
+                    data = base64.b64decode(next(b for b in shot.content if b.type == "image").data)
+                    assert complete(data), "the screenshot is not the full frame"
+                    SIZES.append(len(data))
                 await session.call_tool("terminal_close", {"session_id": sid})
     return first_frame, latency
 
@@ -144,7 +150,7 @@ def main() -> None:
         print(f"time to first full frame, xfreerdp (process start to first frame end): p50 "
               f"{ms(statistics.median(x_first))}, min {ms(min(x_first))}, max {ms(max(x_first))} ({len(x_first)} runs)")
     print(f"terminal_screenshot 1024x768 PNG: p50 {latency and ms(pct(latency, 50))}, p99 {ms(pct(latency, 99))} "
-          f"({len(latency)} calls)")
+          f"({len(latency)} calls, PNG {statistics.median(SIZES) / 1024:.0f} KiB)")
 
 
 if __name__ == "__main__":
