@@ -54,6 +54,7 @@ impl App {
             audit,
             manifest.browser.clone(),
             manifest.ssh_hosts.clone(),
+            manifest.rdp_hosts.clone(),
             previous,
         ));
         let max_memory = manifest

@@ -73,7 +73,7 @@
 //!
 //! - [`context`]: progress, logging and cancellation of the current call (always granted).
 //! - [`capture`]: HTTP fetched by the host, allowed by the manifest's `capture` grant.
-//! - [`browser`], [`terminal`], [`sftp`]: the other capabilities.
+//! - [`browser`], [`terminal`], [`sftp`], [`rdp`]: the other capabilities.
 //!
 //! A component imports only the capabilities its code calls, and the host checks every call
 //! against the manifest's grants. Capability calls return [`CapabilityError`], which `?`
@@ -90,6 +90,7 @@ mod error;
 mod output;
 mod plugin;
 mod prompt;
+pub mod rdp;
 mod schema;
 pub mod sftp;
 pub mod terminal;

@@ -8,6 +8,7 @@
 pub mod browser;
 pub mod capture;
 pub mod errors;
+pub mod rdp;
 pub mod resource_events;
 pub mod sftp;
 pub mod terminal;
@@ -17,9 +18,10 @@ pub use view::{Base, HasView, View};
 
 use crate::audit::{AuditLog, GuestScope};
 use crate::manifest::grants::Grants;
-use crate::manifest::{BrowserConfig, Manifest, SshHostConfig};
+use crate::manifest::{BrowserConfig, Manifest, RdpHostConfig, SshHostConfig};
 use browser::BrowserCtx;
 use capture::CaptureCtx;
+use rdp::RdpCtx;
 use sftp::SftpCtx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,6 +34,7 @@ pub struct Contexts {
     pub browser: BrowserCtx,
     pub terminal: TerminalCtx,
     pub sftp: SftpCtx,
+    pub rdp: RdpCtx,
     pub capture: CaptureCtx,
 }
 
@@ -40,6 +43,7 @@ pub struct Projections<T> {
     pub browser: Project<T, BrowserCtx>,
     pub terminal: Project<T, TerminalCtx>,
     pub sftp: Project<T, SftpCtx>,
+    pub rdp: Project<T, RdpCtx>,
     pub capture: Project<T, CaptureCtx>,
 }
 
@@ -52,6 +56,7 @@ pub fn add_to_linker<T: Send + 'static>(
     browser::add_to_linker(linker, get.browser)?;
     terminal::add_to_linker(linker, get.terminal)?;
     sftp::add_to_linker(linker, get.sftp)?;
+    rdp::add_to_linker(linker, get.rdp)?;
     capture::add_to_linker(linker, get.capture)
 }
 
@@ -70,6 +75,10 @@ pub struct HostServices {
     pub sessions: Arc<terminal::table::SessionTable>,
     /// SFTP subsystems, one per host alias, on the `ssh` connections.
     pub sftp: Arc<sftp::client::SftpPool>,
+    /// `[rdp.hosts]` of the manifest.
+    pub rdp_hosts: Arc<BTreeMap<String, RdpHostConfig>>,
+    /// Remote desktop sessions, per plugin (shared with the next services after a reload).
+    pub desktops: Arc<rdp::table::DesktopTable>,
     /// Changes of plugin resources, for subscribed clients (kept across reloads).
     pub resource_events: Arc<resource_events::ResourceEvents>,
 }
@@ -81,6 +90,7 @@ impl HostServices {
         audit: Arc<AuditLog>,
         browser: BrowserConfig,
         ssh_hosts: BTreeMap<String, SshHostConfig>,
+        rdp_hosts: BTreeMap<String, RdpHostConfig>,
         previous: Option<&HostServices>,
     ) -> Self {
         let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
@@ -100,6 +110,8 @@ impl HostServices {
             sftp: Arc::new(sftp::client::SftpPool::new(ssh.clone())),
             ssh,
             sessions: Arc::default(),
+            rdp_hosts: Arc::new(rdp_hosts),
+            desktops: previous.map(|p| p.desktops.clone()).unwrap_or_default(),
             resource_events: previous
                 .map(|p| p.resource_events.clone())
                 .unwrap_or_default(),
@@ -131,10 +143,11 @@ impl HostServices {
     /// Before Warden exits: close the browsers cleanly (persistent profiles written out)
     /// and the terminal sessions.
     pub async fn shutdown(&self) {
-        futures::future::join3(
+        futures::future::join4(
             self.browser.shutdown(),
             self.capture_browser.shutdown(),
             self.sessions.close_all(),
+            self.desktops.close_all(),
         )
         .await;
     }
@@ -165,6 +178,20 @@ impl HostServices {
                 "manifest reload: {kept} terminal sessions kept, {closed} closed (their plugin, grant or host settings changed)"
             );
         }
+        // Remote desktops: the same rule, against grants.rdp.hosts and [rdp.hosts].
+        let (kept, closed) =
+            self.desktops
+                .retain(|plugin, desktop| {
+                    manifest.plugins.iter().any(|p| {
+                        p.name == plugin && p.grants.check_rdp_host(&desktop.alias).is_ok()
+                    }) && manifest.rdp_hosts.get(&desktop.alias) == Some(&desktop.host)
+                })
+                .await;
+        if kept + closed > 0 {
+            tracing::info!(
+                "manifest reload: {kept} remote desktop sessions kept, {closed} closed (their plugin, grant or host settings changed)"
+            );
+        }
     }
 }
 
@@ -191,6 +218,11 @@ impl HostServices {
                 base: base.clone(),
                 sftp: self.sftp.clone(),
                 sessions: self.sessions.clone(),
+            },
+            rdp: RdpCtx {
+                base: base.clone(),
+                hosts: self.rdp_hosts.clone(),
+                desktops: self.desktops.clone(),
             },
             capture: CaptureCtx {
                 base,

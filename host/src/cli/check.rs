@@ -71,6 +71,10 @@ fn verdict(import: &str, g: &Grants) -> String {
             Some(s) if !s.hosts.is_empty() => format!("granted: hosts = {:?}, roots = {:?}, write = {}", s.hosts, s.roots, s.write),
             _ => "NOT GRANTED: every call is denied; add grants.sftp.hosts".into(),
         },
+        "warden:rdp/desktop" => match &g.rdp {
+            Some(r) if !r.hosts.is_empty() => format!("granted: hosts = {:?}, read_only = {}", r.hosts, r.read_only),
+            _ => "NOT GRANTED: every call is denied; add grants.rdp.hosts".into(),
+        },
         i if i.starts_with("warden:") && i.ends_with("/types") => "types only".into(),
         "wasi:filesystem/preopens" | "wasi:filesystem/types" => "sandboxed: no directories are preopened".into(),
         "wasi:sockets/tcp" | "wasi:sockets/udp" | "wasi:sockets/network" | "wasi:sockets/instance-network"

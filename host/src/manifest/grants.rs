@@ -77,6 +77,7 @@ pub struct Grants {
     pub browser: Option<BrowserGrant>,
     pub terminal: Option<TerminalGrant>,
     pub sftp: Option<SftpGrant>,
+    pub rdp: Option<RdpGrant>,
 }
 
 #[derive(Debug)]
@@ -152,6 +153,12 @@ pub struct TerminalGrant {
 }
 
 #[derive(Debug)]
+pub struct RdpGrant {
+    pub hosts: Vec<String>,
+    pub read_only: bool,
+}
+
+#[derive(Debug)]
 pub struct SftpGrant {
     pub hosts: Vec<String>,
     pub roots: Vec<String>,
@@ -206,6 +213,12 @@ impl Grants {
             parts.push(format!(
                 "sftp.hosts = {:?}, sftp.roots = {:?}, sftp.write = {}",
                 s.hosts, s.roots, s.write
+            ));
+        }
+        if let Some(r) = &self.rdp {
+            parts.push(format!(
+                "rdp.hosts = {:?}, rdp.read_only = {}",
+                r.hosts, r.read_only
             ));
         }
         if parts.is_empty() {
@@ -684,6 +697,36 @@ impl Grants {
                 "grants.terminal.read_only",
                 "writing to a terminal".into(),
                 "set grants.terminal.read_only = false".into(),
+            ))
+        }
+    }
+
+    /// May this plugin open a remote desktop session to `alias`?
+    pub fn check_rdp_host(&self, alias: &str) -> Result<(), Denied> {
+        if self
+            .rdp
+            .as_ref()
+            .is_some_and(|r| r.hosts.iter().any(|h| h == alias))
+        {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.rdp.hosts",
+                format!("rdp host '{alias}'"),
+                format!("add \"{alias}\" to grants.rdp.hosts"),
+            ))
+        }
+    }
+
+    /// May this plugin send pointer and keyboard input to its desktops? (`rdp.read_only` refuses.)
+    pub fn check_rdp_input(&self) -> Result<(), Denied> {
+        if self.rdp.as_ref().is_some_and(|r| !r.read_only) {
+            Ok(())
+        } else {
+            Err(self.denied(
+                "grants.rdp.read_only",
+                "input to a remote desktop".into(),
+                "set grants.rdp.read_only = false".into(),
             ))
         }
     }

@@ -6,9 +6,10 @@ pub mod grants;
 mod schema;
 
 use grants::{
-    BrowserGrant, Caps, CaptureGrant, GlobList, Grants, SecretGrant, SftpGrant, TerminalGrant,
+    BrowserGrant, Caps, CaptureGrant, GlobList, Grants, RdpGrant, SecretGrant, SftpGrant,
+    TerminalGrant,
 };
-use schema::{GrantsSpec, ManifestFile, PluginEntry};
+use schema::{GrantsSpec, ManifestFile, PluginEntry, SecretSpec};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -179,6 +180,18 @@ pub struct SshHostConfig {
     pub known_hosts: Option<PathBuf>,
 }
 
+/// One validated `[rdp.hosts.NAME]`. Lives only in the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RdpHostConfig {
+    pub address: String,
+    pub user: String,
+    pub domain: Option<String>,
+    /// Resolved when connecting, never shown.
+    pub password: SecretSource,
+    /// Lowercase hex, 64 digits; `None`: every certificate is refused (its fingerprint shown).
+    pub cert_sha256: Option<String>,
+}
+
 /// `[browser]` provider settings.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BrowserConfig {
@@ -262,6 +275,7 @@ pub struct Manifest {
     pub cache_dir: PathBuf,
     pub http: HttpConfig,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
+    pub rdp_hosts: BTreeMap<String, RdpHostConfig>,
     pub browser: BrowserConfig,
     pub plugins: Vec<PluginConfig>,
 }
@@ -516,6 +530,8 @@ impl Validator<'_> {
             );
         }
 
+        let rdp_hosts = self.rdp_hosts(file.rdp.hosts);
+
         let mut secrets = BTreeMap::new();
         for (name, spec) in file.browser.secrets {
             let span = spec.span();
@@ -590,7 +606,7 @@ impl Validator<'_> {
 
         let mut plugins: Vec<PluginConfig> = Vec::new();
         for entry in file.plugin {
-            if let Some(p) = self.plugin(entry, builtins, &ssh_hosts) {
+            if let Some(p) = self.plugin(entry, builtins, &ssh_hosts, &rdp_hosts) {
                 if let Some(first) = plugins.iter().find(|q| q.name == p.name) {
                     let (line, col) = (p.line, 1);
                     self.diagnostics.push(Diagnostic {
@@ -617,9 +633,76 @@ impl Validator<'_> {
             cache_dir,
             http,
             ssh_hosts,
+            rdp_hosts,
             browser,
             plugins,
         }
+    }
+
+    /// `[rdp.hosts]`: aliases, `host:port` addresses, one password source, and a well-formed
+    /// certificate fingerprint.
+    fn rdp_hosts(
+        &mut self,
+        hosts: BTreeMap<String, Spanned<schema::RdpHost>>,
+    ) -> BTreeMap<String, RdpHostConfig> {
+        let mut out = BTreeMap::new();
+        for (alias, host) in hosts {
+            let span = host.span();
+            let host = host.into_inner();
+            if !valid_name(&alias) {
+                self.error(
+                    span.clone(),
+                    format!("rdp host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+                );
+            }
+            if host
+                .address
+                .get_ref()
+                .rsplit_once(':')
+                .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+            {
+                self.error(
+                    host.address.span(),
+                    format!(
+                        "rdp.hosts.{alias}.address: \"{}\" must be host:port (RDP's port is usually 3389)",
+                        host.address.get_ref()
+                    ),
+                );
+            }
+            let password_span = host.password.span();
+            let password = match host.password.into_inner() {
+                SecretSpec {
+                    env: Some(var),
+                    value: None,
+                } => SecretSource::Env(var),
+                SecretSpec {
+                    env: None,
+                    value: Some(value),
+                } => SecretSource::Literal(value),
+                _ => {
+                    self.error(password_span, format!("rdp.hosts.{alias}.password: set exactly one of env (preferred) or value"));
+                    SecretSource::Literal(String::new())
+                }
+            };
+            let cert_sha256 = host.cert_sha256.and_then(|pin| {
+                let normalized = normalize_fingerprint(pin.get_ref());
+                if normalized.is_none() {
+                    self.error(pin.span(), format!("rdp.hosts.{alias}.cert_sha256: \"{}\" is not a SHA-256 fingerprint (64 hex digits, colons allowed); connect once without it to see the server's", pin.get_ref()));
+                }
+                normalized
+            });
+            out.insert(
+                alias,
+                RdpHostConfig {
+                    address: host.address.into_inner(),
+                    user: host.user,
+                    domain: host.domain,
+                    password,
+                    cert_sha256,
+                },
+            );
+        }
+        out
     }
 
     /// A user-data-dir belongs to one Chromium process: no two profiles, and not the capture
@@ -697,6 +780,7 @@ impl Validator<'_> {
         entry: PluginEntry,
         builtins: &[&str],
         ssh_hosts: &BTreeMap<String, SshHostConfig>,
+        rdp_hosts: &BTreeMap<String, RdpHostConfig>,
     ) -> Option<PluginConfig> {
         let errors_before = self.diagnostics.len();
         let name = entry.name.get_ref().clone();
@@ -832,7 +916,7 @@ impl Validator<'_> {
             ),
         };
 
-        let mut grants = self.grants(&name, entry.grants, ssh_hosts);
+        let mut grants = self.grants(&name, entry.grants, ssh_hosts, rdp_hosts);
         grants.caps = caps;
         (self.diagnostics.len() == errors_before).then(|| PluginConfig {
             name,
@@ -852,6 +936,7 @@ impl Validator<'_> {
         plugin: &str,
         spec: GrantsSpec,
         ssh_hosts: &BTreeMap<String, SshHostConfig>,
+        rdp_hosts: &BTreeMap<String, RdpHostConfig>,
     ) -> Grants {
         let capture = spec.capture.map(|c| {
             for h in &c.http_hosts {
@@ -922,6 +1007,28 @@ impl Validator<'_> {
                 write: s.write,
             }
         });
+        let rdp = spec.rdp.map(|r| {
+            for a in &r.hosts {
+                if !rdp_hosts.contains_key(a.get_ref()) {
+                    let hint = if rdp_hosts.is_empty() {
+                        "no [rdp.hosts.NAME] is defined".to_string()
+                    } else {
+                        format!(
+                            "defined desktops: {}",
+                            rdp_hosts.keys().cloned().collect::<Vec<_>>().join(", ")
+                        )
+                    };
+                    self.error(
+                        a.span(),
+                        format!("grants.rdp.hosts: unknown RDP host alias \"{}\" ({hint}); define it under [rdp.hosts.{}]", a.get_ref(), a.get_ref()),
+                    );
+                }
+            }
+            RdpGrant {
+                hosts: r.hosts.iter().map(|a| a.get_ref().clone()).collect(),
+                read_only: r.read_only,
+            }
+        });
         Grants {
             plugin: plugin.to_string(),
             caps: Caps::default(),
@@ -929,6 +1036,7 @@ impl Validator<'_> {
             browser,
             terminal,
             sftp,
+            rdp,
         }
     }
 
@@ -1044,6 +1152,16 @@ impl Validator<'_> {
         }
         aliases.iter().map(|a| a.get_ref().clone()).collect()
     }
+}
+
+/// A SHA-256 fingerprint as lowercase hex without separators, or `None` when `text` is not one.
+pub fn normalize_fingerprint(text: &str) -> Option<String> {
+    let hex: String = text
+        .chars()
+        .filter(|c| *c != ':' && !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    (hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit())).then_some(hex)
 }
 
 fn glob_reason(e: &globset::Error) -> String {

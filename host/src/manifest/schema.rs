@@ -16,6 +16,9 @@ pub struct ManifestFile {
     /// SSH hosts that grants may name, e.g. `[ssh.hosts.web1]`.
     #[serde(default)]
     pub ssh: SshSection,
+    /// Remote desktops that grants may name, e.g. `[rdp.hosts.win1]`.
+    #[serde(default)]
+    pub rdp: RdpSection,
     /// Host-side browser provider settings.
     #[serde(default)]
     pub browser: BrowserSection,
@@ -98,6 +101,34 @@ pub struct SshHost {
     pub agent: bool,
     /// known_hosts file used to verify the host key. Example: `known_hosts = "keys/known_hosts"`.
     pub known_hosts: Option<String>,
+}
+
+/// `[rdp]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpSection {
+    /// Named desktops. Example: `[rdp.hosts.win1]` with `address = "10.0.0.5:3389"`.
+    #[serde(default)]
+    pub hosts: BTreeMap<String, Spanned<RdpHost>>,
+}
+
+/// `[rdp.hosts.NAME]`: everything needed to log on to a remote desktop. Plugins only ever
+/// see `NAME`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpHost {
+    /// `host:port`. Example: `address = "10.0.0.5:3389"`.
+    pub address: Spanned<String>,
+    /// User to log on as. Example: `user = "Administrator"`.
+    pub user: String,
+    /// Windows domain of the user, if any. Example: `domain = "CORP"`.
+    pub domain: Option<String>,
+    /// The password, from the environment (preferred) or the file; only the host reads it.
+    /// Example: `password = { env = "WIN1_PASSWORD" }`.
+    pub password: Spanned<SecretSpec>,
+    /// SHA-256 fingerprint of the server's TLS certificate (hex, colons allowed). A server
+    /// that presents another certificate is refused. Example: `cert_sha256 = "3f:a9:..."`.
+    pub cert_sha256: Option<Spanned<String>>,
 }
 
 /// `[browser]`
@@ -325,6 +356,7 @@ pub struct GrantsSpec {
     pub browser: Option<BrowserGrantSpec>,
     pub terminal: Option<TerminalGrantSpec>,
     pub sftp: Option<SftpGrantSpec>,
+    pub rdp: Option<RdpGrantSpec>,
 }
 
 /// `grants.capture`
@@ -389,6 +421,18 @@ pub struct TerminalGrantSpec {
     #[serde(default)]
     pub ssh_hosts: Vec<Spanned<String>>,
     /// Sessions may be read but not written to. Default `false`.
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// `grants.rdp`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpGrantSpec {
+    /// Desktop aliases from `[rdp.hosts]`. Example: `hosts = ["win1"]`.
+    #[serde(default)]
+    pub hosts: Vec<Spanned<String>>,
+    /// Screenshots only: pointer and keyboard input is refused. Default `false`.
     #[serde(default)]
     pub read_only: bool,
 }

@@ -24,7 +24,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown top-level key",
             format!("[sever]\naudit_log = \"a.jsonl\"\n{PLUGIN}"),
-            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `ssh`, `browser`, `capture`, `plugin`",
+            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `ssh`, `rdp`, `browser`, `capture`, `plugin`",
         ),
         (
             "unknown plugin key",
@@ -127,7 +127,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown grant key",
             format!("{PLUGIN}grants.network = {{ any = true }}\n"),
-            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`",
+            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`, `rdp`",
         ),
         (
             "unknown key inside a grant",
@@ -170,6 +170,32 @@ fn bad_manifests_name_file_line_and_fix() {
             "SFTP host alias with no hosts defined",
             format!("{PLUGIN}grants.sftp = {{ hosts = [\"db\"], roots = [\"/srv\"] }}\n"),
             "warden.toml:4:26: grants.sftp.hosts: unknown SSH host alias \"db\" (no [ssh.hosts.NAME] is defined); define it under [ssh.hosts.db]",
+        ),
+        (
+            "unknown RDP host alias",
+            format!("{PLUGIN}grants.rdp = {{ hosts = [\"win1\"] }}\n"),
+            "warden.toml:4:25: grants.rdp.hosts: unknown RDP host alias \"win1\" (no [rdp.hosts.NAME] is defined); define it under [rdp.hosts.win1]",
+        ),
+        (
+            "RDP password from two sources",
+            format!(
+                "[rdp.hosts.win1]\naddress = \"127.0.0.1:3389\"\nuser = \"u\"\npassword = {{ env = \"P\", value = \"x\" }}\n{PLUGIN}"
+            ),
+            "warden.toml:4:12: rdp.hosts.win1.password: set exactly one of env (preferred) or value",
+        ),
+        (
+            "RDP fingerprint that is not one",
+            format!(
+                "[rdp.hosts.win1]\naddress = \"127.0.0.1:3389\"\nuser = \"u\"\npassword = {{ env = \"P\" }}\ncert_sha256 = \"abc\"\n{PLUGIN}"
+            ),
+            "warden.toml:5:15: rdp.hosts.win1.cert_sha256: \"abc\" is not a SHA-256 fingerprint (64 hex digits, colons allowed); connect once without it to see the server's",
+        ),
+        (
+            "RDP address without a port",
+            format!(
+                "[rdp.hosts.win1]\naddress = \"win1\"\nuser = \"u\"\npassword = {{ env = \"P\" }}\n{PLUGIN}"
+            ),
+            "warden.toml:2:11: rdp.hosts.win1.address: \"win1\" must be host:port (RDP's port is usually 3389)",
         ),
         (
             "bad memory size",

@@ -14,6 +14,7 @@ wasmtime::component::bindgen!({
         "warden:browser": crate::capabilities::browser::bindings::warden::browser,
         "warden:terminal": crate::capabilities::terminal::bindings::warden::terminal,
         "warden:sftp": crate::capabilities::sftp::bindings::warden::sftp,
+        "warden:rdp": crate::capabilities::rdp::bindings::warden::rdp,
         "warden:capture": crate::capabilities::capture::bindings::warden::capture,
     },
 });

@@ -168,6 +168,10 @@ impl PluginState {
                 ctx: &mut s.caps.sftp,
                 table: &mut s.table,
             },
+            rdp: |s| View {
+                ctx: &mut s.caps.rdp,
+                table: &mut s.table,
+            },
             capture: |s| View {
                 ctx: &mut s.caps.capture,
                 table: &mut s.table,

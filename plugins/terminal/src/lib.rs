@@ -5,9 +5,11 @@
 //! `terminal_execute` (marker-delimited command runs, see `execute.rs`), `terminal_open`,
 //! `terminal_read`, `terminal_write` (text and named keys), `terminal_screen`,
 //! `terminal_resize`, `terminal_list_sessions`, `terminal_close`, and the `sessions://`
-//! resources.
+//! resources. Remote desktops (RDP, `warden:rdp`) are sessions too (`desktop.rs`):
+//! `terminal_open {"rdp": ALIAS}`, `terminal_screenshot`, `terminal_mouse`, `terminal_wait`.
 
 mod capture;
+mod desktop;
 mod execute;
 mod keys;
 
@@ -34,6 +36,8 @@ const DEFAULT_SIZE: (u16, u16) = (200, 50);
 struct OpenArgs {
     /// SSH host alias from the admin; omit for a local shell (grant terminal.local).
     host: Option<String>,
+    /// Instead: an RDP desktop alias from the admin; opens a remote desktop session.
+    rdp: Option<String>,
     /// 10-500 (default 200).
     cols: Option<u16>,
     /// 2-200 (default 50).
@@ -118,7 +122,8 @@ struct WriteArgs {
     /// Sent as is; end with "\n" to submit.
     text: Option<String>,
     /// After text: enter, tab, escape, backspace, up, down, left, right, home, end, pageup,
-    /// pagedown, delete, f1-f12, ctrl-a..ctrl-z.
+    /// pagedown, delete, f1-f12, ctrl-a..ctrl-z. Remote desktops: chords such as
+    /// "ctrl+alt+delete", "alt+f4", "win+r".
     keys: Option<Vec<String>>,
     /// Settle time before answering (default 500).
     wait_ms: Option<u32>,
@@ -156,6 +161,7 @@ fn describe(i: &SessionInfo) -> String {
 fn info_json(i: &SessionInfo) -> serde_json::Value {
     serde_json::json!({
         "id": i.id,
+        "type": if i.target.starts_with("ssh:") { "ssh" } else { "local" },
         "target": i.target,
         "cols": i.cols,
         "rows": i.rows,
@@ -182,6 +188,14 @@ fn size(cols: u16, rows: u16) -> Result<(u16, u16), ToolError> {
 }
 
 fn open(args: OpenArgs) -> Result<ToolOutput, ToolError> {
+    if let Some(alias) = &args.rdp {
+        if args.host.is_some() {
+            return Err(ToolError::invalid_arguments(
+                "give `host` (SSH) or `rdp` (remote desktop), not both",
+            ));
+        }
+        return desktop::open(alias);
+    }
     let (cols, rows) = size(
         args.cols.unwrap_or(DEFAULT_SIZE.0),
         args.rows.unwrap_or(DEFAULT_SIZE.1),
@@ -343,6 +357,14 @@ fn read_from(args: ReadArgs, offset: u64) -> Result<ToolOutput, ToolError> {
 }
 
 fn write(args: WriteArgs) -> Result<ToolOutput, ToolError> {
+    if desktop::is_desktop(&args.session_id) {
+        return desktop::write(
+            &args.session_id,
+            args.text,
+            args.keys,
+            args.wait_ms.unwrap_or(300),
+        );
+    }
     let session = attach(&args.session_id)?;
     let mut bytes = args.text.unwrap_or_default().into_bytes();
     for key in args.keys.unwrap_or_default() {
@@ -448,21 +470,39 @@ fn resize(args: ResizeArgs) -> Result<ToolOutput, ToolError> {
     Ok(out)
 }
 
+/// Shells and remote desktops, as lines and as JSON.
+fn all_sessions() -> (Vec<String>, Vec<serde_json::Value>) {
+    let shells = terminal::list_sessions();
+    let desktops = warden_sdk::rdp::list();
+    let lines = shells
+        .iter()
+        .map(describe)
+        .chain(desktops.iter().map(desktop::describe))
+        .collect();
+    let json = shells
+        .iter()
+        .map(info_json)
+        .chain(desktops.iter().map(desktop::info_json))
+        .collect();
+    (lines, json)
+}
+
 fn list(_: NoArgs) -> Result<ToolOutput, ToolError> {
-    let sessions = terminal::list_sessions();
-    let text = if sessions.is_empty() {
+    let (lines, json) = all_sessions();
+    let text = if lines.is_empty() {
         "no sessions; open one with terminal_open".to_string()
     } else {
-        sessions.iter().map(describe).collect::<Vec<_>>().join("\n")
+        lines.join("\n")
     };
     let mut out = ToolOutput::text(text);
-    out.structured = Some(serde_json::json!({
-        "sessions": sessions.iter().map(info_json).collect::<Vec<_>>()
-    }));
+    out.structured = Some(serde_json::json!({ "sessions": json }));
     Ok(out)
 }
 
 fn close(args: SessionArgs) -> Result<String, ToolError> {
+    if desktop::is_desktop(&args.session_id) {
+        return desktop::close(&args.session_id);
+    }
     attach(&args.session_id)?.close()?;
     Ok(format!("closed session {}", args.session_id))
 }
@@ -519,8 +559,34 @@ fn plugin() -> Plugin {
                 .idempotent(),
         )
         .tool(
+            Tool::new("terminal_screenshot", desktop::screenshot)
+                .description(
+                    "A PNG of a remote desktop session (rdp-...), or of a region of it, \
+                     optionally scaled down. A full 1024x768 frame costs about 1,000 image tokens.",
+                )
+                .read_only(),
+        )
+        .tool(
+            Tool::new("terminal_mouse", desktop::mouse)
+                .description(
+                    "Pointer input on a remote desktop: move, click, double_click, right_click, \
+                     middle_click, drag (to_x, to_y), scroll (scroll_y, scroll_x notches).",
+                )
+                .destructive()
+                .open_world(),
+        )
+        .tool(
+            Tool::new("terminal_wait", desktop::wait)
+                .description(
+                    "Wait until a remote desktop's screen changes, or stays still for still_ms.",
+                )
+                .read_only(),
+        )
+        .tool(
             Tool::new("terminal_list_sessions", list)
-                .description("List terminal sessions: id, host, size, state.")
+                .description(
+                    "List terminal and remote desktop sessions: id, type, host, size, state.",
+                )
                 .read_only(),
         )
         .tool(
@@ -533,7 +599,7 @@ fn plugin() -> Plugin {
                 .description("This plugin's terminal sessions (JSON).")
                 .mime_type("application/json"),
             |uri| {
-                let list: Vec<_> = terminal::list_sessions().iter().map(info_json).collect();
+                let (_, list) = all_sessions();
                 Ok(vec![
                     EmbeddedResource::text(uri, serde_json::Value::from(list).to_string())
                         .mime_type("application/json"),
@@ -545,10 +611,14 @@ fn plugin() -> Plugin {
                 .description("One terminal session: target, size, state (JSON).")
                 .mime_type("application/json"),
             |uri, vars| {
-                let info = attach(&vars["id"])?.info();
+                let id = &vars["id"];
+                let info = if desktop::is_desktop(id) {
+                    desktop::info(id)?
+                } else {
+                    info_json(&attach(id)?.info())
+                };
                 Ok(vec![
-                    EmbeddedResource::text(uri, info_json(&info).to_string())
-                        .mime_type("application/json"),
+                    EmbeddedResource::text(uri, info.to_string()).mime_type("application/json"),
                 ])
             },
         )
@@ -584,6 +654,9 @@ mod tests {
                 "terminal_write",
                 "terminal_screen",
                 "terminal_resize",
+                "terminal_screenshot",
+                "terminal_mouse",
+                "terminal_wait",
                 "terminal_list_sessions",
                 "terminal_close"
             ]

@@ -1,0 +1,505 @@
+//! `warden:rdp`: remote desktops over RDP to the manifest's `[rdp.hosts]` aliases (grant
+//! `rdp.hosts`). The grant of a session's alias is checked on every call, input is refused
+//! under `rdp.read_only`, and every open, close, input and screenshot is audited (typed
+//! text as its length only). Credentials stay in the manifest and the connection code.
+//!
+//! Why a package of its own rather than growth of `warden:terminal`: a desktop is pixels,
+//! a pointer and key events, not a byte stream with a shell behind it; it has its own
+//! grant (`grants.rdp`), its own credentials and its own provider. The terminal plugin
+//! imports both packages and shows both kinds of session under one set of tools.
+//!
+//! | file | job |
+//! |---|---|
+//! | `connect.rs` | TCP, X.224, TLS upgrade, CredSSP (NLA) logon, connection sequence |
+//! | `tls.rs` | the certificate pin (SHA-256 fingerprint) as a rustls verifier |
+//! | `session.rs` | the connection task: framebuffer from server updates, input, reconnect, close |
+//! | `framebuffer.rs` | crop, scale and PNG-encode a picture of the framebuffer |
+//! | `keys.rs` | key names and characters as scancodes |
+//! | `table.rs` | desktops per plugin, kept by the host |
+
+pub mod bindings;
+mod connect;
+mod framebuffer;
+mod keys;
+mod session;
+pub mod table;
+mod tls;
+
+use super::view::{Base, Project};
+use super::{HasView, View};
+use crate::audit::Used;
+use crate::manifest::RdpHostConfig;
+use bindings::warden::rdp::desktop::{
+    self as desktop_iface, DesktopInfo, Host, MouseButton, Picture, Rect, WaitFor,
+};
+use bindings::warden::rdp::types::{self, Error};
+use framebuffer::Region;
+use ironrdp_input::{MousePosition, Operation, WheelRotations};
+use session::Desktop;
+use std::collections::BTreeMap;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+use table::{DesktopTable, OpenError};
+use wasmtime::component::Linker;
+
+/// Longest single `wait` (the plugin loops for longer ones).
+const MAX_WAIT: Duration = Duration::from_secs(30);
+/// Longest text one `type-text` takes.
+const MAX_TEXT: usize = 4096;
+/// Pointer steps of a drag, so the server sees a movement, not a jump.
+const DRAG_STEPS: u16 = 8;
+
+/// A plugin's RDP context: its grants and audit scope, the manifest's desktops and the
+/// host's sessions.
+pub struct RdpCtx {
+    pub base: Base,
+    pub hosts: Arc<BTreeMap<String, RdpHostConfig>>,
+    pub desktops: Arc<DesktopTable>,
+}
+
+impl Deref for RdpCtx {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
+impl types::Host for View<'_, RdpCtx> {}
+
+/// Link `warden:rdp` (types, desktop) to the plugins' store.
+pub fn add_to_linker<T: Send + 'static>(
+    linker: &mut Linker<T>,
+    get: Project<T, RdpCtx>,
+) -> wasmtime::Result<()> {
+    types::add_to_linker::<T, HasView<RdpCtx>>(linker, get)?;
+    desktop_iface::add_to_linker::<T, HasView<RdpCtx>>(linker, get)
+}
+
+impl View<'_, RdpCtx> {
+    fn check_host(&self, alias: &str) -> Result<(), Error> {
+        self.grants
+            .check_rdp_host(alias)
+            .map_err(|d| Error::AccessDenied(self.refuse("rdp", &d)))
+    }
+
+    /// The plugin's desktop `id`, after re-checking the grant of its alias.
+    fn desktop(&self, id: &str) -> Result<Arc<Desktop>, Error> {
+        let desktop = self.desktops.get(self.plugin(), id).ok_or_else(|| {
+            Error::NotFound(format!(
+                "no remote desktop session '{id}'; terminal_list_sessions shows the open ones"
+            ))
+        })?;
+        self.check_host(&desktop.alias)?;
+        Ok(desktop)
+    }
+
+    /// The desktop `id`, when input is granted.
+    fn input_target(&self, id: &str) -> Result<Arc<Desktop>, Error> {
+        let desktop = self.desktop(id)?;
+        self.grants
+            .check_rdp_input()
+            .map_err(|d| Error::AccessDenied(self.refuse("rdp", &d)))?;
+        Ok(desktop)
+    }
+
+    /// Record what was done (`rdp.OP`, alias and session id).
+    fn audit_use(&self, op: &str, desktop: &Desktop, detail: Option<&str>, bytes: Option<u64>) {
+        self.scope.used(&Used {
+            capability: &format!("rdp.{op}"),
+            target: &format!("rdp:{} session {}", desktop.alias, desktop.id),
+            detail,
+            bytes,
+            ..Used::default()
+        });
+    }
+
+    fn info_of(&self, d: &Desktop) -> DesktopInfo {
+        let (width, height) = d.size();
+        DesktopInfo {
+            id: d.id.clone(),
+            host: d.alias.clone(),
+            width,
+            height,
+            read_only: self.grants.rdp.as_ref().is_none_or(|r| r.read_only),
+            bytes_received: d.shared.bytes.load(std::sync::atomic::Ordering::Relaxed),
+            updates: d.shared.updates(),
+            connected: d
+                .shared
+                .connected
+                .load(std::sync::atomic::Ordering::Relaxed),
+            created: d.created,
+        }
+    }
+
+    /// Send `ops`, then audit `op` with `detail`.
+    async fn send(
+        &mut self,
+        id: &str,
+        op: &str,
+        detail: &str,
+        ops: Vec<Operation>,
+    ) -> Result<(), Error> {
+        let desktop = self.input_target(id)?;
+        let (w, h) = desktop.size();
+        for o in &ops {
+            if let Operation::MouseMove(p) = o
+                && (p.x >= w || p.y >= h)
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "({}, {}) is outside the {w}x{h} desktop",
+                    p.x, p.y
+                )));
+            }
+        }
+        desktop.input(ops).await.map_err(Error::Gone)?;
+        self.audit_use(op, &desktop, Some(detail), None);
+        Ok(())
+    }
+}
+
+fn button(b: MouseButton) -> ironrdp_input::MouseButton {
+    match b {
+        MouseButton::Left => ironrdp_input::MouseButton::Left,
+        MouseButton::Right => ironrdp_input::MouseButton::Right,
+        MouseButton::Middle => ironrdp_input::MouseButton::Middle,
+    }
+}
+
+fn button_name(b: MouseButton) -> &'static str {
+    match b {
+        MouseButton::Left => "left",
+        MouseButton::Right => "right",
+        MouseButton::Middle => "middle",
+    }
+}
+
+fn move_to(x: u16, y: u16) -> Operation {
+    Operation::MouseMove(MousePosition { x, y })
+}
+
+/// Key events that type `text`: Unicode events when the server takes them, otherwise the
+/// US keyboard's keys (ASCII only).
+fn typing(text: &str, unicode: bool) -> Result<Vec<Operation>, Error> {
+    let mut ops = Vec::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if let Some((code, shift)) = keys::us_key(c).filter(|_| !unicode || c.is_control()) {
+            if shift {
+                ops.push(Operation::KeyPressed(keys::SHIFT));
+            }
+            ops.push(Operation::KeyPressed(code));
+            ops.push(Operation::KeyReleased(code));
+            if shift {
+                ops.push(Operation::KeyReleased(keys::SHIFT));
+            }
+        } else if unicode {
+            ops.push(Operation::UnicodeKeyPressed(c));
+            ops.push(Operation::UnicodeKeyReleased(c));
+        } else {
+            return Err(Error::InvalidArgument(format!(
+                "this server takes no Unicode keyboard input, so only characters of a US keyboard can be typed; {c:?} is not one"
+            )));
+        }
+    }
+    Ok(ops)
+}
+
+impl Host for View<'_, RdpCtx> {
+    async fn open(&mut self, host: String) -> Result<DesktopInfo, Error> {
+        self.check_host(&host)?;
+        let config = self.hosts.get(&host).cloned().ok_or_else(|| {
+            Error::NotFound(format!(
+                "no rdp host '{host}' in the manifest; define it under [rdp.hosts.{host}]"
+            ))
+        })?;
+        let plugin = self.plugin().to_string();
+        let desktop = self
+            .desktops
+            .clone()
+            .open(&plugin, &host, config)
+            .await
+            .map_err(|e| match e {
+                OpenError::Limit => {
+                    self.scope
+                        .denied("rdp", &format!("rdp:{host}"), &e.to_string());
+                    Error::LimitReached(e.to_string())
+                }
+                OpenError::Connect(c) => {
+                    self.scope.used(&Used {
+                        capability: "rdp.open",
+                        target: &format!("rdp:{host}"),
+                        error: Some("io"),
+                        detail: Some(&c.to_string()),
+                        ..Used::default()
+                    });
+                    Error::Io(c.to_string())
+                }
+            })?;
+        let info = self.info_of(&desktop);
+        self.audit_use(
+            "open",
+            &desktop,
+            Some(&format!("{}x{}", info.width, info.height)),
+            None,
+        );
+        Ok(info)
+    }
+
+    async fn info(&mut self, id: String) -> Result<DesktopInfo, Error> {
+        let desktop = self.desktop(&id)?;
+        Ok(self.info_of(&desktop))
+    }
+
+    async fn list_desktops(&mut self) -> Vec<DesktopInfo> {
+        self.desktops
+            .list(self.plugin())
+            .iter()
+            .filter(|d| self.grants.check_rdp_host(&d.alias).is_ok())
+            .map(|d| self.info_of(d))
+            .collect()
+    }
+
+    async fn screenshot(
+        &mut self,
+        id: String,
+        region: Option<Rect>,
+        scale: f32,
+    ) -> Result<Picture, Error> {
+        let desktop = self.desktop(&id)?;
+        if !(framebuffer::MIN_SCALE..=framebuffer::MAX_SCALE).contains(&scale) {
+            return Err(Error::InvalidArgument(format!(
+                "scale must be from {} to {}",
+                framebuffer::MIN_SCALE,
+                framebuffer::MAX_SCALE
+            )));
+        }
+        let shared = desktop.shared.clone();
+        let picture = tokio::task::spawn_blocking(move || {
+            let (w, h, rgb) = {
+                let image = shared
+                    .image
+                    .lock()
+                    .map_err(|_| "framebuffer poisoned".to_string())?;
+                let region = framebuffer::clip(
+                    region.map(|r| Region {
+                        x: r.x.into(),
+                        y: r.y.into(),
+                        width: r.width.into(),
+                        height: r.height.into(),
+                    }),
+                    image.width().into(),
+                    image.height().into(),
+                )?;
+                framebuffer::crop_scale(image.data(), image.stride(), region, scale)
+            };
+            framebuffer::png(w, h, &rgb).map(|png| Picture {
+                width: w,
+                height: h,
+                png,
+            })
+        })
+        .await
+        .map_err(|e| Error::Io(format!("screenshot failed: {e}")))?
+        .map_err(Error::InvalidArgument)?;
+        self.audit_use(
+            "screenshot",
+            &desktop,
+            Some(&format!("{}x{}", picture.width, picture.height)),
+            Some(picture.png.len() as u64),
+        );
+        Ok(picture)
+    }
+
+    async fn pointer_move(&mut self, id: String, x: u16, y: u16) -> Result<(), Error> {
+        self.send(
+            &id,
+            "move",
+            &format!("move to ({x}, {y})"),
+            vec![move_to(x, y)],
+        )
+        .await
+    }
+
+    async fn click(
+        &mut self,
+        id: String,
+        x: u16,
+        y: u16,
+        b: MouseButton,
+        count: u8,
+    ) -> Result<(), Error> {
+        let count = count.clamp(1, 3);
+        let mut ops = vec![move_to(x, y)];
+        for _ in 0..count {
+            ops.push(Operation::MouseButtonPressed(button(b)));
+            ops.push(Operation::MouseButtonReleased(button(b)));
+        }
+        let what = if count == 2 { "double-click" } else { "click" };
+        self.send(
+            &id,
+            "click",
+            &format!("{} {what} at ({x}, {y})", button_name(b)),
+            ops,
+        )
+        .await
+    }
+
+    async fn drag(
+        &mut self,
+        id: String,
+        from_x: u16,
+        from_y: u16,
+        to_x: u16,
+        to_y: u16,
+        b: MouseButton,
+    ) -> Result<(), Error> {
+        let mut ops = vec![
+            move_to(from_x, from_y),
+            Operation::MouseButtonPressed(button(b)),
+        ];
+        for step in 1..=DRAG_STEPS {
+            let at = |from: u16, to: u16| {
+                let (from, to) = (i32::from(from), i32::from(to));
+                (from + (to - from) * i32::from(step) / i32::from(DRAG_STEPS)) as u16
+            };
+            ops.push(move_to(at(from_x, to_x), at(from_y, to_y)));
+        }
+        ops.push(Operation::MouseButtonReleased(button(b)));
+        self.send(
+            &id,
+            "drag",
+            &format!(
+                "{} drag from ({from_x}, {from_y}) to ({to_x}, {to_y})",
+                button_name(b)
+            ),
+            ops,
+        )
+        .await
+    }
+
+    async fn scroll(
+        &mut self,
+        id: String,
+        x: u16,
+        y: u16,
+        vertical: i16,
+        horizontal: i16,
+    ) -> Result<(), Error> {
+        // One notch is 120 units (WHEEL_DELTA).
+        let units = |n: i16| n.clamp(-100, 100).saturating_mul(120);
+        let mut ops = vec![move_to(x, y)];
+        if vertical != 0 {
+            ops.push(Operation::WheelRotations(WheelRotations {
+                is_vertical: true,
+                rotation_units: units(vertical),
+            }));
+        }
+        if horizontal != 0 {
+            ops.push(Operation::WheelRotations(WheelRotations {
+                is_vertical: false,
+                rotation_units: units(horizontal),
+            }));
+        }
+        self.send(
+            &id,
+            "scroll",
+            &format!("scroll at ({x}, {y}) by {vertical} vertical, {horizontal} horizontal"),
+            ops,
+        )
+        .await
+    }
+
+    async fn type_text(&mut self, id: String, text: String) -> Result<(), Error> {
+        if text.chars().count() > MAX_TEXT {
+            return Err(Error::InvalidArgument(format!(
+                "type at most {MAX_TEXT} characters at a time"
+            )));
+        }
+        let desktop = self.input_target(&id)?;
+        let unicode = desktop
+            .shared
+            .unicode_input
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let ops = typing(&text, unicode)?;
+        // The text itself may be a secret the agent was given: only its length is audited.
+        let detail = format!("typed {} characters", text.chars().count());
+        self.send(&id, "type", &detail, ops).await
+    }
+
+    async fn press_keys(&mut self, id: String, names: Vec<String>) -> Result<(), Error> {
+        if names.is_empty() || names.len() > 8 {
+            return Err(Error::InvalidArgument(
+                "give 1 to 8 key names for one chord".into(),
+            ));
+        }
+        let codes = names
+            .iter()
+            .map(|n| {
+                keys::named(n).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "unknown key \"{n}\"; known keys: {}",
+                        keys::names()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut ops: Vec<Operation> = codes.iter().map(|c| Operation::KeyPressed(*c)).collect();
+        ops.extend(codes.iter().rev().map(|c| Operation::KeyReleased(*c)));
+        let detail = format!("keys {}", names.join("+").to_ascii_lowercase());
+        self.send(&id, "keys", &detail, ops).await
+    }
+
+    async fn wait(
+        &mut self,
+        id: String,
+        until: WaitFor,
+        still_ms: u32,
+        timeout_ms: u32,
+    ) -> Result<bool, Error> {
+        let desktop = self.desktop(&id)?;
+        let timeout = Duration::from_millis(timeout_ms.into()).min(MAX_WAIT);
+        let still = match until {
+            WaitFor::Change => None,
+            WaitFor::Stillness => Some(Duration::from_millis(still_ms.into())),
+        };
+        let cancel = self.scope.cancel();
+        tokio::select! {
+            done = desktop.wait(still, timeout) => Ok(done),
+            () = cancel.cancelled() => Err(Error::Timeout("the call was cancelled".into())),
+        }
+    }
+
+    async fn close(&mut self, id: String) -> Result<(), Error> {
+        let desktop = self.desktop(&id)?;
+        let plugin = self.plugin().to_string();
+        self.desktops.close(&plugin, &id).await;
+        self.audit_use(
+            "close",
+            &desktop,
+            None,
+            Some(
+                desktop
+                    .shared
+                    .bytes
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            ),
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_typed_as_unicode_or_us_keys() {
+        let ops = typing("aB\n", false).expect("ascii");
+        // a: press, release; B: shift, press, release, shift; enter: press, release.
+        assert_eq!(ops.len(), 8);
+        assert!(typing("é", false).is_err());
+        let ops = typing("é\n", true).expect("unicode");
+        assert!(matches!(ops[0], Operation::UnicodeKeyPressed('é')));
+        assert!(matches!(ops[2], Operation::KeyPressed(_)));
+    }
+}

@@ -1,0 +1,110 @@
+//! The desktops of every plugin, kept by the host so they outlive a plugin instance. Each
+//! plugin sees only its own.
+
+use super::connect::ConnectError;
+use super::session::Desktop;
+use crate::manifest::RdpHostConfig;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Open desktops per plugin; beyond this, `open` asks the agent to close one.
+pub const MAX_DESKTOPS: usize = 8;
+
+/// Why `open` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(
+        "this plugin already has {MAX_DESKTOPS} remote desktop sessions open; close one with terminal_close first"
+    )]
+    Limit,
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+}
+
+#[derive(Debug, Default)]
+pub struct DesktopTable {
+    /// (plugin, desktop), oldest first.
+    desktops: Mutex<Vec<(String, Arc<Desktop>)>>,
+    next: AtomicU64,
+}
+
+impl DesktopTable {
+    fn count(&self, plugin: &str) -> usize {
+        self.desktops
+            .lock()
+            .map_or(0, |d| d.iter().filter(|(p, _)| p == plugin).count())
+    }
+
+    pub async fn open(
+        &self,
+        plugin: &str,
+        alias: &str,
+        host: RdpHostConfig,
+    ) -> Result<Arc<Desktop>, OpenError> {
+        if self.count(plugin) >= MAX_DESKTOPS {
+            return Err(OpenError::Limit);
+        }
+        let id = format!("rdp-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let desktop = Desktop::open(id, alias, host).await?;
+        if let Ok(mut d) = self.desktops.lock() {
+            d.push((plugin.to_string(), desktop.clone()));
+        }
+        Ok(desktop)
+    }
+
+    pub fn get(&self, plugin: &str, id: &str) -> Option<Arc<Desktop>> {
+        self.desktops.lock().ok().and_then(|d| {
+            d.iter()
+                .find(|(p, s)| p == plugin && s.id == id)
+                .map(|(_, s)| s.clone())
+        })
+    }
+
+    pub fn list(&self, plugin: &str) -> Vec<Arc<Desktop>> {
+        self.desktops.lock().map_or_else(
+            |_| Vec::new(),
+            |d| {
+                d.iter()
+                    .filter(|(p, _)| p == plugin)
+                    .map(|(_, s)| s.clone())
+                    .collect()
+            },
+        )
+    }
+
+    /// Disconnect and forget one desktop.
+    pub async fn close(&self, plugin: &str, id: &str) {
+        let taken = self.desktops.lock().ok().and_then(|mut d| {
+            let at = d.iter().position(|(p, s)| p == plugin && s.id == id)?;
+            Some(d.remove(at).1)
+        });
+        if let Some(desktop) = taken {
+            desktop.close().await;
+        }
+    }
+
+    /// After a manifest reload: keep the desktops `keep(plugin, desktop)` accepts, disconnect
+    /// the others. Returns (kept, closed).
+    pub async fn retain(&self, keep: impl Fn(&str, &Desktop) -> bool) -> (usize, usize) {
+        let dropped: Vec<_> = match self.desktops.lock() {
+            Ok(mut d) => {
+                let (kept, dropped): (Vec<_>, Vec<_>) = d.drain(..).partition(|(p, s)| keep(p, s));
+                *d = kept;
+                dropped.into_iter().map(|(_, s)| s).collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        futures::future::join_all(dropped.iter().map(|d| d.close())).await;
+        (self.desktops.lock().map_or(0, |d| d.len()), dropped.len())
+    }
+
+    /// Disconnect every desktop (Warden is exiting).
+    pub async fn close_all(&self) {
+        let all: Vec<_> = self
+            .desktops
+            .lock()
+            .map(|mut d| d.drain(..).map(|(_, s)| s).collect())
+            .unwrap_or_default();
+        futures::future::join_all(all.iter().map(|d| d.close())).await;
+    }
+}
