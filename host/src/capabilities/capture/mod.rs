@@ -2,7 +2,7 @@
 
 pub mod bindings;
 mod checked;
-mod http;
+pub(crate) mod http;
 mod page;
 
 use super::browser::BrowserProvider;
