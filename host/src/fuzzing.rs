@@ -10,7 +10,8 @@ use crate::manifest::grants::{CaptureGrant, GlobList, Grants, host_port};
 use crate::manifest::{Manifest, ManifestError};
 use crate::mcp::convert;
 use crate::runtime::bindings::{
-    Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, ToolInfo, ToolOutput,
+    Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, TaskSupport, ToolInfo,
+    ToolOutput,
 };
 use crate::runtime::registry::ToolEntry;
 use reqwest::header::HeaderValue;
@@ -63,6 +64,11 @@ pub fn plugin_json(value: &Value) -> u64 {
                 destructive: a["destructive"].as_bool().unwrap_or(false),
                 idempotent: a["idempotent"].as_bool().unwrap_or(false),
                 open_world: a["open_world"].as_bool().unwrap_or(false),
+            },
+            task: match t["task"].as_str() {
+                Some("optional") => TaskSupport::Optional,
+                Some("required") => TaskSupport::Required,
+                _ => TaskSupport::Never,
             },
         };
         match crate::runtime::plugin::validate_tool(&info) {

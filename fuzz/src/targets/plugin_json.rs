@@ -25,7 +25,7 @@ pub const TARGET: Target = Target {
 };
 
 const SEEDS: &[&str] = &[
-    r#"{"tools":[{"name":"echo","title":"Echo","description":"Echo text.","input_schema":"{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}","output_schema":"{\"type\":\"object\"}","annotations":{"read_only":true}}]}"#,
+    r#"{"tools":[{"name":"echo","title":"Echo","description":"Echo text.","input_schema":"{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}","output_schema":"{\"type\":\"object\"}","annotations":{"read_only":true},"task":"optional"}]}"#,
     r#"{"output":{"content":[{"type":"text","text":"hi"},{"type":"image","mime_type":"image/png","data":"\u0089PNG"},{"type":"resource","resource":{"uri":"notes://1","mime_type":"text/plain","text":"x"}}],"structured":"{\"sum\":3}"}}"#,
     r#"{"output":{"content":[],"structured":"{not json"}}"#,
     r#"{"resources":[{"uri":"terminal://s1/screen","text":"$ ls"},{"uri":"x://b","blob":"bytes"}],"progress":"step 1 of 3"}"#,
