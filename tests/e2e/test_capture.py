@@ -8,7 +8,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import types
 
 from browser_site import SESSION_COOKIE, Site, start_site
 from browser_helpers import CHROMIUM, err, ok
@@ -319,3 +321,32 @@ async def test_popups_of_a_capture_are_guarded_and_closed(start_warden, write_ma
     assert popups["outcome"] == "denied" and popups["error"] == "access_denied", popups
     assert prefs["tabs_opened"] == 1 and prefs["tabs_open"] == 0, prefs
     assert all(n == 0 for n in open_tabs_logged(stderr)), stderr[-3000:]
+
+
+async def test_a_waiting_login_is_handed_to_the_user(start_warden, write_manifest, sites, tmp_path) -> None:
+    """A login that waits for a human tells the user where (an elicitation form on a session that
+    can answer mid-call): declining stops the wait at once, accepting lets it finish."""
+    main, _ = sites
+    manifest = capture_manifest(write_manifest, tmp_path, main)
+    asked: list[str] = []
+    answers = ["decline", "accept"]
+
+    async def user(context, params: types.ElicitRequestParams):
+        asked.append(params.message)
+        return types.ElicitResult(action=answers.pop(0), content={"done": True} if not answers else None)
+
+    login = {"url": main.url("/dashboard"), "until_url": "*/dashboard*", "timeout_ms": 30000}
+    async with start_warden(manifest, elicitation_callback=user) as w:
+        started = anyio.current_time()
+        refused = await w.call("ensure_login", {**login, "login_url": main.url("/login")}, timeout=60)
+        text = text_of(refused)
+        assert refused.is_error and "declined to log in" in text and main.url("/login") in text, text
+        assert anyio.current_time() - started < 15, "the wait went on after the user declined"
+        assert main.url("/login") in asked[0] and "*/dashboard*" in asked[0], asked
+
+        # The page logs in by itself (as the user would); the user's accept only says so.
+        done = await w.call("login_then_capture", {**login, "login_url": main.url("/login-auto")}, timeout=60)
+        assert not done.is_error and "Welcome back" in text_of(done), text_of(done)
+    assert len(asked) == 2, asked
+    audit = manifest.audit_lines()
+    assert sum(1 for line in audit if line.get("capability") == "client.elicit") == 2, audit

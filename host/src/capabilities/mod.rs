@@ -195,6 +195,7 @@ impl HostServices {
             capture: CaptureCtx {
                 base,
                 capture_browser: self.capture_browser.clone(),
+                handoff: None,
             },
         }
     }

@@ -87,6 +87,8 @@ pub struct Capabilities {
 /// The key the host's own approval question goes under; plugin keys may not start with
 /// `warden_`, so a client's answer to a plugin can never pass for an approval.
 pub const APPROVAL_KEY: &str = "warden_approval";
+/// The key of the host's question to the user about a login that waits for them.
+pub const LOGIN_KEY: &str = "warden_login";
 
 /// Questions with the keys their asker chose (unique within one ask).
 pub type Questions = Vec<(String, Question)>;
@@ -102,6 +104,12 @@ pub trait ClientRequests: Send + Sync {
     /// Only a 2026-07-28 request for a task-supporting tool, from a client that declared
     /// tasks, can be one.
     fn as_task(&self) -> bool {
+        false
+    }
+
+    /// Whether an ask waits for the answer while the call goes on (a session's request, a
+    /// task), rather than ending this run of the call (a 2026-07-28 input round).
+    fn waits(&self) -> bool {
         false
     }
 }

@@ -137,6 +137,13 @@ impl PluginState {
             session: call.session.clone(),
         };
         self.scope.begin(tool, caller, call.cancel.clone());
+        self.caps.capture.handoff = Some(Arc::new(super::login_handoff::CallHandOff {
+            plugin: self.grants.plugin.clone(),
+            client: call.client_requests.clone(),
+            elicitation: call.capabilities.elicitation,
+            events: call.events.clone(),
+            scope: self.scope.clone(),
+        }));
         self.call = call;
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);
         self.events = EventBudget::default();

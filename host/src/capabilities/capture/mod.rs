@@ -2,6 +2,7 @@
 
 pub mod bindings;
 mod checked;
+pub mod handoff;
 pub(crate) mod http;
 mod page;
 
@@ -19,6 +20,8 @@ use wasmtime::component::Linker;
 pub struct CaptureCtx {
     pub base: Base,
     pub capture_browser: Arc<BrowserProvider>,
+    /// How to tell the user of the current call that a login waits for them.
+    pub handoff: Option<Arc<dyn handoff::HandOff>>,
 }
 
 impl Deref for CaptureCtx {

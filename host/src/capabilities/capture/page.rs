@@ -17,6 +17,7 @@ use super::bindings::warden::capture::page::{
     LoginRequest, LoginState, WaitUntil,
 };
 use super::bindings::warden::capture::types::Error;
+use super::handoff::Told;
 use crate::audit::Used;
 use crate::capabilities::View;
 use crate::capabilities::browser::error::BrowserError;
@@ -285,6 +286,45 @@ impl View<'_, CaptureCtx> {
 }
 
 impl CaptureCtx {
+    /// Wait until the user has logged in at `at`, telling them where (see [`HandOff`]). The
+    /// wait ends when the condition holds, when the time is up, or when the user refuses; a
+    /// user who says they are done is checked at once, and waited for the rest of the time.
+    async fn await_login(
+        &self,
+        tab: &Tab,
+        condition: &LoginCondition,
+        at: &Url,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let deadline = Instant::now() + timeout;
+        let ended = |r: Result<(), BrowserError>| match r {
+            Err(BrowserError::Timeout(_)) => Err(login_timed_out(at, condition, timeout)),
+            other => other.map_err(error),
+        };
+        let Some(handoff) = &self.handoff else {
+            return ended(condition.wait(tab, timeout).await);
+        };
+        let told = handoff.tell(format!(
+            "Log in at {} in the Warden capture browser window. The call waits up to {} s for {}. Accept when you are done; decline to stop waiting.",
+            audit_target(at),
+            timeout.as_secs(),
+            condition.describe()
+        ));
+        tokio::select! {
+            waited = condition.wait(tab, timeout) => ended(waited),
+            told = told => match told {
+                Told::Refused => Err(Error::AccessDenied(format!(
+                    "the user declined to log in at {}; nothing was captured",
+                    audit_target(at)
+                ))),
+                Told::Done => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    ended(condition.wait(tab, left).await)
+                }
+            },
+        }
+    }
+
     fn http_only_allowed(&self) -> bool {
         self.grants
             .capture
@@ -482,12 +522,7 @@ impl Host for View<'_, CaptureCtx> {
             tab.navigate(login.as_str(), TabWait::Load, timeout)
                 .await
                 .map_err(error)?;
-            match condition.wait(tab, timeout).await {
-                Err(BrowserError::Timeout(_)) => {
-                    return Err(login_timed_out(&login, &condition, timeout));
-                }
-                other => other.map_err(error)?,
-            }
+            ctx.await_login(tab, &condition, &login, timeout).await?;
             if tab.url().map_err(error)? == url.as_str() {
                 tab.wait_current(TabWait::Load, timeout)
                     .await
@@ -531,12 +566,8 @@ impl Host for View<'_, CaptureCtx> {
                         .await
                         .map_err(error)?;
                 }
-                match condition.wait(tab, timeout).await {
-                    Err(BrowserError::Timeout(_)) => {
-                        return Err(login_timed_out(&waited_at, &condition, timeout));
-                    }
-                    other => other.map_err(error)?,
-                }
+                ctx.await_login(tab, &condition, &waited_at, timeout)
+                    .await?;
             }
             Ok(LoginState {
                 already_logged_in: already,

@@ -46,6 +46,10 @@ impl ClientRequests for PeerAsker {
             futures::future::try_join_all(asks).await
         })
     }
+
+    fn waits(&self) -> bool {
+        true
+    }
 }
 
 /// Send one question and return the client's result as JSON.

@@ -186,6 +186,10 @@ impl ClientRequests for Replayer {
     fn as_task(&self) -> bool {
         self.escalate()
     }
+
+    fn waits(&self) -> bool {
+        *self.mode.lock().unwrap_or_else(|p| p.into_inner()) == Mode::Task
+    }
 }
 
 /// What a stateless request gets: the call's own result, questions for the client, or a
