@@ -23,6 +23,8 @@ pub mod audit;
 pub mod builtin;
 pub mod capabilities;
 pub mod content;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod manifest;
 pub mod mcp;
 pub mod net;

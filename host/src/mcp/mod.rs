@@ -7,7 +7,7 @@
 #![allow(deprecated)]
 
 mod asks;
-mod convert;
+pub(crate) mod convert;
 pub mod http;
 pub mod stdio;
 mod subscriptions;

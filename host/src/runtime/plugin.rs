@@ -399,7 +399,7 @@ fn validate_name(what: &str, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn validate_tool(info: &ToolInfo) -> Result<(), String> {
+pub(crate) fn validate_tool(info: &ToolInfo) -> Result<(), String> {
     let name = &info.name;
     validate_name("tool", name)?;
     let check = |what: &str, text: &str| -> Result<(), String> {

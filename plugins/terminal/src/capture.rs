@@ -123,6 +123,47 @@ impl Capture {
     }
 }
 
+/// Where a command's output begins in `head`: on the line after the start marker, once that
+/// line is complete.
+pub fn output_start(head: &[u8], start_marker: &[u8]) -> Option<usize> {
+    let i = find(head, start_marker)?;
+    let nl = head[i..].iter().position(|&b| b == b'\n')?;
+    Some(i + nl + 1)
+}
+
+/// The end marker in `recent` once its line is complete: its index and the rest of its line
+/// (`STATUS:CWD`).
+pub fn end_of(recent: &[u8], end_marker: &[u8]) -> Option<(usize, String)> {
+    let i = find(recent, end_marker)?;
+    let rest = &recent[i + end_marker.len()..];
+    let nl = rest.iter().position(|&b| b == b'\n')?;
+    let trailer = String::from_utf8_lossy(&rest[..nl])
+        .trim_end_matches('\r')
+        .to_string();
+    Some((i, trailer))
+}
+
+/// The exit status and working directory an end marker's trailer names.
+pub fn status_of(trailer: &str) -> (Option<i32>, Option<String>) {
+    let (code, cwd) = trailer.split_once(':').unwrap_or((trailer, ""));
+    (
+        code.trim().parse().ok(),
+        (!cwd.is_empty()).then(|| cwd.to_string()),
+    )
+}
+
+/// Terminal bytes to plain text: escapes stripped, CRLF to LF, and for a finished command
+/// the trailing newlines (the command's last one and the one the end marker adds) removed.
+pub fn clean(raw: &[u8], finished: bool) -> String {
+    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
+    let text = text.replace("\r\n", "\n").replace('\r', "");
+    if finished {
+        text.trim_end_matches('\n').to_string()
+    } else {
+        text
+    }
+}
+
 /// Position of `needle` in `hay`.
 pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if needle.is_empty() || hay.len() < needle.len() {

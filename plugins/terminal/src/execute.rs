@@ -14,7 +14,7 @@
 //! The host is told the end marker (`begin-command`), so a later call can see that a
 //! command which outlived its timeout is still running and refuse to type into it.
 
-use crate::capture::{Capture, Cut, find};
+use crate::capture::{Capture, Cut, clean, end_of, output_start, status_of};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant};
 use warden_sdk::ToolError;
@@ -83,23 +83,11 @@ pub fn run(
     let mut start: Option<usize> = None;
     let mut ended = false;
     let found = loop {
-        if start.is_none()
-            && let Some(i) = find(capture.head_bytes(), start_marker.as_bytes())
-        {
-            // Output begins on the line after the start marker.
-            let rest = &capture.head_bytes()[i..];
-            if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-                start = Some(i + nl + 1);
-            }
+        if start.is_none() {
+            start = output_start(capture.head_bytes(), start_marker.as_bytes());
         }
-        if let Some(i) = find(capture.recent(), end_marker.as_bytes()) {
-            let rest = &capture.recent()[i + end_marker.len()..];
-            if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-                let trailer = String::from_utf8_lossy(&rest[..nl])
-                    .trim_end_matches('\r')
-                    .to_string();
-                break Some((i, trailer));
-            }
+        if let Some(end) = end_of(capture.recent(), end_marker.as_bytes()) {
+            break Some(end);
         }
         if ended {
             break None;
@@ -123,9 +111,7 @@ pub fn run(
     let note = |cut: Cut| cut_note(&info.id, offset_at_start, cut);
     let (raw, cut) = match &found {
         Some((end, trailer)) => {
-            let (code, cwd) = trailer.split_once(':').unwrap_or((trailer.as_str(), ""));
-            outcome.exit_code = code.trim().parse().ok();
-            outcome.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
+            (outcome.exit_code, outcome.cwd) = status_of(trailer);
             capture.assemble(start.unwrap_or(0), Some(*end), note)
         }
         None => {
@@ -164,18 +150,6 @@ fn cut_note(id: &str, command_start: u64, cut: Cut) -> String {
         format!("they are gone: {NARROW}")
     };
     format!("\n[... {} bytes left out here; {what} ...]\n", cut.len)
-}
-
-/// Terminal bytes to plain text: escapes stripped, CRLF to LF, and for a finished command
-/// the trailing newlines (the command's last one and the one the end marker adds) removed.
-pub fn clean(raw: &[u8], finished: bool) -> String {
-    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
-    let text = text.replace("\r\n", "\n").replace('\r', "");
-    if finished {
-        text.trim_end_matches('\n').to_string()
-    } else {
-        text
-    }
 }
 
 #[cfg(test)]

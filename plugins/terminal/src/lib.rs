@@ -326,7 +326,7 @@ fn read_from(args: ReadArgs, offset: u64) -> Result<ToolOutput, ToolError> {
     let chunk = session.read(offset, max as u32, wait)?;
     let from = chunk.next - chunk.data.len() as u64;
     let total = session.info().output_bytes;
-    let mut text = execute::clean(&chunk.data, false);
+    let mut text = capture::clean(&chunk.data, false);
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }

@@ -182,7 +182,11 @@ fn to_value<C: Command>(method: &str, cmd: &C) -> Result<Value, CdpError> {
 type Pending = HashMap<CallId, (String, Option<oneshot::Sender<Result<Value, CdpError>>>)>;
 
 /// Answer a pending command, or pass an event on.
-fn dispatch(msg: Message<RawEvent>, pending: &mut Pending, events: &mpsc::UnboundedSender<Event>) {
+pub(super) fn dispatch(
+    msg: Message<RawEvent>,
+    pending: &mut Pending,
+    events: &mpsc::UnboundedSender<Event>,
+) {
     match msg {
         Message::Response(resp) => {
             if let Some((method, Some(reply))) = pending.remove(&resp.id) {

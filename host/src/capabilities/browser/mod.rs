@@ -24,6 +24,8 @@ mod cdp;
 mod emulation;
 pub(crate) mod error;
 mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 mod guard;
 mod keys;
 mod launch;

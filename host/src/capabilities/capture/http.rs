@@ -37,12 +37,7 @@ impl Host for View<'_, CaptureCtx> {
         let url = Url::parse(&request.url).map_err(|e| {
             Error::InvalidArgument(format!("\"{}\" is not an absolute URL: {e}", request.url))
         })?;
-        if let Some(name) = request
-            .headers
-            .iter()
-            .map(|(name, _)| name.to_ascii_lowercase())
-            .find(|name| HOST_ONLY_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-"))
-        {
+        if let Some(name) = host_only_header(&request.headers) {
             let message = format!(
                 "header \"{name}\" is set by the host only (Host, hop-by-hop and proxy headers reach a server the grant names, never one the plugin picks); remove it from the request"
             );
@@ -134,14 +129,7 @@ impl View<'_, CaptureCtx> {
                         request.url
                     )));
                 }
-                let location = location
-                    .to_str()
-                    .map_err(|_| Error::Io(format!("{url} redirected to a non-ASCII Location")))?;
-                url = url.join(location).map_err(|e| {
-                    Error::Io(format!(
-                        "{url} redirected to a bad Location \"{location}\": {e}"
-                    ))
-                })?;
+                url = redirect_target(&url, location)?;
                 continue;
             }
             return read_body(response, url, redirects, max, deadline, timeout).await;
@@ -149,7 +137,27 @@ impl View<'_, CaptureCtx> {
     }
 }
 
-fn headers(pairs: &[(String, String)]) -> Result<HeaderMap, Error> {
+/// The first header in `pairs` that only the host may set, lowercased.
+pub(crate) fn host_only_header(pairs: &[(String, String)]) -> Option<String> {
+    pairs
+        .iter()
+        .map(|(name, _)| name.to_ascii_lowercase())
+        .find(|name| HOST_ONLY_HEADERS.contains(&name.as_str()) || name.starts_with("proxy-"))
+}
+
+/// Where a redirect from `url` with this `Location` leads.
+pub(crate) fn redirect_target(url: &Url, location: &HeaderValue) -> Result<Url, Error> {
+    let location = location
+        .to_str()
+        .map_err(|_| Error::Io(format!("{url} redirected to a non-ASCII Location")))?;
+    url.join(location).map_err(|e| {
+        Error::Io(format!(
+            "{url} redirected to a bad Location \"{location}\": {e}"
+        ))
+    })
+}
+
+pub(crate) fn headers(pairs: &[(String, String)]) -> Result<HeaderMap, Error> {
     let mut map = HeaderMap::new();
     for (name, value) in pairs {
         let name = HeaderName::try_from(name.as_str()).map_err(|_| {

@@ -3,7 +3,7 @@
 pub mod bindings;
 mod checked;
 pub mod handoff;
-mod http;
+pub(crate) mod http;
 mod page;
 
 use super::browser::BrowserProvider;

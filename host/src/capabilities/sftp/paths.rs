@@ -39,7 +39,7 @@ pub fn split_name(path: &str) -> Result<(&str, &str), PathError> {
 }
 
 /// `path` made absolute: relative paths start at the first root.
-fn absolute(path: &str, first_root: &str) -> Result<String, PathError> {
+pub(crate) fn absolute(path: &str, first_root: &str) -> Result<String, PathError> {
     if path.is_empty() || path.contains('\0') {
         return Err(PathError::Invalid(
             "the path is empty or contains NUL".into(),
@@ -73,7 +73,7 @@ async fn canonical_roots(remote: &Remote, roots: &[String]) -> Result<Vec<String
     Ok(out)
 }
 
-fn check(
+pub(crate) fn check(
     path: &str,
     resolved: &str,
     roots: &[String],

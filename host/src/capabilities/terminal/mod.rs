@@ -45,7 +45,7 @@ const AUDIT_INPUT_MAX: usize = 2048;
 /// Input written to a terminal as one readable line: control characters and backslashes
 /// escaped (`\n`, `\u{1b}`, `\\`), everything else as typed, cut after
 /// [`AUDIT_INPUT_MAX`] characters.
-fn shown_input(data: &[u8]) -> String {
+pub(crate) fn shown_input(data: &[u8]) -> String {
     let mut shown = String::new();
     for (i, c) in String::from_utf8_lossy(data).chars().enumerate() {
         if i == AUDIT_INPUT_MAX {

@@ -17,6 +17,22 @@ pub const RING_BYTES: usize = 64 * 1024;
 /// must still be there to read. Bounded per session (16 sessions at most per plugin).
 pub const COMMAND_BYTES: usize = 8 * 1024 * 1024;
 
+/// Smallest screen model: vt100 0.16 panics on a line wrap in a one-row screen and on a wide
+/// character (two cells) in a one-column one, and a remote shell may print either any time.
+const MIN_COLS: u16 = 2;
+const MIN_ROWS: u16 = 2;
+
+/// Run `f` on the screen model; should the third-party parser panic (vt100 0.16 still does
+/// on wide characters after a shrinking resize), start a fresh screen of the same size
+/// rather than lose the session's pump. The raw output is unaffected.
+fn guarded(screen: &mut vt100::Parser, f: impl FnOnce(&mut vt100::Parser)) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(screen))).is_err() {
+        let (rows, cols) = screen.screen().size();
+        tracing::warn!("the terminal screen model failed on this output; screen reset");
+        *screen = vt100::Parser::new(rows.max(MIN_ROWS), cols.max(MIN_COLS), 0);
+    }
+}
+
 /// Output read from a session (mirrors the WIT `chunk`).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Chunk {
@@ -129,7 +145,7 @@ impl OutputLog {
             inner: Mutex::new(Output {
                 ring: VecDeque::with_capacity(RING_BYTES),
                 start: 0,
-                screen: vt100::Parser::new(rows.max(1), cols.max(1), 0),
+                screen: vt100::Parser::new(rows.max(MIN_ROWS), cols.max(MIN_COLS), 0),
                 exit_status: None,
                 pending: None,
                 idle_prompt: String::new(),
@@ -153,7 +169,16 @@ impl OutputLog {
         }
         {
             let mut out = self.lock();
-            out.screen.process(bytes);
+            // The screen model is a third-party parser fed by a remote peer: should it panic
+            // on some sequence, start a fresh screen rather than lose the session's pump.
+            let screen = &mut out.screen;
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| screen.process(bytes)))
+                .is_err()
+            {
+                let (rows, cols) = out.screen.screen().size();
+                tracing::warn!("the terminal screen model failed on this output; screen reset");
+                out.screen = vt100::Parser::new(rows.max(MIN_ROWS), cols.max(MIN_COLS), 0);
+            }
             if let Some(p) = out.pending.as_mut()
                 && p.feed(bytes)
             {
@@ -330,10 +355,11 @@ impl OutputLog {
     }
 
     pub fn resize(&self, cols: u16, rows: u16) {
-        self.lock()
-            .screen
-            .screen_mut()
-            .set_size(rows.max(1), cols.max(1));
+        guarded(&mut self.lock().screen, |screen| {
+            screen
+                .screen_mut()
+                .set_size(rows.max(MIN_ROWS), cols.max(MIN_COLS));
+        });
     }
 
     pub fn size(&self) -> (u16, u16) {
@@ -351,6 +377,26 @@ impl OutputLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_wide_character_on_a_one_column_screen_is_kept() {
+        // Found by the fuzz harness: vt100 panicked on a line wrap in one row and on a wide
+        // character in one column.
+        let log = OutputLog::new(1, 1);
+        log.push("a\u{1F600}b\u{4E2D}\r\n".as_bytes());
+        log.resize(1, 1);
+        log.push("\u{1F600}\u{1F600}".as_bytes());
+        assert_eq!(log.size(), (MIN_COLS, MIN_ROWS));
+        // A shrinking resize under wide characters made vt100 panic: contained, screen reset.
+        log.resize(80, 24);
+        log.push("x\u{4E2D}\u{4E2D}\u{4E2D}\u{4E2D}\u{4E2D}".as_bytes());
+        log.resize(3, 2);
+        log.push("x\u{4E2D}\u{4E2D}\u{4E2D}\u{4E2D}\u{4E2D}\x1b[1;1H\u{4E2D}".as_bytes());
+        log.push(b"still here");
+        let c = log.read(0, 1024, Duration::ZERO).await;
+        assert_eq!(c.next, c.data.len() as u64);
+        assert!(!log.screen().is_empty());
+    }
 
     #[tokio::test]
     async fn ring_keeps_the_last_64_kib_and_counts_what_was_missed() {

@@ -106,6 +106,10 @@ pub enum OpenError {
 #[derive(Default)]
 pub struct SessionTable {
     by_plugin: Mutex<HashMap<String, Vec<Arc<Session>>>>,
+    /// A manifest reload handed this table's sessions to its successor. A call still
+    /// running on the previous manifest may open a session after that: it would be in no
+    /// table anyone reads, its shell alive until Warden exits, so it is closed instead.
+    retired: AtomicBool,
 }
 
 impl std::fmt::Debug for SessionTable {
@@ -129,7 +133,8 @@ impl SessionTable {
         self.make_room(plugin).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
         let pty = pty::spawn(cols, rows, log.clone()).map_err(OpenError::Failed)?;
-        Ok(self.insert(plugin, "local".into(), log, Input::Pty(pty)))
+        self.insert(plugin, "local".into(), log, Input::Pty(pty))
+            .await
     }
 
     /// Open an SSH shell session to `alias` for `plugin`, on the alias's shared connection.
@@ -164,7 +169,7 @@ impl SessionTable {
                 }
             }
         };
-        Ok(self.insert(
+        self.insert(
             plugin,
             format!("ssh:{alias}"),
             log,
@@ -172,7 +177,8 @@ impl SessionTable {
                 channel,
                 _conn: conn,
             },
-        ))
+        )
+        .await
     }
 
     /// Drop ended sessions beyond need; refuse when the plugin still has too many live ones.
@@ -197,14 +203,32 @@ impl SessionTable {
         Ok(())
     }
 
-    fn insert(
+    async fn insert(
         &self,
         plugin: &str,
         target: String,
         log: Arc<OutputLog>,
         input: Input,
-    ) -> Arc<Session> {
+    ) -> Result<Arc<Session>, OpenError> {
         let kind = if target == "local" { "local" } else { "ssh" };
+        let (session, kept) = self.insert_now(plugin, kind, target, log, input);
+        if !kept {
+            session.close().await;
+            return Err(OpenError::Failed(
+                "the manifest was reloaded while this session opened; open it again".into(),
+            ));
+        }
+        Ok(session)
+    }
+
+    fn insert_now(
+        &self,
+        plugin: &str,
+        kind: &str,
+        target: String,
+        log: Arc<OutputLog>,
+        input: Input,
+    ) -> (Arc<Session>, bool) {
         let mut map = self.lock();
         // Unique across plugins, so another plugin (sftp) can name a session by its id.
         let id = loop {
@@ -221,8 +245,12 @@ impl SessionTable {
             input,
             closed: AtomicBool::new(false),
         });
+        // Checked under the lock that `adopt` sets it under: kept here means adopted there.
+        if self.retired.load(Ordering::SeqCst) {
+            return (session, false);
+        }
         list.push(session.clone());
-        session
+        (session, true)
     }
 
     /// `plugin`'s session `id`.
@@ -249,11 +277,12 @@ impl SessionTable {
         previous: &SessionTable,
         keep: impl Fn(&str, &Session) -> bool,
     ) -> (usize, usize) {
-        let all: Vec<(String, Vec<Arc<Session>>)> = previous
-            .lock()
-            .iter()
-            .map(|(plugin, list)| (plugin.clone(), list.clone()))
-            .collect();
+        // Taken under the lock that inserts hold, after which no insert stays: see `retired`.
+        let all: Vec<(String, Vec<Arc<Session>>)> = {
+            let mut map = previous.lock();
+            previous.retired.store(true, Ordering::SeqCst);
+            map.drain().collect()
+        };
         let mut closed = Vec::new();
         let mut kept = 0;
         {
@@ -296,5 +325,25 @@ impl SessionTable {
         };
         session.close().await;
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_session_opened_after_a_reload_took_the_table_is_closed_not_lost() {
+        // Found by the soak test: a call still running on the previous manifest opened a
+        // session in a table nobody read any more, and its shell lived on.
+        let old = SessionTable::default();
+        let kept = old.open_local("t", 80, 24).await.expect("open");
+        let new = SessionTable::default();
+        assert_eq!(new.adopt(&old, |_, _| true).await, (1, 0));
+        assert!(new.get("t", &kept.id).is_some());
+        let late = old.open_local("t", 80, 24).await;
+        assert!(matches!(late, Err(OpenError::Failed(m)) if m.contains("reloaded")));
+        assert!(old.list("t").is_empty());
+        new.close_all().await;
     }
 }

@@ -25,7 +25,7 @@ mod input;
 mod navigate;
 mod pdf;
 mod pointer;
-mod script;
+pub(super) mod script;
 mod snapshot;
 mod storage;
 mod wait;

@@ -11,7 +11,7 @@
 mod extras;
 mod host;
 mod page;
-mod snapshot;
+pub(super) mod snapshot;
 
 use super::bindings::warden::browser::browser::{
     ClickOptions, Cookie, Modifiers, MouseButton, WaitUntil,

@@ -12,7 +12,16 @@ pub(super) fn to_wit_snapshot(
     frames: Vec<FrameSnapshot>,
     include_text: bool,
 ) -> Snapshot {
-    let scrub = |s: &str| tab.scrub(s);
+    records(&|s: &str| tab.scrub(s), &frames, include_text)
+}
+
+/// The records of `frames` as `page.js` reported them, each text passed through `scrub`.
+/// Page-script JSON is the page's to shape: a missing or mistyped field reads as empty.
+pub(crate) fn records(
+    scrub: &dyn Fn(&str) -> String,
+    frames: &[FrameSnapshot],
+    include_text: bool,
+) -> Snapshot {
     let mut elements = Vec::new();
     let mut overlays = Vec::new();
     let mut frame_infos = Vec::new();
