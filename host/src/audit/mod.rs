@@ -117,9 +117,10 @@ impl AuditLog {
         &self.path
     }
 
-    /// Append one record. A failure to write is logged, not fatal: the call it describes
-    /// has already happened.
+    /// Append one record, and count it in the metrics (so they agree with this log). A
+    /// failure to write is logged, not fatal: the call it describes has already happened.
     pub fn write(&self, record: &Record<'_>) {
+        crate::metrics::observe(record);
         let mut line = match serde_json::to_vec(record) {
             Ok(l) => l,
             Err(e) => {

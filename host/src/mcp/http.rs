@@ -4,6 +4,7 @@
 //!   server's own loopback origin is allowed), both done by rmcp from `[server.http]`;
 //! - bearer tokens of named clients, required whenever Warden binds a non-loopback address;
 //!   the client's name is attached to each request and written to the audit log;
+//! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - a request body limit (`[server.http] max_body`).
 
 use super::WardenServer;
@@ -156,13 +157,18 @@ pub async fn serve(
         rmcp_config,
     );
     let clients = tokens.0.len();
-    let router =
-        axum::Router::new()
-            .nest_service(MCP_PATH, service)
-            .layer(middleware::from_fn_with_state(
-                Arc::new(tokens),
-                authenticate,
-            ));
+    let limits = Arc::new(super::limits::Limits::new(&config.limits));
+    // The last layer runs first: the token check names the client, then its limits apply.
+    let router = axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn_with_state(
+            limits,
+            super::limits::enforce,
+        ))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(tokens),
+            authenticate,
+        ));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| HttpError::Bind { addr, source })?;

@@ -9,6 +9,7 @@
 mod asks;
 mod convert;
 pub mod http;
+pub mod limits;
 pub mod stdio;
 mod subscriptions;
 

@@ -325,6 +325,15 @@ impl Registry {
             Ok(_) => Outcome::Ok,
             Err(f) => f.outcome(),
         };
+        let limit = match &result {
+            Err(CallFailure::Timeout(_)) => Some("call_timeout"),
+            Err(CallFailure::MemoryLimit(_)) => Some("memory"),
+            Err(CallFailure::OutputTooLarge(..)) => Some("output"),
+            _ => None,
+        };
+        if let Some(limit) = limit {
+            crate::metrics::limit_hit(limit, plugin.name());
+        }
         self.services().audit.write(&Record {
             ts: audit::now(),
             event: audited.event,
