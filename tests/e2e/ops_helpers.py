@@ -139,3 +139,67 @@ async def mcp_session(url: str, headers: dict[str, str] | None = None):
                 with anyio.fail_after(30):
                     await session.initialize()
                 yield session
+
+
+DEPLOY = Path(__file__).resolve().parents[2] / "docs" / "src" / "deploy"
+
+
+@contextlib.contextmanager
+def haproxy(dir: Path, port: int, replicas: list[tuple[int, int]]) -> Iterator[subprocess.Popen]:
+    """HAProxy on 127.0.0.1:`port` with the documented configuration (docs/src/deploy), in
+    front of `replicas` [(mcp_port, admin_port)]; up once every replica passes /readyz."""
+    cfg = (DEPLOY / "haproxy.cfg").read_text()
+    cfg = cfg.replace("bind 127.0.0.1:8930", f"bind 127.0.0.1:{port}")
+    cfg = cfg.replace("/etc/haproxy/warden-503.http", str(DEPLOY / "warden-503.http"))
+    cfg = re.sub(r"^    server .*\n", "", cfg, flags=re.M)
+    cfg += "".join(
+        f"    server r{i + 1} 127.0.0.1:{mcp} check port {admin}\n" for i, (mcp, admin) in enumerate(replicas)
+    )
+    # A stats socket, so the test can wait until HAProxy sees every replica up.
+    sock = dir / "haproxy.sock"
+    cfg = cfg.replace("global\n", f"global\n    stats socket {sock} level admin\n", 1)
+    path = dir / "haproxy.cfg"
+    path.write_text(cfg)
+    check = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    log = open(dir / "haproxy.log", "w")
+    proc = subprocess.Popen(["haproxy", "-db", "-f", str(path)], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, (dir / "haproxy.log").read_text()
+            up = 0
+            if sock.exists():
+                with contextlib.suppress(OSError):
+                    with socket.socket(socket.AF_UNIX) as s:
+                        s.connect(str(sock))
+                        s.sendall(b"show stat\n")
+                        data = b""
+                        while chunk := s.recv(65536):
+                            data += chunk
+                    up = sum(1 for line in data.decode().splitlines() if line.startswith("warden,r") and ",UP," in line)
+            if up == len(replicas):
+                break
+            assert time.monotonic() < deadline, f"HAProxy does not see the replicas up: {up}"
+            time.sleep(0.1)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+def server_state(dir: Path) -> dict[str, str]:
+    """{server: status} as HAProxy sees it."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(str(dir / "haproxy.sock"))
+        s.sendall(b"show stat\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    states = {}
+    for line in data.decode().splitlines():
+        fields = line.split(",")
+        if fields[0] == "warden" and fields[1].startswith("r"):
+            states[fields[1]] = fields[17]
+    return states
