@@ -13,6 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use sha2::{Digest, Sha256};
@@ -181,6 +182,13 @@ pub async fn serve(
             format!("{clients} client token(s)")
         }
     );
+    // No Nagle: a response's headers and its first SSE event are separate small writes, and
+    // with Nagle the second waits for the client's delayed ACK (~40 ms per call).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {e}");
+        }
+    });
     axum::serve(listener, router)
         .await
         .map_err(HttpError::Serve)
