@@ -30,3 +30,4 @@ pub mod metrics;
 pub mod net;
 pub mod reload;
 pub mod runtime;
+pub mod trace;

@@ -2,7 +2,7 @@
 replicas, and directly to one replica (the load balancer's own overhead), in one run.
 
     cargo build --release -p warden -p warden-tests
-    .venv/bin/python tests/bench/replicas_bench.py [--clients 16] [--seconds 8]
+    .venv/bin/python tests/bench/replicas_bench.py [--clients 1,16] [--seconds 8]
 
 Each client is one MCP session (2025-11-25 wire, raw JSON-RPC over streamable HTTP) that
 calls `echo` back to back; the load generator, HAProxy and the replicas share the machine.
@@ -75,7 +75,7 @@ async def measure(url: str, clients: int, seconds: float) -> tuple[float, float,
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--clients", default="1,16", help="concurrent sessions, comma-separated")
     ap.add_argument("--seconds", type=float, default=8)
     args = ap.parse_args()
     rows = []
@@ -90,21 +90,23 @@ def main() -> None:
                     f'[server]\naudit_log = "r{i + 1}.jsonl"\n\n[[plugin]]\nname = "echo"\nsource = "{ECHO}"\n'
                 )
                 replicas.enter_context(serve(WARDEN, manifest, env, f"127.0.0.1:{mcp}", admin=f"127.0.0.1:{admin}"))
-            direct = asyncio.run(measure(f"http://127.0.0.1:{ports[0][0]}/mcp", args.clients, args.seconds))
-            rows.append(("direct, 1 replica", *direct))
+            counts = [int(c) for c in args.clients.split(",")]
+            for clients in counts:
+                direct = asyncio.run(measure(f"http://127.0.0.1:{ports[0][0]}/mcp", clients, args.seconds))
+                rows.append((clients, "direct, 1 replica", *direct))
             for n in (1, 2, 3):
                 lb = free_port()
                 lb_dir = dir / f"lb{n}"
                 lb_dir.mkdir()
                 with haproxy(lb_dir, lb, ports[:n]):
-                    result = asyncio.run(measure(f"http://127.0.0.1:{lb}/mcp", args.clients, args.seconds))
-                rows.append((f"HAProxy, {n} replica{'s' if n > 1 else ''}", *result))
-    print(f"{args.clients} concurrent MCP sessions calling echo for {args.seconds:g} s each configuration\n")
-    print("| path | calls/s | p50 | p99 |")
-    print("|---|---|---|---|")
-    for name, rate, p50, p99 in rows:
-        print(f"| {name} | {rate:,.0f} | {p50:.1f} ms | {p99:.1f} ms |")
-
+                    for clients in counts:
+                        result = asyncio.run(measure(f"http://127.0.0.1:{lb}/mcp", clients, args.seconds))
+                        rows.append((clients, f"HAProxy, {n} replica{'s' if n > 1 else ''}", *result))
+    print(f"echo through each path for {args.seconds:g} s; load average {os.getloadavg()[0]:.1f}\n")
+    print("| sessions | path | calls/s | p50 | p99 |")
+    print("|---|---|---|---|---|")
+    for clients, name, rate, p50, p99 in sorted(rows, key=lambda r: r[0]):
+        print(f"| {clients} | {name} | {rate:,.0f} | {p50:.1f} ms | {p99:.1f} ms |")
 
 if __name__ == "__main__":
     main()

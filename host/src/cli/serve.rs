@@ -19,8 +19,12 @@ pub async fn run(
         Some(addr) => Some(admin::start(addr, http_addr).await?),
         None => None,
     };
+    let otlp = parsed.otlp_endpoint.clone();
     // Every plugin loads before the first request is read: tools/list is never partial.
     let app = App::start(parsed, None).await?;
+    if let Some(endpoint) = &otlp {
+        warden::trace::start(endpoint);
+    }
     let server = WardenServer::new(app.registry.clone());
     if let Some(admin) = &admin {
         admin.serving(server.clone());

@@ -293,6 +293,8 @@ pub struct Manifest {
     pub http: HttpConfig,
     /// `[admin] listen`: metrics and health probes, off when `None`.
     pub admin_listen: Option<std::net::SocketAddr>,
+    /// `[telemetry] otlp_endpoint`: traces, off when `None`.
+    pub otlp_endpoint: Option<url::Url>,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub browser: BrowserConfig,
     pub plugins: Vec<PluginConfig>,
@@ -656,12 +658,22 @@ impl Validator<'_> {
             }
             addr
         });
+        let otlp_endpoint = file.telemetry.otlp_endpoint.as_ref().and_then(|e| {
+            let url = url::Url::parse(e.get_ref().trim())
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if url.is_none() {
+                self.error(e.span(), format!("telemetry.otlp_endpoint: \"{}\" is not an http(s) URL; write it like \"http://127.0.0.1:4318\"", e.get_ref()));
+            }
+            url
+        });
         Manifest {
             file_name: self.file_name.to_string(),
             audit_log,
             cache_dir,
             http,
             admin_listen,
+            otlp_endpoint,
             ssh_hosts,
             browser,
             plugins,

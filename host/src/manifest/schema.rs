@@ -16,6 +16,9 @@ pub struct ManifestFile {
     /// The admin listener: metrics and health probes.
     #[serde(default)]
     pub admin: AdminSection,
+    /// OpenTelemetry export.
+    #[serde(default)]
+    pub telemetry: TelemetrySection,
     /// SSH hosts that grants may name, e.g. `[ssh.hosts.web1]`.
     #[serde(default)]
     pub ssh: SshSection,
@@ -52,6 +55,15 @@ pub struct AdminSection {
     /// Serve `/metrics`, `/healthz` and `/readyz` here (never the MCP address).
     /// Example: `listen = "127.0.0.1:9464"`. Default: off. `--admin ADDR` overrides it.
     pub listen: Option<Spanned<String>>,
+}
+
+/// `[telemetry]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySection {
+    /// OTLP/HTTP collector to export traces to (JSON encoding, `POST {endpoint}/v1/traces`).
+    /// Example: `otlp_endpoint = "http://127.0.0.1:4318"`. Default: no traces.
+    pub otlp_endpoint: Option<Spanned<String>>,
 }
 
 /// `[server.http]`

@@ -341,6 +341,7 @@ fn call_context(
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
         session: Some(Arc::from(session_of(context))),
+        trace: crate::trace::for_call(context),
     }
 }
 

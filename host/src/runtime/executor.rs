@@ -319,6 +319,7 @@ impl Registry {
     {
         let client = call.client.clone();
         let session = call.session.clone();
+        let trace = call.trace;
         let started = Instant::now();
         let result = work(&plugin.backend, call).await;
         let outcome = match &result {
@@ -352,6 +353,7 @@ impl Registry {
             error: None,
             tabs_opened: None,
             tabs_open: None,
+            trace,
             ..Record::default()
         });
         result
