@@ -48,6 +48,17 @@ pub fn cancelled() -> bool {
     wit::cancelled()
 }
 
+/// Go on as a task: the client gets a task handle now, the rest of this call runs in the
+/// background and the client polls for its result (or cancels it). True if the call is a task
+/// (now or already); false if it cannot be one: the tool is not marked
+/// [`crate::TaskSupport::Optional`] or `Required`, the client did not declare tasks, or the
+/// wire has none. The call goes on either way. Ask what must be asked before: on the
+/// 2026-07-28 wire asks before this point are rounds of the request, replayed from the
+/// start; asks after it wait for the client's `tasks/update`.
+pub fn as_task() -> bool {
+    wit::as_task()
+}
+
 /// Why a request to the client ([`ask`], [`elicit`], [`sample`], [`list_roots`]) failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AskError {

@@ -102,7 +102,7 @@ pub use prompt::{
     Completion, CompletionRef, Prompt, PromptArgs, PromptArgument, PromptMessage, PromptResult,
     Role,
 };
-pub use tool::{Annotations, IntoToolOutput, NoArgs, Structured, Tool};
+pub use tool::{Annotations, IntoToolOutput, NoArgs, Structured, TaskSupport, Tool};
 pub use {schemars, serde, serde_json};
 
 use __private::bindings;
@@ -112,7 +112,7 @@ pub mod prelude {
     pub use crate::{
         CapabilityError, Completion, CompletionRef, Content, EmbeddedResource, NoArgs, Plugin,
         Prompt, PromptArgs, PromptMessage, PromptResult, Resource, ResourceTemplate, Structured,
-        Tool, ToolError, ToolOutput,
+        TaskSupport, Tool, ToolError, ToolOutput,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -212,6 +212,11 @@ pub mod __private {
                             destructive: a.destructive,
                             idempotent: a.idempotent,
                             open_world: a.open_world,
+                        },
+                        task: match tool.get_task() {
+                            crate::TaskSupport::Never => wit::TaskSupport::Never,
+                            crate::TaskSupport::Optional => wit::TaskSupport::Optional,
+                            crate::TaskSupport::Required => wit::TaskSupport::Required,
                         },
                     }
                 })

@@ -169,7 +169,22 @@ pub struct Tool {
     input_schema: Schema,
     output_schema: Option<Schema>,
     annotations: Annotations,
+    task: TaskSupport,
     handler: Handler,
+}
+
+/// Whether a call of a tool may run as a task the client polls (MCP tasks extension).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// The call always answers in its own request (the default).
+    #[default]
+    Never,
+    /// A task when the client declared tasks and the call calls [`crate::context::as_task`]
+    /// or runs longer than a moment; otherwise it answers in its own request. For tools that
+    /// may run long: transfers, logins, long commands.
+    Optional,
+    /// Only as a task: a client that did not declare tasks is refused before the call runs.
+    Required,
 }
 
 impl fmt::Debug for Tool {
@@ -224,6 +239,7 @@ impl Tool {
             input_schema,
             output_schema,
             annotations: Annotations::default(),
+            task: TaskSupport::Never,
             handler,
         }
     }
@@ -277,6 +293,18 @@ impl Tool {
     pub fn annotations(mut self, annotations: Annotations) -> Self {
         self.annotations = annotations;
         self
+    }
+
+    /// Sets whether a call may run as a task (see [`TaskSupport`]).
+    #[must_use]
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+
+    /// Whether a call may run as a task.
+    pub fn get_task(&self) -> TaskSupport {
+        self.task
     }
 
     /// The tool's name.

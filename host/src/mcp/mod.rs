@@ -12,10 +12,14 @@ pub mod http;
 pub mod limits;
 pub mod stdio;
 mod subscriptions;
+mod tasks;
 
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
+use crate::runtime::bindings::TaskSupport;
+use crate::runtime::executor::CallReport;
 use crate::runtime::executor::CompletionTarget;
+use crate::runtime::plugin::CallFailure;
 use crate::runtime::registry::{Backend, Registry};
 use crate::runtime::state::{CallContext, CallEvents};
 use futures::future::BoxFuture;
@@ -48,6 +52,9 @@ const KNOWN_METHODS: &[&str] = &[
     "completion/complete",
     "logging/setLevel",
     "server/discover",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 /// The MCP server over a loaded [`Registry`]. Clones share state: a manifest reload swaps the
@@ -58,13 +65,15 @@ pub struct WardenServer {
     /// Connected clients, told when the tool list changes.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
-    listeners: Arc<Mutex<Vec<SubscriptionSink>>>,
+    listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
     min_level: Arc<AtomicU8>,
     /// Seals the request state of 2026-07-28 input rounds.
     rounds: Arc<asks::rounds::Rounds>,
     /// Who hears of which resource's changes.
     subscriptions: Arc<subscriptions::Subscriptions>,
+    /// Calls running as tasks (2026-07-28 tasks extension).
+    tasks: Arc<tasks::Tasks>,
 }
 
 /// One registry and its MCP tool list. Calls in flight keep the one they started on.
@@ -81,6 +90,14 @@ impl Served {
 
     fn serves_resources(&self) -> bool {
         self.registry.plugins().iter().any(|p| p.serves_resources())
+    }
+
+    /// Tasks exist when a tool may run as one.
+    fn serves_tasks(&self) -> bool {
+        self.registry
+            .tools()
+            .iter()
+            .any(|t| t.info.task != TaskSupport::Never)
     }
 
     fn serves_prompts(&self) -> bool {
@@ -108,6 +125,7 @@ impl WardenServer {
             min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
             rounds: Arc::default(),
             subscriptions: Arc::default(),
+            tasks: Arc::default(),
         };
         // Reloads keep the same bus (see HostServices::new), so one forwarder serves them all.
         subscriptions::forward(
@@ -148,14 +166,18 @@ impl WardenServer {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut open = Vec::new();
-        for sink in listeners {
-            match sink.notify_tool_list_changed().await {
-                Ok(()) => open.push(sink),
-                Err(e) => tracing::debug!("dropping a closed subscription: {e}"),
+        let mut closed = Vec::new();
+        for (id, sink) in listeners {
+            if let Err(e) = sink.notify_tool_list_changed().await {
+                tracing::debug!("dropping a closed subscription: {e}");
+                closed.push(id);
             }
         }
-        *self.listeners.lock().unwrap_or_else(|p| p.into_inner()) = open;
+        // Streams opened meanwhile stay.
+        self.listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(id, _)| !closed.contains(id));
     }
 }
 
@@ -354,7 +376,71 @@ fn http_client(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|id| id.0.to_string())
 }
 
+/// How long a task-supporting call runs before it becomes a task by itself (when the client
+/// declared tasks): long enough that quick calls answer in their own request.
+const TASK_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The tool result an agent reads for a call's report.
+fn tool_result(report: CallReport) -> model::CallToolResult {
+    match report.result {
+        Ok(output) => convert::success(output),
+        Err(failure) => convert::error(failure.message(&report.plugin)),
+    }
+}
+
+/// A task's result: the tool's result (a tool error too); `failed` only when the plugin could
+/// produce none (it crashed or ran out of memory), as the tasks extension reserves it.
+fn finish_task(ended: Result<Option<CallReport>, tokio::task::JoinError>) -> tasks::Finished {
+    let failed = |message: String| {
+        let error = McpError::internal_error(message, None);
+        match serde_json::to_value(error) {
+            Ok(serde_json::Value::Object(object)) => tasks::Finished::Failed(object),
+            _ => tasks::Finished::Failed(model::JsonObject::new()),
+        }
+    };
+    let report = match ended {
+        Ok(Some(report)) => report,
+        Ok(None) => return failed("the tool is gone (the manifest was reloaded)".into()),
+        Err(e) => return failed(format!("the call failed: {e}")),
+    };
+    if let Err(failure @ (CallFailure::Crashed(_) | CallFailure::MemoryLimit(_))) = &report.result {
+        return failed(failure.message(&report.plugin));
+    }
+    match serde_json::to_value(tool_result(report)) {
+        Ok(serde_json::Value::Object(object)) => tasks::Finished::Completed(object),
+        _ => failed("the result could not be encoded".into()),
+    }
+}
+
+/// For entry points that never become tasks.
+fn not_a_task() -> McpError {
+    McpError::internal_error("only a tool call can become a task", None)
+}
+
 impl WardenServer {
+    /// Whether this call may become a task: the tool supports tasks, the request came on the
+    /// 2026-07-28 wire from a client that declared them, and another task fits. A tool that
+    /// runs only as a task refuses a client that did not declare them, before it runs.
+    fn task_offer(
+        &self,
+        support: TaskSupport,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<asks::rounds::Offer>, McpError> {
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        if support == TaskSupport::Required && !(declared && is_stateless(context)) {
+            return Err(McpError::missing_required_client_capability(
+                model::ClientCapabilities::builder().enable_tasks().build(),
+            ));
+        }
+        let offered = support != TaskSupport::Never
+            && declared
+            && is_stateless(context)
+            && self.tasks.has_room();
+        Ok(offered.then_some(asks::rounds::Offer { after: TASK_AFTER }))
+    }
+
     /// Run `start` for a request: directly on a session; through [`asks::rounds::Rounds`] on
     /// 2026-07-28, where a call that asks the client pauses until the client's retry.
     /// `request` is the method, the tool or prompt name (or URI) and the arguments, which bind
@@ -365,6 +451,7 @@ impl WardenServer {
         context: &RequestContext<RoleServer>,
         request: (&'static str, &str, &str),
         retry: (Option<&str>, Option<&model::InputResponses>),
+        offer: Option<asks::rounds::Offer>,
         start: F,
     ) -> Result<asks::rounds::Step<T>, McpError>
     where
@@ -387,6 +474,7 @@ impl WardenServer {
             responses: retry.1,
             declared: context.client_capabilities(),
             cancelled: context.ct.clone(),
+            offer,
         };
         self.rounds
             .serve(binding, retry, move |client, cancel| {
@@ -421,6 +509,15 @@ impl ServerHandler for WardenServer {
         if served.serves_completions() {
             capabilities.completions = Some(model::JsonObject::new());
         }
+        if served.serves_tasks() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    model::TASKS_EXTENSION_ID.to_string(),
+                    model::JsonObject::new(),
+                );
+        }
         ServerConfig::new(capabilities)
             .with_server_info(model::Implementation::new("warden", env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -448,12 +545,13 @@ impl ServerHandler for WardenServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
         let served = self.served();
-        if served.registry.tool(name).is_none() {
+        let Some(entry) = served.registry.tool(name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool \"{name}\"; tools/list shows the tools this server serves"),
                 None,
             ));
-        }
+        };
+        let offer = self.task_offer(entry.info.task, &context)?;
         let arguments = match &request.arguments {
             Some(args) => serde_json::to_string(args).map_err(|e| {
                 McpError::invalid_params(format!("arguments are not serializable: {e}"), None)
@@ -471,24 +569,56 @@ impl ServerHandler for WardenServer {
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),
                 ),
+                offer,
                 move |call| Box::pin(async move { registry.call(&tool, &arguments, call).await }),
             )
             .await?;
         let report = match step {
-            asks::rounds::Step::Done(Some(report)) => report,
-            asks::rounds::Step::Done(None) => {
-                return Err(McpError::invalid_params(
-                    format!("unknown tool \"{name}\""),
-                    None,
-                ));
-            }
+            asks::rounds::Step::Done(report) => report,
             asks::rounds::Step::Input(more) => return Ok(more.into()),
+            asks::rounds::Step::Task(escalated) => {
+                let task = self
+                    .tasks
+                    .start(http_client(&context), escalated, finish_task);
+                return Ok(CallToolResponse::Task(model::CreateTaskResult::new(task)));
+            }
         };
-        let result = match report.result {
-            Ok(output) => convert::success(output),
-            Err(failure) => convert::error(failure.message(&report.plugin)),
-        };
-        Ok(result.into())
+        match report {
+            Some(report) => Ok(tool_result(report).into()),
+            None => Err(McpError::invalid_params(
+                format!("unknown tool \"{name}\""),
+                None,
+            )),
+        }
+    }
+
+    async fn get_task(
+        &self,
+        request: model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<model::GetTaskResult, McpError> {
+        let owner = http_client(&context);
+        let task = self.tasks.get(owner.as_deref(), &request.task_id)?;
+        Ok(model::GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let owner = http_client(&context);
+        self.tasks
+            .update(owner.as_deref(), &request.task_id, &request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let owner = http_client(&context);
+        self.tasks.cancel(owner.as_deref(), &request.task_id)
     }
 
     async fn list_resources(
@@ -563,12 +693,14 @@ impl ServerHandler for WardenServer {
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),
                 ),
+                None,
                 move |call| Box::pin(async move { registry.read_resource(&target, call).await }),
             )
             .await?;
         let report = match step {
             asks::rounds::Step::Done(report) => report.ok_or_else(not_found)?,
             asks::rounds::Step::Input(more) => return Ok(more.into()),
+            asks::rounds::Step::Task(_) => return Err(not_a_task()),
         };
         match report.result {
             Ok(list) => Ok(ReadResourceResult::new(convert::resource_contents(list)).into()),
@@ -616,18 +748,32 @@ impl ServerHandler for WardenServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        static STREAMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let stream = STREAMS.fetch_add(1, Ordering::Relaxed);
+        // Resource subscriptions first: when they are refused, nothing of this stream stays.
+        let listen = match &context.accepted().resource_subscriptions {
+            Some(uris) => Some(
+                self.subscriptions
+                    .listen(uris, context.sink())
+                    .map_err(|e| McpError::invalid_params(e.to_string(), None))?,
+            ),
+            None => None,
+        };
         if context.accepted().tools_list_changed == Some(true) {
             self.listeners
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(context.sink().clone());
-        }
-        if let Some(uris) = &context.accepted().resource_subscriptions {
-            self.subscriptions
-                .listen(uris, context.sink())
-                .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+                .push((stream, context.sink().clone()));
         }
         context.cancelled().await;
+        // The stream ended: nothing is sent to it any more.
+        self.listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|(id, _)| *id != stream);
+        if let Some(listen) = listen {
+            self.subscriptions.end(listen);
+        }
         Ok(())
     }
 
@@ -743,6 +889,7 @@ impl ServerHandler for WardenServer {
                     request.request_state.as_deref(),
                     request.input_responses.as_ref(),
                 ),
+                None,
                 move |call| {
                     Box::pin(async move { registry.get_prompt(&prompt, &arguments, call).await })
                 },
@@ -756,6 +903,7 @@ impl ServerHandler for WardenServer {
                 )
             })?,
             asks::rounds::Step::Input(more) => return Ok(more.into()),
+            asks::rounds::Step::Task(_) => return Err(not_a_task()),
         };
         report
             .result

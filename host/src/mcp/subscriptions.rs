@@ -23,13 +23,18 @@ pub const MAX_SUBSCRIPTIONS: usize = 4096;
 /// Who hears of a URI's changes.
 enum Subscriber {
     Session(Peer<RoleServer>),
-    Listener(SubscriptionSink),
+    Listener(u64, SubscriptionSink),
 }
+
+/// One listen stream's subscriptions, dropped when the stream ends ([`Subscriptions::end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListenId(u64);
 
 /// The subscriptions of one server, by URI.
 #[derive(Default)]
 pub struct Subscriptions {
     by_uri: Mutex<HashMap<String, Vec<Subscriber>>>,
+    next_listen: std::sync::atomic::AtomicU64,
 }
 
 /// Why a subscription was refused.
@@ -42,20 +47,26 @@ pub enum SubscribeError {
 }
 
 impl Subscriptions {
-    fn count(map: &HashMap<String, Vec<Subscriber>>) -> usize {
+    /// How many subscriptions are held, once those of closed sessions are dropped (a client
+    /// that went away without unsubscribing must not fill the server).
+    fn count(map: &mut HashMap<String, Vec<Subscriber>>) -> usize {
+        map.retain(|_, list| {
+            list.retain(|s| !matches!(s, Subscriber::Session(p) if p.is_transport_closed()));
+            !list.is_empty()
+        });
         map.values().map(Vec::len).sum()
     }
 
     /// `peer` hears of changes of `uri` (once, however often it subscribes).
     pub fn subscribe(&self, uri: &str, peer: Peer<RoleServer>) -> Result<(), SubscribeError> {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
-        if Self::count(&map) >= MAX_SUBSCRIPTIONS {
+        if Self::count(&mut map) >= MAX_SUBSCRIPTIONS {
             return Err(SubscribeError::Full);
         }
         let list = map.entry(uri.to_string()).or_default();
         let known = list.iter().any(|s| match s {
             Subscriber::Session(p) => same_peer(p, &peer),
-            Subscriber::Listener(_) => false,
+            Subscriber::Listener(..) => false,
         });
         if !known {
             list.push(Subscriber::Session(peer));
@@ -73,18 +84,34 @@ impl Subscriptions {
         }
     }
 
-    /// A 2026-07-28 listen stream hears of changes of `uris`.
-    pub fn listen(&self, uris: &[String], sink: &SubscriptionSink) -> Result<(), SubscribeError> {
+    /// A 2026-07-28 listen stream hears of changes of `uris` until [`Self::end`].
+    pub fn listen(
+        &self,
+        uris: &[String],
+        sink: &SubscriptionSink,
+    ) -> Result<ListenId, SubscribeError> {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
-        if Self::count(&map) + uris.len() > MAX_SUBSCRIPTIONS {
+        if Self::count(&mut map) + uris.len() > MAX_SUBSCRIPTIONS {
             return Err(SubscribeError::Full);
         }
+        let id = self
+            .next_listen
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         for uri in uris {
             map.entry(uri.clone())
                 .or_default()
-                .push(Subscriber::Listener(sink.clone()));
+                .push(Subscriber::Listener(id, sink.clone()));
         }
-        Ok(())
+        Ok(ListenId(id))
+    }
+
+    /// The listen stream ended: drop its subscriptions.
+    pub fn end(&self, listen: ListenId) {
+        let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
+        map.retain(|_, list| {
+            list.retain(|s| !matches!(s, Subscriber::Listener(id, _) if *id == listen.0));
+            !list.is_empty()
+        });
     }
 
     /// Tell every subscriber of `uri`; drop those that are gone.
@@ -103,7 +130,7 @@ impl Subscriptions {
                     .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.to_string()))
                     .await
                     .is_ok(),
-                Subscriber::Listener(sink) => sink.notify_resource_updated(uri).await.is_ok(),
+                Subscriber::Listener(_, sink) => sink.notify_resource_updated(uri).await.is_ok(),
             };
             if sent {
                 alive.push(target);

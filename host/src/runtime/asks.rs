@@ -97,6 +97,13 @@ pub type Answers = Vec<(String, Answer)>;
 pub trait ClientRequests: Send + Sync {
     /// Ask every question; all are answered or the whole ask fails.
     fn ask(&self, questions: Questions) -> BoxFuture<'static, Result<Answers, AskFailure>>;
+
+    /// Turn the call into a task the client polls; true if it is one now (or was already).
+    /// Only a 2026-07-28 request for a task-supporting tool, from a client that declared
+    /// tasks, can be one.
+    fn as_task(&self) -> bool {
+        false
+    }
 }
 
 /// Time a call has spent waiting for its client. The call's time limit is for the plugin's

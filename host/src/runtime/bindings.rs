@@ -24,6 +24,6 @@ pub use self::exports::warden::plugin::prompts::{
 };
 pub use self::exports::warden::plugin::resources::{ResourceInfo, ResourceTemplate};
 pub use self::warden::plugin::types::{
-    Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, ToolError, ToolInfo,
-    ToolOutput,
+    Annotations, ContentBlock, EmbeddedResource, Media, ResourceBody, TaskSupport, ToolError,
+    ToolInfo, ToolOutput,
 };

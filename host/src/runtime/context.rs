@@ -97,6 +97,21 @@ impl Host for PluginState {
             .map(|(key, answer)| (key, input_answer(answer)))
             .collect())
     }
+
+    async fn as_task(&mut self) -> bool {
+        let Some(client) = &self.call.client_requests else {
+            return false;
+        };
+        let task = client.as_task();
+        if task {
+            self.scope.used(&Used {
+                capability: "client.task",
+                target: "the client",
+                ..Used::default()
+            });
+        }
+        task
+    }
 }
 
 /// The plugin's requests as questions: keys unique and non-empty.

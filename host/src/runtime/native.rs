@@ -1,7 +1,7 @@
 //! `native:echo`: the `echo` tool implemented in the host itself. It exists only as the
 //! baseline of the WASM-boundary benchmark: same schema, same MCP path, no WebAssembly.
 
-use super::bindings::{Annotations, ContentBlock, ToolError, ToolInfo, ToolOutput};
+use super::bindings::{Annotations, ContentBlock, TaskSupport, ToolError, ToolInfo, ToolOutput};
 
 pub fn echo_tool() -> ToolInfo {
     ToolInfo {
@@ -16,6 +16,7 @@ pub fn echo_tool() -> ToolInfo {
             idempotent: true,
             open_world: false,
         },
+        task: TaskSupport::Never,
     }
 }
 

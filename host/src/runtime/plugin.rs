@@ -214,7 +214,12 @@ impl WasmPlugin {
         let work = self.run(entry, call);
         tokio::pin!(work);
         tokio::select! {
-            result = &mut work => result,
+            // A plugin that gives up because it saw the cancellation (`context.cancelled`)
+            // reports an error of its own; the call was cancelled all the same.
+            result = &mut work => match result {
+                Err(CallFailure::Tool(_)) if cancel.is_cancelled() => Err(CallFailure::Cancelled),
+                other => other,
+            },
             () = wait.expire(start, limit) => Err(CallFailure::Timeout(limit)),
             () = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => Err(CallFailure::Cancelled),
         }

@@ -420,7 +420,9 @@ fn plugin() -> Plugin {
                     "Open a login page in the capture browser, wait for the user to log in, \
                      then capture url.",
                 )
-                .open_world(),
+                .open_world()
+                // Long logins, commands and transfers: a task the client can poll or cancel.
+                .task(TaskSupport::Optional),
         )
         .tool(
             Tool::new("ensure_login", ensure_login)
@@ -428,7 +430,9 @@ fn plugin() -> Plugin {
                     "Make sure the capture profile is logged in, waiting for the user to log in \
                      if not.",
                 )
-                .open_world(),
+                .open_world()
+                // Long logins, commands and transfers: a task the client can poll or cancel.
+                .task(TaskSupport::Optional),
         )
         .tool(
             Tool::new("http_get", http_get)

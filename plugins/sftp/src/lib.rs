@@ -281,13 +281,17 @@ fn plugin() -> Plugin {
             Tool::new("sftp_read", read)
                 .description("Read a remote file, text or base64, from an offset.")
                 .read_only()
-                .open_world(),
+                .open_world()
+                // Long logins, commands and transfers: a task the client can poll or cancel.
+                .task(TaskSupport::Optional),
         )
         .tool(
             Tool::new("sftp_write", write)
                 .description("Write text or base64 to a remote file. Needs grant sftp.write.")
                 .destructive()
-                .open_world(),
+                .open_world()
+                // Long logins, commands and transfers: a task the client can poll or cancel.
+                .task(TaskSupport::Optional),
         )
         .tool(
             Tool::new("sftp_mkdir", mkdir)

@@ -485,7 +485,9 @@ fn plugin() -> Plugin {
                      with terminal_write.",
                 )
                 .destructive()
-                .open_world(),
+                .open_world()
+                // Long logins, commands and transfers: a task the client can poll or cancel.
+                .task(TaskSupport::Optional),
         )
         .tool(
             Tool::new("terminal_read", read)

@@ -2,6 +2,7 @@
 //! requests to the client on 2025-11-25 sessions ([`peer`]), `InputRequiredResult` rounds on
 //! 2026-07-28 ([`rounds`]). Both build the same MCP requests and read the same results here.
 
+pub mod parked;
 pub mod peer;
 pub mod rounds;
 

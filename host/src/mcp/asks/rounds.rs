@@ -16,7 +16,14 @@
 //!
 //! A question whose capability the request did not declare fails the request with -32021
 //! (MissingRequiredClientCapability), as the protocol says.
+//!
+//! A call of a task-supporting tool, from a client that declared tasks, may become a task
+//! (SEP-2663): when the plugin calls `as-task`, or when it runs past [`Offer::after`]. The
+//! request then ends with the task's handle ([`Step::Task`]) while the run goes on, and its
+//! later asks wait in the task ([`super::parked`]). Asks before that point stay rounds of the
+//! request, so a tool can gather input first and then go on in the background.
 
+use super::parked::Parked;
 use super::{ANSWER_TIMEOUT, answer, input_request, missing, unsupported};
 use crate::runtime::asks::{APPROVAL_KEY, Answers, AskFailure, ClientRequests, Questions};
 use futures::future::BoxFuture;
@@ -26,10 +33,11 @@ use rmcp::model::{
     SealOptions,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// The most a `requestState` may carry (the answers so far), in bytes once sealed.
@@ -65,6 +73,20 @@ enum Signal {
     Answered(Answers),
     /// The call needs a capability the request did not declare.
     Missing(ClientCapabilities),
+    /// The call became a task.
+    Task,
+}
+
+/// Where a run stands towards the request that drives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Its asks are rounds of the request.
+    Request,
+    /// It asked something new: the request ends with the questions, the run cannot become a
+    /// task any more.
+    Asked,
+    /// It is a task: its asks wait in [`Parked`].
+    Task,
 }
 
 /// The client of one stateless request, as the call sees it: earlier asks are answered from
@@ -74,8 +96,31 @@ struct Replayer {
     /// `inputResponses` of a request without `requestState`: answers to the first ask if
     /// they answer all of it (never the host's approval, which must really be asked).
     unasked: Mutex<Option<InputResponses>>,
-    signals: mpsc::Sender<Signal>,
+    signals: mpsc::UnboundedSender<Signal>,
     declared: Option<ClientCapabilities>,
+    /// Whether the call may become a task.
+    offered: bool,
+    mode: Mutex<Mode>,
+    parked: Arc<Parked>,
+}
+
+impl Replayer {
+    /// Make the call a task unless it already asked the request something new.
+    fn escalate(&self) -> bool {
+        if !self.offered {
+            return false;
+        }
+        let mut mode = self.mode.lock().unwrap_or_else(|p| p.into_inner());
+        match *mode {
+            Mode::Task => true,
+            Mode::Asked => false,
+            Mode::Request => {
+                *mode = Mode::Task;
+                let _ = self.signals.send(Signal::Task);
+                true
+            }
+        }
+    }
 }
 
 impl ClientRequests for Replayer {
@@ -93,10 +138,21 @@ impl ClientRequests for Replayer {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .and_then(|responses| answered_unasked(&questions, &responses));
+        let tasked = recorded.is_none() && {
+            let mut mode = self.mode.lock().unwrap_or_else(|p| p.into_inner());
+            if *mode == Mode::Request && unasked.is_none() {
+                *mode = Mode::Asked;
+            }
+            *mode == Mode::Task
+        };
+        if tasked {
+            let parked = self.parked.clone();
+            return Box::pin(async move { parked.ask(questions).await });
+        }
         Box::pin(async move {
             if let Some(required) = required {
                 let failure = unsupported(&required);
-                let _ = signals.send(Signal::Missing(required)).await;
+                let _ = signals.send(Signal::Missing(required));
                 return Err(failure);
             }
             if let Some(answers) = recorded {
@@ -114,24 +170,43 @@ impl ClientRequests for Replayer {
                 };
             }
             if let Some(answers) = unasked {
-                let _ = signals.send(Signal::Answered(answers.clone())).await;
+                let _ = signals.send(Signal::Answered(answers.clone()));
                 return Ok(answers);
             }
             for (_, question) in &questions {
                 input_request(question)?;
             }
-            let _ = signals.send(Signal::Ask(questions)).await;
+            let _ = signals.send(Signal::Ask(questions));
             Err(AskFailure::Failed(
                 "the client is being asked; this run of the call ends here and the call runs again with the answers".into(),
             ))
         })
     }
+
+    fn as_task(&self) -> bool {
+        self.escalate()
+    }
 }
 
-/// What a stateless request gets: the call's own result, or questions for the client.
+/// What a stateless request gets: the call's own result, questions for the client, or a
+/// task that goes on without it.
 pub enum Step<T> {
     Done(T),
     Input(InputRequiredResult),
+    Task(Escalated<T>),
+}
+
+/// A call that became a task: its run, where its asks wait, and its cancellation.
+pub struct Escalated<T> {
+    pub run: JoinHandle<T>,
+    pub parked: Arc<Parked>,
+    pub cancel: CancellationToken,
+}
+
+/// A call that may become a task, and how long it runs before it becomes one by itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Offer {
+    pub after: Duration,
 }
 
 /// States spent at most at once (each expires with its TTL); past this, new rounds are
@@ -142,7 +217,15 @@ const MAX_SPENT: usize = 100_000;
 pub struct Rounds {
     codec: RequestStateCodec,
     /// Nonces of states already used, until their TTL would have expired them anyway.
-    spent: Mutex<HashMap<u64, Instant>>,
+    spent: Mutex<Spent>,
+}
+
+/// Spent nonces, and when each may be forgotten. Every nonce is kept for the same time, so
+/// insertion order is expiry order and forgetting is popping from the front.
+#[derive(Default)]
+struct Spent {
+    nonces: HashSet<u64>,
+    expiry: VecDeque<(Instant, u64)>,
 }
 
 impl Default for Rounds {
@@ -186,6 +269,8 @@ pub struct Retry<'a> {
     pub declared: Option<ClientCapabilities>,
     /// The request's own cancellation.
     pub cancelled: CancellationToken,
+    /// Whether the call may become a task.
+    pub offer: Option<Offer>,
 }
 
 impl Rounds {
@@ -219,21 +304,31 @@ impl Rounds {
             record.answered.push(in_order(&asked, given));
         }
 
-        let (signals, mut receiver) = mpsc::channel(4);
+        let (signals, mut receiver) = mpsc::unbounded_channel();
         let unasked = retry
             .state
             .is_none()
             .then(|| retry.responses.cloned())
             .flatten();
-        let client: Arc<dyn ClientRequests> = Arc::new(Replayer {
+        let cancel = CancellationToken::new();
+        let parked = Arc::new(Parked::new(retry.declared.clone(), cancel.clone()));
+        let replayer = Arc::new(Replayer {
             recorded: Mutex::new(record.answered.iter().cloned().collect()),
             unasked: Mutex::new(unasked),
             signals,
             declared: retry.declared,
+            offered: retry.offer.is_some(),
+            mode: Mutex::new(Mode::Request),
+            parked: parked.clone(),
         });
-        let cancel = CancellationToken::new();
+        let client: Arc<dyn ClientRequests> = replayer.clone();
         let mut done = tokio::spawn(start(client, cancel.clone()));
         let mut open = true;
+        // A task-supporting call still running after this becomes a task by itself.
+        let deadline =
+            tokio::time::sleep(retry.offer.map_or(Duration::from_secs(86_400), |o| o.after));
+        tokio::pin!(deadline);
+        let mut waiting = retry.offer.is_some();
         loop {
             tokio::select! {
                 // An ask is signalled before the plugin hears of it, so it wins over the run's
@@ -251,6 +346,9 @@ impl Rounds {
                         cancel.cancel();
                         return Err(McpError::missing_required_client_capability(required));
                     }
+                    Some(Signal::Task) => {
+                        return Ok(Step::Task(Escalated { run: done, parked, cancel }));
+                    }
                     None => open = false,
                 },
                 result = &mut done => {
@@ -262,6 +360,12 @@ impl Rounds {
                     cancel.cancel();
                     return Err(McpError::internal_error("the request was cancelled", None));
                 }
+                // Escalating signals `Task`, which the next turn returns; a run that asked
+                // first stays a request.
+                () = &mut deadline, if waiting => {
+                    waiting = false;
+                    replayer.escalate();
+                }
             }
         }
     }
@@ -270,20 +374,26 @@ impl Rounds {
     fn spend(&self, nonce: u64) -> Result<(), McpError> {
         let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        spent.retain(|_, until| *until > now);
-        if spent.contains_key(&nonce) {
+        while let Some(&(until, old)) = spent.expiry.front()
+            && until <= now
+        {
+            spent.expiry.pop_front();
+            spent.nonces.remove(&old);
+        }
+        if spent.nonces.contains(&nonce) {
             return Err(McpError::invalid_params(
                 "requestState was already used; send the request again without requestState and inputResponses",
                 None,
             ));
         }
-        if spent.len() >= MAX_SPENT {
+        if spent.nonces.len() >= MAX_SPENT {
             return Err(McpError::internal_error(
                 "too many input rounds in flight; try again in a few minutes",
                 None,
             ));
         }
-        spent.insert(nonce, now + ANSWER_TIMEOUT);
+        spent.nonces.insert(nonce);
+        spent.expiry.push_back((now + ANSWER_TIMEOUT, nonce));
         Ok(())
     }
 

@@ -295,8 +295,137 @@ fn missing_capability(_: NoArgs) -> Result<String, ToolError> {
     Ok(format!("{answers:?}"))
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+fn greet(args: GreetArgs) -> Result<String, ToolError> {
+    Ok(format!("Hello, {}!", args.name))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SlowArgs {
+    /// How long to work, in seconds.
+    #[serde(default)]
+    seconds: f64,
+}
+
+/// Sleep `seconds`, in steps, giving up when the call is cancelled.
+fn work(seconds: f64) -> Result<(), ToolError> {
+    let until = std::time::Instant::now() + Duration::from_secs_f64(seconds.clamp(0.0, 60.0));
+    while std::time::Instant::now() < until {
+        if context::cancelled() {
+            return Err(ToolError::failed("cancelled"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+fn slow_compute(args: SlowArgs) -> Result<String, ToolError> {
+    if args.seconds > 0.0 {
+        context::as_task();
+    }
+    work(args.seconds)?;
+    Ok(format!("Computed after {} seconds", args.seconds))
+}
+
+fn failing_job(_: NoArgs) -> Result<String, ToolError> {
+    context::as_task();
+    work(1.0)?;
+    Err(ToolError::failed("the job failed (as it always does)"))
+}
+
+fn protocol_error_job(_: NoArgs) -> Result<String, ToolError> {
+    context::as_task();
+    work(0.2)?;
+    // A trap: the host reports a crashed plugin, a protocol-level failure of the task.
+    panic!("protocol_error_job crashes on purpose");
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct DeleteArgs {
+    /// The file to delete.
+    filename: String,
+}
+
+fn confirm_delete(args: DeleteArgs) -> Result<String, ToolError> {
+    context::as_task();
+    let form = context::Question::Elicit {
+        message: format!("Delete {}?", args.filename),
+        schema: warden_sdk::serde_json::json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean"}},
+            "required": ["confirm"]
+        }),
+    };
+    let answers = ask(vec![("confirm", form)])?;
+    Ok(format!(
+        "{}: confirm={}",
+        args.filename,
+        field(&answers[0], "confirm")
+    ))
+}
+
+fn multi_input(_: NoArgs) -> Result<String, ToolError> {
+    context::as_task();
+    let answers = ask(vec![
+        ("first", name_form("First name?", "name")),
+        ("second", name_form("Favourite colour?", "color")),
+    ])?;
+    Ok(format!(
+        "{} likes {}",
+        field(&answers[0], "name"),
+        field(&answers[1], "color")
+    ))
+}
+
+fn tool_with_task(_: NoArgs) -> Result<String, ToolError> {
+    // Asked as a round of the request; then the rest runs as a task.
+    let answers = ask(vec![("user_name", name_form("What is your name?", "name"))])?;
+    context::as_task();
+    work(0.3)?;
+    Ok(format!(
+        "Hello, {}! (from a task)",
+        field(&answers[0], "name")
+    ))
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
+        .tool(Tool::new("greet", greet).description("Greets by name (never a task)"))
+        .tool(
+            Tool::new("slow_compute", slow_compute)
+                .description("Works `seconds` seconds, as a task when the client declared tasks")
+                .task(TaskSupport::Optional),
+        )
+        .tool(
+            Tool::new("failing_job", failing_job)
+                .description("Fails with a tool error after about a second; only as a task")
+                .task(TaskSupport::Required),
+        )
+        .tool(
+            Tool::new("protocol_error_job", protocol_error_job)
+                .description("Crashes: its task fails")
+                .task(TaskSupport::Optional),
+        )
+        .tool(
+            Tool::new("confirm_delete", confirm_delete)
+                .description("A task that asks to confirm before it deletes")
+                .task(TaskSupport::Optional),
+        )
+        .tool(
+            Tool::new("multi_input", multi_input)
+                .description("A task that asks two questions at once")
+                .task(TaskSupport::Optional),
+        )
+        .tool(
+            Tool::new("test_tool_with_task", tool_with_task)
+                .description("Asks a name as an input round, then goes on as a task")
+                .task(TaskSupport::Required),
+        )
         .tool(
             Tool::new("test_simple_text", simple_text)
                 .description("Tests simple text content response")

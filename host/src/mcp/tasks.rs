@@ -1,0 +1,269 @@
+//! Tool calls that run as tasks (the 2026-07-28 tasks extension, SEP-2663): the client got a
+//! task handle instead of the result and polls `tasks/get`, answers the task's questions with
+//! `tasks/update`, or stops it with `tasks/cancel`.
+//!
+//! A task id is 128 random bits, and a task answers only the authenticated HTTP client that
+//! started it (to anyone else it is unknown, -32602), so a handle is neither guessable nor
+//! usable by another client. Finished tasks are kept for [`TTL`] after they end, and at most
+//! [`MAX_TASKS`] at once: past that, calls answer in their own request instead of becoming
+//! tasks, so a client cannot grow the server without bound.
+
+use crate::mcp::asks::parked::Parked;
+use crate::mcp::asks::rounds::Escalated;
+use rmcp::ErrorData as McpError;
+use rmcp::model::{DetailedTask, InputResponses, JsonObject, Task, TaskPayload};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::task::JoinError;
+use tokio_util::sync::CancellationToken;
+
+/// How long a finished task's result stays readable (and at least this long after it starts).
+pub const TTL: Duration = Duration::from_secs(15 * 60);
+/// How often a client should poll.
+const POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// Tasks kept at once, running or finished.
+pub const MAX_TASKS: usize = 1024;
+
+/// How a task's call ended.
+pub enum Finished {
+    /// The call's result (a tool error too: `isError` in the result).
+    Completed(JsonObject),
+    /// The call could not produce a result (the plugin crashed): a JSON-RPC error object.
+    Failed(JsonObject),
+}
+
+enum State {
+    Running,
+    Done(Finished),
+    Cancelled,
+}
+
+struct Entry {
+    /// The authenticated HTTP client that started it, if any.
+    owner: Option<String>,
+    created: SystemTime,
+    state: Mutex<(State, SystemTime, Option<Instant>)>,
+    parked: Arc<Parked>,
+    cancel: CancellationToken,
+}
+
+impl Entry {
+    fn expired(&self, now: Instant) -> bool {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.2.is_some_and(|until| until <= now)
+    }
+
+    /// Settle the task, unless it was cancelled first.
+    fn settle(&self, next: State) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(state.0, State::Running) {
+            *state = (next, SystemTime::now(), Some(Instant::now() + TTL));
+        }
+    }
+
+    fn detail(&self, id: &str) -> DetailedTask {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let updated = match self.parked.changed() {
+            Some(changed) if changed > state.1 => changed,
+            _ => state.1,
+        };
+        let payload = match &state.0 {
+            State::Running => match self.parked.requests() {
+                Some(input_requests) if !input_requests.is_empty() => {
+                    TaskPayload::InputRequired { input_requests }
+                }
+                _ => TaskPayload::Working,
+            },
+            State::Done(Finished::Completed(result)) => TaskPayload::Completed {
+                result: result.clone(),
+            },
+            State::Done(Finished::Failed(error)) => TaskPayload::Failed {
+                error: error.clone(),
+            },
+            State::Cancelled => TaskPayload::Cancelled,
+        };
+        let task = Task::new(
+            id,
+            payload.status(),
+            timestamp(self.created),
+            timestamp(updated),
+        )
+        .with_ttl_ms(millis(TTL))
+        .with_poll_interval_ms(millis(POLL_INTERVAL));
+        DetailedTask::new(task, payload)
+    }
+}
+
+fn timestamp(at: SystemTime) -> String {
+    humantime::format_rfc3339_millis(at).to_string()
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The tasks of this server.
+#[derive(Default)]
+pub struct Tasks {
+    entries: Mutex<HashMap<String, Arc<Entry>>>,
+}
+
+impl Tasks {
+    /// Whether another task fits.
+    pub fn has_room(&self) -> bool {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        entries.retain(|_, e| !e.expired(now));
+        entries.len() < MAX_TASKS
+    }
+
+    /// Keep a call that became a task; `finish` turns its run's end into the task's result.
+    /// The task is readable when this returns, before its handle reaches the client.
+    pub fn start<T, F>(
+        self: &Arc<Self>,
+        owner: Option<String>,
+        escalated: Escalated<T>,
+        finish: F,
+    ) -> Task
+    where
+        T: Send + 'static,
+        F: FnOnce(Result<T, JoinError>) -> Finished + Send + 'static,
+    {
+        let id = format!("{:032x}", rand::random::<u128>());
+        let now = SystemTime::now();
+        let entry = Arc::new(Entry {
+            owner,
+            created: now,
+            state: Mutex::new((State::Running, now, None)),
+            parked: escalated.parked,
+            cancel: escalated.cancel,
+        });
+        let detail = entry.detail(&id);
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, entry.clone());
+        let run = escalated.run;
+        tokio::spawn(async move {
+            let ended = run.await;
+            entry.settle(State::Done(finish(ended)));
+        });
+        detail.task
+    }
+
+    fn find(&self, owner: Option<&str>, id: &str) -> Result<Arc<Entry>, McpError> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(id)
+            .filter(|e| e.owner.as_deref() == owner && !e.expired(Instant::now()))
+            .cloned()
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!(
+                        "unknown task \"{id}\": it never existed, belongs to another client, or ended more than {} minutes ago",
+                        TTL.as_secs() / 60
+                    ),
+                    None,
+                )
+            })
+    }
+
+    /// `tasks/get`.
+    pub fn get(&self, owner: Option<&str>, id: &str) -> Result<DetailedTask, McpError> {
+        Ok(self.find(owner, id)?.detail(id))
+    }
+
+    /// `tasks/update`: answers to the task's questions.
+    pub fn update(
+        &self,
+        owner: Option<&str>,
+        id: &str,
+        responses: &InputResponses,
+    ) -> Result<(), McpError> {
+        self.find(owner, id)?.parked.answer(responses)
+    }
+
+    /// `tasks/cancel`: the call is cancelled and the task is `cancelled` from now on; a task
+    /// that already ended stays as it was.
+    pub fn cancel(&self, owner: Option<&str>, id: &str) -> Result<(), McpError> {
+        let entry = self.find(owner, id)?;
+        entry.settle(State::Cancelled);
+        entry.cancel.cancel();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::TaskStatus;
+
+    fn escalated(run: tokio::task::JoinHandle<u32>, cancel: CancellationToken) -> Escalated<u32> {
+        Escalated {
+            run,
+            parked: Arc::new(Parked::new(None, cancel.clone())),
+            cancel,
+        }
+    }
+
+    fn result(n: u32) -> Finished {
+        let mut object = JsonObject::new();
+        object.insert("n".into(), n.into());
+        Finished::Completed(object)
+    }
+
+    #[tokio::test]
+    async fn a_task_runs_to_its_result_and_only_its_owner_sees_it() {
+        let tasks = Arc::new(Tasks::default());
+        let (go, wait) = tokio::sync::oneshot::channel::<()>();
+        let run = tokio::spawn(async move {
+            let _ = wait.await;
+            7
+        });
+        let task = tasks.start(
+            Some("alice".into()),
+            escalated(run, CancellationToken::new()),
+            |ended| result(ended.unwrap_or(0)),
+        );
+        assert_eq!(task.status, TaskStatus::Working);
+        assert_eq!(task.task_id.len(), 32);
+        assert!(
+            tasks.get(Some("bob"), &task.task_id).is_err(),
+            "another client"
+        );
+        assert!(tasks.get(None, &task.task_id).is_err(), "no client");
+        let _ = go.send(());
+        loop {
+            let detail = tasks.get(Some("alice"), &task.task_id).expect("known");
+            if let TaskPayload::Completed { result } = detail.payload {
+                assert_eq!(result["n"], 7);
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_task_stays_cancelled_and_its_call_is_told() {
+        let tasks = Arc::new(Tasks::default());
+        let cancel = CancellationToken::new();
+        let told = cancel.clone();
+        let run = tokio::spawn(async move {
+            told.cancelled().await;
+            1
+        });
+        let task = tasks.start(None, escalated(run, cancel.clone()), |_| result(1));
+        tasks.cancel(None, &task.task_id).expect("known");
+        assert!(cancel.is_cancelled());
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        let detail = tasks.get(None, &task.task_id).expect("known");
+        assert_eq!(detail.status(), TaskStatus::Cancelled);
+        tasks
+            .cancel(None, &task.task_id)
+            .expect("cancelling again is fine");
+        assert!(tasks.cancel(None, "0123").is_err(), "unknown");
+    }
+}
