@@ -32,15 +32,29 @@ impl App {
         manifest_path: Option<&Path>,
         previous: Option<&HostServices>,
     ) -> anyhow::Result<Self> {
-        let started = Instant::now();
-        // One process-wide TLS provider (ring: no C toolchain needed for aws-lc).
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let manifest = Self::read_manifest(manifest_path)?;
+        Self::start(manifest, previous).await
+    }
+
+    /// Parse and validate `manifest_path` (the built-in default when `None`), loading nothing.
+    pub fn read_manifest(manifest_path: Option<&Path>) -> anyhow::Result<Manifest> {
         let manifest = Manifest::load(manifest_path, &builtin::names())?;
         if manifest_path.is_none() {
             tracing::info!(
                 "no --manifest given: using the built-in default manifest: the browser may browse public https sites and http_get may fetch public https hosts (no cookies, no script, no secrets; private networks closed); no terminal, no files"
             );
         }
+        Ok(manifest)
+    }
+
+    /// Open the audit log and load every plugin of `manifest`.
+    pub async fn start(
+        manifest: Manifest,
+        previous: Option<&HostServices>,
+    ) -> anyhow::Result<Self> {
+        let started = Instant::now();
+        // One process-wide TLS provider (ring: no C toolchain needed for aws-lc).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         for plugin in &manifest.plugins {
             tracing::info!(
                 plugin = %plugin.name,

@@ -18,6 +18,7 @@
 //! | [`app`] | start-up shared by the CLI commands |
 //! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
 
+pub mod admin;
 pub mod app;
 pub mod audit;
 pub mod builtin;
@@ -27,6 +28,8 @@ pub mod content;
 pub mod fuzzing;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod net;
 pub mod reload;
 pub mod runtime;
+pub mod trace;

@@ -28,6 +28,10 @@ enum Command {
         /// Any address but loopback requires a bearer token ([server.http] or WARDEN_HTTP_TOKEN).
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        /// Serve /metrics, /healthz and /readyz at http://ADDR (overrides [admin] listen),
+        /// e.g. 127.0.0.1:9464. Never the --http address.
+        #[arg(long, value_name = "ADDR")]
+        admin: Option<std::net::SocketAddr>,
     },
     /// List the tools the manifest serves: tool, plugin, annotations.
     Tools {
@@ -95,7 +99,11 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match args.command {
-            Command::Serve { manifest, http } => cli::serve::run(manifest.as_deref(), http).await,
+            Command::Serve {
+                manifest,
+                http,
+                admin,
+            } => cli::serve::run(manifest.as_deref(), http, admin).await,
             Command::Tools { manifest } => cli::tools::run(manifest.as_deref()).await,
             Command::Call {
                 manifest,

@@ -58,12 +58,16 @@ async fn reload_loop(path: PathBuf, server: WardenServer, mut events: mpsc::Unbo
                 let tools = app.registry.tools().len();
                 server.replace(app.registry).await;
                 services.take_over_browsers(&previous, &app.manifest).await;
+                crate::metrics::reloaded(true);
                 tracing::info!(manifest = %path.display(), "manifest reloaded: {tools} tools served; clients were told the tool list changed");
             }
-            Err(e) => tracing::error!(
-                manifest = %path.display(),
-                "manifest change refused, still serving the previous manifest:\n{e:#}"
-            ),
+            Err(e) => {
+                crate::metrics::reloaded(false);
+                tracing::error!(
+                    manifest = %path.display(),
+                    "manifest change refused, still serving the previous manifest:\n{e:#}"
+                );
+            }
         }
     }
 }

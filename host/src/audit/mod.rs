@@ -76,6 +76,9 @@ pub struct Record<'a> {
     /// For capability lines: bytes moved (read, written, output produced).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// The call's trace, when traces are exported (not written to the log).
+    #[serde(skip)]
+    pub trace: Option<crate::trace::CallTrace>,
 }
 
 /// The audit log. Cheap to share behind an `Arc`.
@@ -117,9 +120,11 @@ impl AuditLog {
         &self.path
     }
 
-    /// Append one record. A failure to write is logged, not fatal: the call it describes
-    /// has already happened.
+    /// Append one record, and count it in the metrics (so they agree with this log). A
+    /// failure to write is logged, not fatal: the call it describes has already happened.
     pub fn write(&self, record: &Record<'_>) {
+        crate::metrics::observe(record);
+        crate::trace::observe(record);
         let mut line = match serde_json::to_vec(record) {
             Ok(l) => l,
             Err(e) => {

@@ -32,6 +32,8 @@ pub struct GuestScope {
 pub struct Caller {
     pub client: Option<Arc<str>>,
     pub session: Option<Arc<str>>,
+    /// The call's trace, when traces are exported.
+    pub trace: Option<crate::trace::CallTrace>,
 }
 
 /// An allowed host request a capability made for a plugin, for [`GuestScope::used`].
@@ -162,6 +164,7 @@ impl GuestScope {
             tabs_open: used.tabs_open,
             detail: used.detail,
             bytes: used.bytes,
+            trace: caller.trace,
         });
     }
 
@@ -194,6 +197,7 @@ impl GuestScope {
             error: None,
             tabs_opened: None,
             tabs_open: None,
+            trace: caller.trace,
             ..Record::default()
         });
     }

@@ -196,6 +196,21 @@ impl HostServices {
 }
 
 impl HostServices {
+    /// Open sessions and connections, for the metrics.
+    pub async fn census(&self) -> crate::metrics::Census {
+        let ((browsers, browser_sessions), (captures, _)) =
+            futures::future::join(self.browser.census(), self.capture_browser.census()).await;
+        let (terminal_sessions, ssh_sessions) = self.sessions.census();
+        crate::metrics::Census {
+            browser_sessions,
+            browser_connections: browsers + captures,
+            terminal_sessions,
+            ssh_sessions,
+            sftp_sessions: self.sftp.open_count(),
+            ssh_connections: self.ssh.open_count(),
+        }
+    }
+
     /// The capability contexts of one plugin instance: each gets the plugin's grants, the
     /// audit scope and only the providers it uses.
     pub fn contexts(&self, grants: &Arc<Grants>, scope: &GuestScope) -> Contexts {

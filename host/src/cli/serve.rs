@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
+use warden::admin;
 use warden::app::App;
 use warden::mcp::{WardenServer, http, stdio};
 use warden::reload;
@@ -10,10 +11,24 @@ use warden::reload;
 pub async fn run(
     manifest: Option<&Path>,
     http_addr: Option<SocketAddr>,
+    admin_addr: Option<SocketAddr>,
 ) -> anyhow::Result<ExitCode> {
+    let parsed = App::read_manifest(manifest)?;
+    // The admin listener answers liveness (and "not ready") while the plugins load.
+    let admin = match admin_addr.or(parsed.admin_listen) {
+        Some(addr) => Some(admin::start(addr, http_addr).await?),
+        None => None,
+    };
+    let otlp = parsed.otlp_endpoint.clone();
     // Every plugin loads before the first request is read: tools/list is never partial.
-    let app = App::load(manifest).await?;
+    let app = App::start(parsed, None).await?;
+    if let Some(endpoint) = &otlp {
+        warden::trace::start(endpoint);
+    }
     let server = WardenServer::new(app.registry.clone());
+    if let Some(admin) = &admin {
+        admin.serving(server.clone());
+    }
     // The built-in default has no file to watch.
     let _watcher = match manifest {
         Some(path) => match reload::watch(path, server.clone()) {
@@ -43,6 +58,9 @@ pub async fn run(
             Ok(())
         }
     };
+    if let Some(admin) = &admin {
+        admin.draining();
+    }
     // Browsers close cleanly (persistent profiles are written out), shells hang up. A second
     // signal does not wait for that.
     let services = server.registry().services().clone();

@@ -261,6 +261,36 @@ pub struct HttpConfig {
     pub allowed_origins: Vec<String>,
     pub max_body: u64,
     pub clients: Vec<(String, SecretSource)>,
+    /// `max_concurrent` and `rate` of the named clients that set either.
+    pub limits: BTreeMap<String, ClientLimits>,
+}
+
+/// Per-client limits of `[server.http.clients.NAME]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ClientLimits {
+    pub max_concurrent: Option<usize>,
+    pub rate: Option<Rate>,
+}
+
+/// `rate = "N/s"`: `count` requests per `per`, in bursts of up to `count`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    pub count: u32,
+    pub per: Duration,
+}
+
+impl Rate {
+    fn parse(text: &str) -> Option<Self> {
+        let (count, unit) = text.trim().split_once('/')?;
+        let count = count.trim().parse::<u32>().ok().filter(|n| *n > 0)?;
+        let per = match unit.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            _ => return None,
+        };
+        Some(Self { count, per })
+    }
 }
 
 /// Default `[server.http] max_body`.
@@ -274,6 +304,10 @@ pub struct Manifest {
     pub audit_log: PathBuf,
     pub cache_dir: PathBuf,
     pub http: HttpConfig,
+    /// `[admin] listen`: metrics and health probes, off when `None`.
+    pub admin_listen: Option<std::net::SocketAddr>,
+    /// `[telemetry] otlp_endpoint`: traces, off when `None`.
+    pub otlp_endpoint: Option<url::Url>,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub rdp_hosts: BTreeMap<String, RdpHostConfig>,
     pub browser: BrowserConfig,
@@ -627,11 +661,35 @@ impl Validator<'_> {
             self.error(0..0, "no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"".into());
         }
 
+        let admin_listen = file.admin.listen.as_ref().and_then(|l| {
+            let addr = l.get_ref().trim().parse::<std::net::SocketAddr>().ok();
+            if addr.is_none() {
+                self.error(
+                    l.span(),
+                    format!(
+                        "admin.listen: \"{}\" is not an address; write it like \"127.0.0.1:9464\"",
+                        l.get_ref()
+                    ),
+                );
+            }
+            addr
+        });
+        let otlp_endpoint = file.telemetry.otlp_endpoint.as_ref().and_then(|e| {
+            let url = url::Url::parse(e.get_ref().trim())
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if url.is_none() {
+                self.error(e.span(), format!("telemetry.otlp_endpoint: \"{}\" is not an http(s) URL; write it like \"http://127.0.0.1:4318\"", e.get_ref()));
+            }
+            url
+        });
         Manifest {
             file_name: self.file_name.to_string(),
             audit_log,
             cache_dir,
             http,
+            admin_listen,
+            otlp_endpoint,
             ssh_hosts,
             rdp_hosts,
             browser,
@@ -746,9 +804,33 @@ impl Validator<'_> {
             }
         }
         let mut clients = Vec::new();
+        let mut limits = BTreeMap::new();
         for (name, client) in &spec.clients {
             let span = client.span();
             let client = client.get_ref();
+            let max_concurrent = client.max_concurrent.as_ref().map(|n| {
+                self.count(
+                    &format!("server.http.clients.{name}.max_concurrent"),
+                    Some(n),
+                    1,
+                )
+            });
+            let rate = client.rate.as_ref().and_then(|r| {
+                let rate = Rate::parse(r.get_ref());
+                if rate.is_none() {
+                    self.error(r.span(), format!("server.http.clients.{name}.rate: \"{}\" is not a rate; write it like \"20/s\" or \"600/min\"", r.get_ref()));
+                }
+                rate
+            });
+            if max_concurrent.is_some() || rate.is_some() {
+                limits.insert(
+                    name.clone(),
+                    ClientLimits {
+                        max_concurrent,
+                        rate,
+                    },
+                );
+            }
             if !valid_name(name) {
                 self.error(span.clone(), format!("server.http.clients: client name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"));
             }
@@ -772,6 +854,7 @@ impl Validator<'_> {
                 DEFAULT_HTTP_MAX_BODY,
             ),
             clients,
+            limits,
         }
     }
 

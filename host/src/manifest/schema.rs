@@ -13,6 +13,12 @@ pub struct ManifestFile {
     /// Server-wide settings.
     #[serde(default)]
     pub server: ServerSection,
+    /// The admin listener: metrics and health probes.
+    #[serde(default)]
+    pub admin: AdminSection,
+    /// OpenTelemetry export.
+    #[serde(default)]
+    pub telemetry: TelemetrySection,
     /// SSH hosts that grants may name, e.g. `[ssh.hosts.web1]`.
     #[serde(default)]
     pub ssh: SshSection,
@@ -45,6 +51,24 @@ pub struct ServerSection {
     pub http: HttpSection,
 }
 
+/// `[admin]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminSection {
+    /// Serve `/metrics`, `/healthz` and `/readyz` here (never the MCP address).
+    /// Example: `listen = "127.0.0.1:9464"`. Default: off. `--admin ADDR` overrides it.
+    pub listen: Option<Spanned<String>>,
+}
+
+/// `[telemetry]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySection {
+    /// OTLP/HTTP collector to export traces to (JSON encoding, `POST {endpoint}/v1/traces`).
+    /// Example: `otlp_endpoint = "http://127.0.0.1:4318"`. Default: no traces.
+    pub otlp_endpoint: Option<Spanned<String>>,
+}
+
 /// `[server.http]`
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +96,12 @@ pub struct HttpClient {
     pub token_env: Option<String>,
     /// The token itself. Example: `token = "4f1c..."` (keep the manifest private).
     pub token: Option<String>,
+    /// Requests this client may have in flight at once (a tool call holds one until its
+    /// result is sent); more are answered 429. Example: `max_concurrent = 8`. Default: no limit.
+    pub max_concurrent: Option<Spanned<i64>>,
+    /// Requests per second or minute, with bursts up to that count; more are answered 429
+    /// with Retry-After. Example: `rate = "20/s"` or `rate = "600/min"`. Default: no limit.
+    pub rate: Option<Spanned<String>>,
 }
 
 /// `[ssh]`

@@ -4,6 +4,7 @@
 //!   server's own loopback origin is allowed), both done by rmcp from `[server.http]`;
 //! - bearer tokens of named clients, required whenever Warden binds a non-loopback address;
 //!   the client's name is attached to each request and written to the audit log;
+//! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - a request body limit (`[server.http] max_body`).
 
 use super::WardenServer;
@@ -12,6 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use sha2::{Digest, Sha256};
@@ -156,13 +158,18 @@ pub async fn serve(
         rmcp_config,
     );
     let clients = tokens.0.len();
-    let router =
-        axum::Router::new()
-            .nest_service(MCP_PATH, service)
-            .layer(middleware::from_fn_with_state(
-                Arc::new(tokens),
-                authenticate,
-            ));
+    let limits = Arc::new(super::limits::Limits::new(&config.limits));
+    // The last layer runs first: the token check names the client, then its limits apply.
+    let router = axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn_with_state(
+            limits,
+            super::limits::enforce,
+        ))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(tokens),
+            authenticate,
+        ));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| HttpError::Bind { addr, source })?;
@@ -175,6 +182,13 @@ pub async fn serve(
             format!("{clients} client token(s)")
         }
     );
+    // No Nagle: a response's headers and its first SSE event are separate small writes, and
+    // with Nagle the second waits for the client's delayed ACK (~40 ms per call).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set: {e}");
+        }
+    });
     axum::serve(listener, router)
         .await
         .map_err(HttpError::Serve)

@@ -9,6 +9,7 @@
 mod asks;
 pub(crate) mod convert;
 pub mod http;
+pub mod limits;
 pub mod stdio;
 mod subscriptions;
 mod tasks;
@@ -362,6 +363,7 @@ fn call_context(
         cancel: context.ct.clone(),
         client: client.map(Arc::from),
         session: Some(Arc::from(session_of(context))),
+        trace: crate::trace::for_call(context),
     }
 }
 

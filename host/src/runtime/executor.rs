@@ -319,12 +319,22 @@ impl Registry {
     {
         let client = call.client.clone();
         let session = call.session.clone();
+        let trace = call.trace;
         let started = Instant::now();
         let result = work(&plugin.backend, call).await;
         let outcome = match &result {
             Ok(_) => Outcome::Ok,
             Err(f) => f.outcome(),
         };
+        let limit = match &result {
+            Err(CallFailure::Timeout(_)) => Some("call_timeout"),
+            Err(CallFailure::MemoryLimit(_)) => Some("memory"),
+            Err(CallFailure::OutputTooLarge(..)) => Some("output"),
+            _ => None,
+        };
+        if let Some(limit) = limit {
+            crate::metrics::limit_hit(limit, plugin.name());
+        }
         self.services().audit.write(&Record {
             ts: audit::now(),
             event: audited.event,
@@ -343,6 +353,7 @@ impl Registry {
             error: None,
             tabs_opened: None,
             tabs_open: None,
+            trace,
             ..Record::default()
         });
         result

@@ -58,6 +58,8 @@ pub struct CallContext {
     pub client: Option<Arc<str>>,
     /// The transport and session the call came in on, for audit lines.
     pub session: Option<Arc<str>>,
+    /// The call's trace, when traces are exported.
+    pub trace: Option<crate::trace::CallTrace>,
 }
 
 /// Linear-memory cap that remembers whether the guest hit it, so the trap that follows can be
@@ -135,6 +137,7 @@ impl PluginState {
         let caller = Caller {
             client: call.client.clone(),
             session: call.session.clone(),
+            trace: call.trace,
         };
         self.scope.begin(tool, caller, call.cancel.clone());
         self.caps.capture.handoff = Some(Arc::new(super::login_handoff::CallHandOff {

@@ -231,6 +231,11 @@ impl Live {
         Ok(id)
     }
 
+    /// How many plugin sessions this browser holds (for the metrics).
+    pub fn session_count(&self) -> usize {
+        self.lock().by_owner.len()
+    }
+
     /// The session names a plugin has open.
     pub fn sessions_of(&self, plugin: &str) -> Vec<String> {
         let st = self.lock();

@@ -112,6 +112,17 @@ impl BrowserProvider {
         live.filter(|l| !l.cdp.closed().is_cancelled())
     }
 
+    /// (running browsers, open sessions) for the metrics: this provider's browser if it
+    /// runs, and each profile session with its own browser.
+    pub async fn census(&self) -> (usize, usize) {
+        let profile_sessions = self.sessions_lock().len();
+        let (browsers, sessions) = match self.current().await {
+            Some(live) => (1, live.session_count()),
+            None => (0, 0),
+        };
+        (browsers + profile_sessions, sessions + profile_sessions)
+    }
+
     /// Close the browser (cleanly, so a persistent profile is written out) and the browsers
     /// of profile sessions. A later call starts a fresh one.
     pub async fn shutdown(&self) {

@@ -55,6 +55,18 @@ impl SftpPool {
         }
     }
 
+    /// Open SFTP subsystems (for the metrics); one being opened right now is not counted.
+    pub fn open_count(&self) -> usize {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .values()
+            .filter(|slot| {
+                slot.try_lock()
+                    .is_ok_and(|r| r.as_ref().is_some_and(|r| !r.conn.is_closed()))
+            })
+            .count()
+    }
+
     /// The live subsystem of `alias`.
     pub async fn remote(&self, alias: &str) -> Result<Arc<Remote>, OpenError> {
         let slot = {

@@ -149,6 +149,18 @@ impl SshPool {
         self.hosts.get(alias)
     }
 
+    /// Open connections (for the metrics); one being made right now is not counted.
+    pub fn open_count(&self) -> usize {
+        let conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
+        conns
+            .values()
+            .filter(|slot| {
+                slot.try_lock()
+                    .is_ok_and(|c| c.as_ref().is_some_and(|c| !c.is_closed()))
+            })
+            .count()
+    }
+
     /// The live connection to `alias`, made (or remade, after a drop) on demand.
     pub async fn connection(&self, alias: &str) -> Result<Arc<Connection>, SshError> {
         let config = self

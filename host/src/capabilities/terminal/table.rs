@@ -123,6 +123,16 @@ impl SessionTable {
         self.by_plugin.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// (local, ssh) sessions still running, for the metrics.
+    pub fn census(&self) -> (usize, usize) {
+        let map = self.lock();
+        let live = map.values().flatten().filter(|s| !s.log.ended());
+        live.fold((0, 0), |(local, ssh), s| match s.ssh_alias() {
+            None => (local + 1, ssh),
+            Some(_) => (local, ssh + 1),
+        })
+    }
+
     /// Open a local PTY session for `plugin`.
     pub async fn open_local(
         &self,
@@ -193,6 +203,7 @@ impl SessionTable {
             *list = live;
             if list.len() >= MAX_SESSIONS {
                 list.extend(gone);
+                crate::metrics::limit_hit("terminal_sessions", plugin);
                 return Err(OpenError::Limit);
             }
             gone

@@ -1,0 +1,185 @@
+"""Three `warden serve --http` replicas behind HAProxy with the documented configuration
+(docs/src/deploy/haproxy.cfg): many concurrent MCP clients, each with a terminal session,
+spread over the replicas; every request reaches the replica holding its session; one
+replica killed mid-run loses only its own clients, who get a clear error, never another
+replica's session; each replica's metrics agree with its own audit log."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import time
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from ops_helpers import (
+    audit_counts,
+    free_port,
+    haproxy,
+    metric_counts,
+    scrape,
+    serve,
+    server_state,
+    subtract,
+)
+
+pytestmark = pytest.mark.anyio
+
+CLIENTS = int(os.environ.get("WARDEN_REPLICA_CLIENTS", "50"))
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def replica_manifest(write_manifest, helpers, echo_wasm, i: int):
+    body = (
+        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+        'limits = { call_timeout = "60s" }\ngrants.terminal = { local = true }\n\n'
+    ) + helpers.plugin_block("echo", echo_wasm, 'tools = { allow = ["echo"] }')
+    return write_manifest(body, name=f"r{i}.toml", audit=f"r{i}.jsonl")
+
+
+def session_digest(session_id: str) -> str:
+    """How the audit log names an HTTP session."""
+    return "http session " + hashlib.sha256(session_id.encode()).hexdigest()[:12]
+
+
+async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path):
+    ports = [(free_port(), free_port()) for _ in range(3)]
+    manifests = [replica_manifest(write_manifest, helpers, echo_wasm, i + 1) for i in range(3)]
+    lb = free_port()
+    url = f"http://127.0.0.1:{lb}/mcp"
+    with contextlib.ExitStack() as stack:
+        procs = [
+            stack.enter_context(
+                serve(warden_bin, m.path, warden_env, f"127.0.0.1:{mcp}", admin=f"127.0.0.1:{admin}", log_name=f"r{i + 1}.log")
+            )
+            for i, (m, (mcp, admin)) in enumerate(zip(manifests, ports))
+        ]
+        stack.enter_context(haproxy(tmp_path, lb, ports))
+        admins = [f"127.0.0.1:{admin}" for _, admin in ports]
+        before = [scrape(a) for a in admins]
+
+        opened = 0
+        all_open = anyio.Event()
+        killed = anyio.Event()
+        sessions: dict[int, str] = {}
+        after_kill: dict[int, str] = {}
+        refused: list[int] = []
+
+        async def client(i: int) -> None:
+            nonlocal opened
+            seen: list[str] = []
+
+            async def remember(response) -> None:
+                if sid := response.headers.get("mcp-session-id"):
+                    seen.append(sid)
+
+            http = create_mcp_http_client()
+            http.event_hooks["response"].append(remember)
+            try:
+                async with http, streamable_http_client(url, http_client=http) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        with anyio.fail_after(60):
+                            await session.initialize()
+                            sessions[i] = seen[0]
+                            term = None
+                            opened_term = await session.call_tool("terminal_open", {})
+                            if opened_term.is_error:
+                                # A plugin holds at most 16 terminal sessions per replica: a
+                                # client past that makes stateless calls in its MCP session.
+                                assert "already has 16 open terminal sessions" in helpers.text_of(opened_term)
+                                refused.append(i)
+                            else:
+                                term = opened_term.structured_content["id"]
+                            for round in range(2):
+                                if term:
+                                    ran = await session.call_tool(
+                                        "terminal_execute", {"session_id": term, "command": f"echo client-{i}-{round}"}
+                                    )
+                                    assert f"client-{i}-{round}" in helpers.text_of(ran), helpers.text_of(ran)
+                                echoed = await session.call_tool("echo", {"text": f"client {i}"})
+                                assert echoed.structured_content == {"text": f"client {i}"}
+                        opened += 1
+                        if opened == CLIENTS:
+                            all_open.set()
+                        await killed.wait()
+                        try:
+                            with anyio.fail_after(30):
+                                if term:
+                                    ran = await session.call_tool(
+                                        "terminal_execute", {"session_id": term, "command": f"echo after-{i}"}
+                                    )
+                                else:
+                                    ran = await session.call_tool("echo", {"text": f"after-{i}"})
+                            after_kill[i] = "ok" if f"after-{i}" in helpers.text_of(ran) else helpers.text_of(ran)
+                        except Exception as e:  # the transport's error, or our timeout
+                            after_kill[i] = f"failed: {type(e).__name__}: {e}"
+                            raise
+            except Exception as e:
+                if not killed.is_set():
+                    raise
+                after_kill.setdefault(i, f"failed: {type(e).__name__}: {e}")
+
+        started = time.monotonic()
+        async with anyio.create_task_group() as tg:
+            for i in range(CLIENTS):
+                tg.start_soon(client, i)
+            with anyio.fail_after(240):
+                await all_open.wait()
+            opened_in = time.monotonic() - started
+
+            # Which replica holds each client: the one whose audit log names its session.
+            holder: dict[int, int] = {}
+            for r, m in enumerate(manifests):
+                logged = {line.get("session") for line in m.audit_lines()}
+                for i, sid in sessions.items():
+                    if session_digest(sid) in logged:
+                        assert i not in holder, f"client {i}'s session reached two replicas"
+                        holder[i] = r
+            assert sorted(holder) == list(range(CLIENTS)), holder
+            spread = [list(holder.values()).count(r) for r in range(3)]
+            assert all(n > 0 for n in spread), spread
+            assert len(refused) <= max(0, CLIENTS - 48), (refused, spread)
+
+            # Kill replica 2 as a crash would.
+            procs[1].send_signal(signal.SIGKILL)
+            procs[1].wait(timeout=10)
+            killed.set()
+        victims = [i for i, r in holder.items() if r == 1]
+        survivors = [i for i, r in holder.items() if r != 1]
+        assert all(after_kill[i] == "ok" for i in survivors), {i: after_kill[i] for i in survivors}
+        assert all(after_kill[i] != "ok" for i in victims), {i: after_kill[i] for i in victims}
+
+        # What a victim's next request gets: a clear 503, from no other replica.
+        async with httpx2.AsyncClient(timeout=30) as raw:
+            gone = await raw.post(
+                url,
+                json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+                headers={**ACCEPT, "Mcp-Session-Id": sessions[victims[0]], "Mcp-Protocol-Version": "2025-11-25"},
+            )
+        assert gone.status_code == 503, (gone.status_code, gone.text)
+        assert "replica that held this MCP session is gone" in gone.text, gone.text
+        # A new session of that client is served by a live replica.
+        deadline = time.monotonic() + 10
+        while server_state(tmp_path).get("r2") != "DOWN":
+            assert time.monotonic() < deadline, server_state(tmp_path)
+            await anyio.sleep(0.1)
+        async with create_mcp_http_client() as http, streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                with anyio.fail_after(30):
+                    await session.initialize()
+                    echoed = await session.call_tool("echo", {"text": "fresh"})
+                    assert echoed.structured_content == {"text": "fresh"}
+
+        after = {r: scrape(admins[r]) for r in (0, 2)}
+    for r in (0, 2):
+        from_audit = audit_counts(manifests[r].audit_lines())
+        from_metrics = subtract(metric_counts(after[r]), metric_counts(before[r]))
+        assert from_metrics == from_audit, (r, from_metrics, from_audit)
+    print(f"{CLIENTS} clients opened sessions over 3 replicas {spread} in {opened_in:.1f}s; {len(victims)} lost with r2")
