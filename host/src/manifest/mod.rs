@@ -513,26 +513,7 @@ impl Validator<'_> {
         for (alias, host) in file.ssh.hosts {
             let span = host.span();
             let host = host.into_inner();
-            if !valid_name(&alias) {
-                self.error(
-                    span.clone(),
-                    format!("ssh host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
-                );
-            }
-            if host
-                .address
-                .get_ref()
-                .rsplit_once(':')
-                .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
-            {
-                self.error(
-                    host.address.span(),
-                    format!(
-                        "ssh.hosts.{alias}.address: \"{}\" must be host:port",
-                        host.address.get_ref()
-                    ),
-                );
-            }
+            self.remote_host("ssh", &alias, span.clone(), &host.address, "");
             if host.identity_file.is_none() && !host.agent {
                 self.error(span.clone(), format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
             }
@@ -697,6 +678,37 @@ impl Validator<'_> {
         }
     }
 
+    /// A `[ssh.hosts]` or `[rdp.hosts]` entry's alias and `host:port` address; `hint` ends the
+    /// address error.
+    fn remote_host(
+        &mut self,
+        kind: &str,
+        alias: &str,
+        span: std::ops::Range<usize>,
+        address: &Spanned<String>,
+        hint: &str,
+    ) {
+        if !valid_name(alias) {
+            self.error(
+                span,
+                format!("{kind} host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+            );
+        }
+        if address
+            .get_ref()
+            .rsplit_once(':')
+            .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+        {
+            self.error(
+                address.span(),
+                format!(
+                    "{kind}.hosts.{alias}.address: \"{}\" must be host:port{hint}",
+                    address.get_ref()
+                ),
+            );
+        }
+    }
+
     /// `[rdp.hosts]`: aliases, `host:port` addresses, one password source, and a well-formed
     /// certificate fingerprint.
     fn rdp_hosts(
@@ -707,26 +719,13 @@ impl Validator<'_> {
         for (alias, host) in hosts {
             let span = host.span();
             let host = host.into_inner();
-            if !valid_name(&alias) {
-                self.error(
-                    span.clone(),
-                    format!("rdp host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
-                );
-            }
-            if host
-                .address
-                .get_ref()
-                .rsplit_once(':')
-                .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
-            {
-                self.error(
-                    host.address.span(),
-                    format!(
-                        "rdp.hosts.{alias}.address: \"{}\" must be host:port (RDP's port is usually 3389)",
-                        host.address.get_ref()
-                    ),
-                );
-            }
+            self.remote_host(
+                "rdp",
+                &alias,
+                span.clone(),
+                &host.address,
+                " (RDP's port is usually 3389)",
+            );
             let password_span = host.password.span();
             let password = match host.password.into_inner() {
                 SecretSpec {

@@ -191,6 +191,11 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:5:15: rdp.hosts.win1.cert_sha256: \"abc\" is not a SHA-256 fingerprint (64 hex digits, colons allowed); connect once without it to see the server's",
         ),
         (
+            "SSH address without a port",
+            format!("[ssh.hosts.web1]\naddress = \"web1\"\nuser = \"u\"\nagent = true\n{PLUGIN}"),
+            "warden.toml:2:11: ssh.hosts.web1.address: \"web1\" must be host:port",
+        ),
+        (
             "RDP address without a port",
             format!(
                 "[rdp.hosts.win1]\naddress = \"win1\"\nuser = \"u\"\npassword = {{ env = \"P\" }}\n{PLUGIN}"
