@@ -102,7 +102,8 @@ impl From<AskError> for crate::ToolError {
 /// What the user did with an [`elicit`] form.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElicitAnswer {
-    /// Submitted, with the form's values.
+    /// Submitted, with the form's values (`Null` for [`elicit_url`]: the user agreed to open
+    /// the page).
     Accept(serde_json::Value),
     Decline,
     Cancel,
@@ -117,6 +118,9 @@ pub enum Question {
         message: String,
         schema: serde_json::Value,
     },
+    /// Send the user to a page (URL-mode elicitation): an `https://` URL (`http://` only on a
+    /// loopback host), shown to the user, so never with a secret in it.
+    ElicitUrl { message: String, url: String },
     /// Ask the client's model: `sampling/createMessage` params (`messages`, `maxTokens`, ...).
     Sample(serde_json::Value),
     /// Ask for the client's roots.
@@ -143,7 +147,10 @@ pub struct Root {
 /// What the client of this call can be asked (the capabilities it declared).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientCapabilities {
+    /// Form elicitation ([`elicit`]).
     pub elicitation: bool,
+    /// URL-mode elicitation ([`elicit_url`]).
+    pub elicitation_url: bool,
     pub sampling: bool,
     pub roots: bool,
 }
@@ -153,6 +160,7 @@ pub fn client_capabilities() -> ClientCapabilities {
     let caps = wit::capabilities();
     ClientCapabilities {
         elicitation: caps.elicitation,
+        elicitation_url: caps.elicitation_url,
         sampling: caps.sampling,
         roots: caps.roots,
     }
@@ -177,6 +185,9 @@ pub fn ask(questions: Vec<(String, Question)>) -> Result<Vec<(String, Answer)>, 
                         message,
                         requested_schema: schema.to_string(),
                     })
+                }
+                Question::ElicitUrl { message, url } => {
+                    wit::InputRequest::ElicitUrl(wit::ElicitUrl { message, url })
                 }
                 Question::Sample(params) => wit::InputRequest::Sample(params.to_string()),
                 Question::ListRoots => wit::InputRequest::ListRoots,
@@ -230,6 +241,21 @@ pub fn elicit(message: &str, schema: &serde_json::Value) -> Result<ElicitAnswer,
     match ask_one(Question::Elicit {
         message: message.to_string(),
         schema: schema.clone(),
+    })? {
+        Answer::Elicit(answer) => Ok(answer),
+        _ => Err(AskError::Failed(
+            "the client answered another question".into(),
+        )),
+    }
+}
+
+/// Sends the user to a web page (MCP elicitation, URL mode), for what must not pass through
+/// the client: a third party's sign-in, a payment. [`ElicitAnswer::Accept`] means the user
+/// agreed to open it, not that they finished there; check that on your side.
+pub fn elicit_url(message: &str, url: &str) -> Result<ElicitAnswer, AskError> {
+    match ask_one(Question::ElicitUrl {
+        message: message.to_string(),
+        url: url.to_string(),
     })? {
         Answer::Elicit(answer) => Ok(answer),
         _ => Err(AskError::Failed(

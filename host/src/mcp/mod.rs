@@ -354,7 +354,8 @@ fn call_context(
             .client_capabilities()
             .filter(|_| ask)
             .map(|caps| Capabilities {
-                elicitation: caps.elicitation.is_some(),
+                elicitation: asks::elicitation_modes(&caps).0,
+                elicitation_url: asks::elicitation_modes(&caps).1,
                 sampling: caps.sampling.is_some(),
                 roots: caps.roots.is_some(),
             })

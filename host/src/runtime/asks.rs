@@ -17,11 +17,13 @@ pub enum AskFailure {
     Failed(String),
 }
 
-/// The user's answer to a form.
+/// The user's answer to a form (or to a URL, which is accepted without values).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FormAnswer {
     /// With the values as JSON text.
     Accept(String),
+    /// A URL the user agreed to open.
+    Opened,
     Decline,
     Cancel,
 }
@@ -31,6 +33,8 @@ pub enum FormAnswer {
 pub enum Question {
     /// Elicitation, form mode; `schema` is JSON text.
     Elicit { message: String, schema: String },
+    /// Elicitation, URL mode: send the user to `url` (checked: https, or http on loopback).
+    ElicitUrl { message: String, url: String },
     /// Sampling: the JSON text of `sampling/createMessage` params.
     Sample(String),
     /// The client's roots.
@@ -41,7 +45,7 @@ impl Question {
     /// The client capability the question needs, as MCP names it.
     pub fn capability(&self) -> &'static str {
         match self {
-            Self::Elicit { .. } => "elicitation",
+            Self::Elicit { .. } | Self::ElicitUrl { .. } => "elicitation",
             Self::Sample(_) => "sampling",
             Self::ListRoots => "roots",
         }
@@ -51,6 +55,7 @@ impl Question {
     pub fn audit_name(&self) -> &'static str {
         match self {
             Self::Elicit { .. } => "client.elicit",
+            Self::ElicitUrl { .. } => "client.elicit_url",
             Self::Sample(_) => "client.sample",
             Self::ListRoots => "client.roots",
         }
@@ -60,6 +65,7 @@ impl Question {
     pub fn bytes(&self) -> usize {
         match self {
             Self::Elicit { message, schema } => message.len() + schema.len(),
+            Self::ElicitUrl { message, url } => message.len() + url.len(),
             Self::Sample(request) => request.len(),
             Self::ListRoots => 0,
         }
@@ -79,7 +85,10 @@ pub enum Answer {
 /// What the client of a call declared it can be asked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Capabilities {
+    /// Form elicitation.
     pub elicitation: bool,
+    /// URL-mode elicitation.
+    pub elicitation_url: bool,
     pub sampling: bool,
     pub roots: bool,
 }

@@ -76,6 +76,7 @@ impl Host for PluginState {
         let caps = self.call.capabilities;
         ClientCapabilities {
             elicitation: caps.elicitation,
+            elicitation_url: caps.elicitation_url,
             sampling: caps.sampling,
             roots: caps.roots,
         }
@@ -136,6 +137,10 @@ fn questions(requests: Vec<(String, InputRequest)>) -> Result<Questions, AskErro
                 message: form.message,
                 schema: form.requested_schema,
             },
+            InputRequest::ElicitUrl(link) => Question::ElicitUrl {
+                url: checked_url(&link.url)?,
+                message: link.message,
+            },
             InputRequest::Sample(params) => Question::Sample(params),
             InputRequest::ListRoots => Question::ListRoots,
         };
@@ -144,12 +149,48 @@ fn questions(requests: Vec<(String, InputRequest)>) -> Result<Questions, AskErro
     Ok(out)
 }
 
+/// Longest URL a plugin may send the user to.
+const MAX_URL: usize = 2048;
+
+/// A URL the user may be sent to: https, or http on a loopback host (a local sign-in helper),
+/// absolute, without credentials in it, at most [`MAX_URL`] bytes.
+fn checked_url(raw: &str) -> Result<String, AskError> {
+    let refuse = |why: &str| {
+        Err(AskError::Failed(format!(
+            "cannot send the user to this URL: {why}; give an absolute https:// URL of at most {MAX_URL} bytes"
+        )))
+    };
+    if raw.len() > MAX_URL {
+        return refuse("it is too long");
+    }
+    let Ok(url) = url::Url::parse(raw) else {
+        return refuse("it is not an absolute URL");
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if !(url.scheme() == "https" || (url.scheme() == "http" && loopback)) {
+        return refuse("its scheme is not https (http only on a loopback host)");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return refuse("it carries credentials");
+    }
+    Ok(url.to_string())
+}
+
 fn input_answer(answer: Answer) -> InputAnswer {
     match answer {
         Answer::Elicit(form) => InputAnswer::Elicit(match form {
             FormAnswer::Accept(content) => ElicitAnswer {
                 action: ElicitAction::Accept,
                 content: Some(content),
+            },
+            FormAnswer::Opened => ElicitAnswer {
+                action: ElicitAction::Accept,
+                content: None,
             },
             FormAnswer::Decline => ElicitAnswer {
                 action: ElicitAction::Decline,

@@ -17,10 +17,20 @@ use std::time::Duration;
 /// How long the user (or the client's model) has to answer one question.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The elicitation modes a client declared: (form, URL). A bare `elicitation: {}` means form
+/// only (the 2025-06-18 shape).
+pub fn elicitation_modes(caps: &ClientCapabilities) -> (bool, bool) {
+    match &caps.elicitation {
+        None => (false, false),
+        Some(e) if e.form.is_none() && e.url.is_none() => (true, false),
+        Some(e) => (e.form.is_some(), e.url.is_some()),
+    }
+}
+
 /// The MCP method that asks `question`.
 fn method(question: &Question) -> &'static str {
     match question {
-        Question::Elicit { .. } => "elicitation/create",
+        Question::Elicit { .. } | Question::ElicitUrl { .. } => "elicitation/create",
         Question::Sample(_) => "sampling/createMessage",
         Question::ListRoots => "roots/list",
     }
@@ -37,6 +47,11 @@ fn params(question: &Question) -> Result<Value, AskFailure> {
                 ))
             })?;
             Ok(json!({ "message": message, "requestedSchema": requested }))
+        }
+        // 2026-07-28 dropped `elicitationId` (the input round names the request); the
+        // 2025-11-25 request adds one ([`peer`]).
+        Question::ElicitUrl { message, url } => {
+            Ok(json!({ "mode": "url", "message": message, "url": url }))
         }
         Question::Sample(request) => {
             let params: CreateMessageRequestParams =
@@ -75,6 +90,15 @@ fn answer(question: &Question, result: Value) -> Result<Answer, String> {
                 _ => FormAnswer::Cancel,
             }))
         }
+        Question::ElicitUrl { .. } => {
+            let result: ElicitResult = serde_json::from_value(result)
+                .map_err(|e| format!("not an elicitation result (action): {e}"))?;
+            Ok(Answer::Elicit(match result.action {
+                ElicitationAction::Accept => FormAnswer::Opened,
+                ElicitationAction::Decline => FormAnswer::Decline,
+                _ => FormAnswer::Cancel,
+            }))
+        }
         Question::Sample(_) => {
             let result: CreateMessageResult = serde_json::from_value(result)
                 .map_err(|e| format!("not a sampling result (role, content, model): {e}"))?;
@@ -100,13 +124,28 @@ fn missing(
 ) -> Option<ClientCapabilities> {
     let mut required = serde_json::Map::new();
     for (_, question) in questions {
+        let modes = declared.map(elicitation_modes).unwrap_or_default();
         let has = declared.is_some_and(|caps| match question {
-            Question::Elicit { .. } => caps.elicitation.is_some(),
+            Question::Elicit { .. } => modes.0,
+            Question::ElicitUrl { .. } => modes.1,
             Question::Sample(_) => caps.sampling.is_some(),
             Question::ListRoots => caps.roots.is_some(),
         });
         if !has {
-            required.insert(question.capability().to_string(), json!({}));
+            let entry = required
+                .entry(question.capability().to_string())
+                .or_insert_with(|| json!({}));
+            // A client that declared elicitation lacks only the mode.
+            let mode = match question {
+                Question::Elicit { .. } if declared.is_some_and(|c| c.elicitation.is_some()) => {
+                    Some("form")
+                }
+                Question::ElicitUrl { .. } => Some("url"),
+                _ => None,
+            };
+            if let (Some(mode), Some(object)) = (mode, entry.as_object_mut()) {
+                object.insert(mode.into(), json!({}));
+            }
         }
     }
     if required.is_empty() {
@@ -117,9 +156,22 @@ fn missing(
 
 /// What the plugin hears when the client lacks a capability.
 fn unsupported(required: &ClientCapabilities) -> AskFailure {
+    // `elicitation` with a mode in it names the mode: a client may declare forms only.
     let names = serde_json::to_value(required)
         .ok()
-        .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+        .and_then(|v| {
+            v.as_object().map(|o| {
+                o.iter()
+                    .map(|(name, modes)| match modes.as_object() {
+                        Some(m) if !m.is_empty() => {
+                            let modes: Vec<&str> = m.keys().map(String::as_str).collect();
+                            format!("{name} ({} mode)", modes.join(", "))
+                        }
+                        _ => name.clone(),
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
         .unwrap_or_default();
     AskFailure::Unsupported(format!(
         "the client did not declare the {} capability",
@@ -130,6 +182,39 @@ fn unsupported(required: &ClientCapabilities) -> AskFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_question_needs_the_url_mode() {
+        let link = vec![(
+            "link".to_string(),
+            Question::ElicitUrl {
+                message: "Sign in".into(),
+                url: "https://example.com/".into(),
+            },
+        )];
+        let forms_only: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {}})).expect("caps");
+        let required = missing(Some(&forms_only), &link).expect("url mode is missing");
+        assert_eq!(
+            serde_json::to_value(&required).expect("json"),
+            json!({"elicitation": {"url": {}}})
+        );
+        assert_eq!(
+            unsupported(&required),
+            AskFailure::Unsupported(
+                "the client did not declare the elicitation (url mode) capability".into()
+            )
+        );
+        let both: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {"form": {}, "url": {}}})).expect("caps");
+        assert!(missing(Some(&both), &link).is_none());
+        assert_eq!(
+            input_request(&link[0].1)
+                .map(|r| serde_json::to_value(r).expect("json"))
+                .expect("a request")["params"]["mode"],
+            "url"
+        );
+    }
 
     #[test]
     fn questions_become_the_requests_mcp_defines() {

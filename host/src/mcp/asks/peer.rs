@@ -22,16 +22,18 @@ impl ClientRequests for PeerAsker {
             if let Some(required) = missing(declared.as_ref(), &questions) {
                 return Err(unsupported(&required));
             }
-            if questions
-                .iter()
-                .any(|(_, q)| matches!(q, Question::Elicit { .. }))
-                && !peer
-                    .supported_elicitation_modes()
-                    .contains(&ElicitationMode::Form)
-            {
-                return Err(AskFailure::Unsupported(
-                    "the client does not support form elicitation".into(),
-                ));
+            let modes = peer.supported_elicitation_modes();
+            for (_, question) in &questions {
+                let (mode, name) = match question {
+                    Question::Elicit { .. } => (ElicitationMode::Form, "form"),
+                    Question::ElicitUrl { .. } => (ElicitationMode::Url, "URL"),
+                    _ => continue,
+                };
+                if !modes.contains(&mode) {
+                    return Err(AskFailure::Unsupported(format!(
+                        "the client does not support {name} elicitation"
+                    )));
+                }
             }
             let asks = questions.into_iter().map(|(key, question)| {
                 let peer = peer.clone();
@@ -79,6 +81,20 @@ async fn ask_one(
                 message: message.clone(),
                 requested_schema: serde_json::from_value(params["requestedSchema"].clone())
                     .map_err(|e| failed(&e))?,
+            };
+            let result = peer
+                .create_elicitation_with_timeout(params, Some(ANSWER_TIMEOUT))
+                .await
+                .map_err(|e| failed(&e))?;
+            encode(serde_json::to_value(result))
+        }
+        Question::ElicitUrl { message, url } => {
+            // The id lets the client match a later `notifications/elicitation/complete`.
+            let params = ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: message.clone(),
+                url: url.clone(),
+                elicitation_id: format!("{:032x}", rand::random::<u128>()),
             };
             let result = peer
                 .create_elicitation_with_timeout(params, Some(ANSWER_TIMEOUT))

@@ -122,6 +122,18 @@ fn elicitation(args: MessageArg) -> Result<String, ToolError> {
     Ok(format!("User response: {}", shown(&answer)))
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct LinkArgs {
+    /// The sign-in page to send the user to.
+    url: String,
+}
+
+/// URL-mode elicitation: the user is sent to a page; the answer is only their consent.
+fn link_account(args: LinkArgs) -> Result<String, ToolError> {
+    let answer = context::elicit_url("Sign in to link your account", &args.url)?;
+    Ok(format!("link: {}", shown(&answer)))
+}
+
 fn elicitation_defaults(_: NoArgs) -> Result<String, ToolError> {
     let schema = warden_sdk::serde_json::json!({
         "type": "object",
@@ -410,6 +422,10 @@ fn plugin() -> Plugin {
             Tool::new("protocol_error_job", protocol_error_job)
                 .description("Crashes: its task fails")
                 .task(TaskSupport::Optional),
+        )
+        .tool(
+            Tool::new("link_account", link_account)
+                .description("Sends the user to a sign-in page (URL-mode elicitation)"),
         )
         .tool(
             Tool::new("confirm_delete", confirm_delete)
