@@ -11,7 +11,7 @@
 // Usage: warden-build [project-dir] [-o out.wasm]
 
 import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,8 +72,18 @@ async function readProject(dir) {
   return { name: pkg.name, entry: path.resolve(dir, entry), output: path.resolve(dir, output), imports: [...new Set(imports)], declared };
 }
 
+/** A toolchain package from the SDK's own node_modules, or a message that says how to get it. */
+async function tool(name) {
+  try {
+    return await import(name);
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new BuildError(`${name} is not installed beside the SDK: run \`npm ci\` in ${SDK}`);
+  }
+}
+
 async function bundle(entry, outFile) {
-  const { rolldown } = await import('rolldown');
+  const { rolldown } = await tool('rolldown');
   const build = await rolldown({
     input: entry,
     platform: 'neutral',
@@ -118,9 +128,9 @@ export async function build(dir, { output } = {}) {
 
     // componentize-js reads the WIT through preview2-shim's WASI filesystem, which (since
     // 0.26) preopens nothing: without this every path fails with "No such file or directory".
-    const { _setPreopens } = await import('@bytecodealliance/preview2-shim/filesystem');
+    const { _setPreopens } = await tool('@bytecodealliance/preview2-shim/filesystem');
     _setPreopens({ '/': '/' });
-    const { componentize } = await import('@bytecodealliance/componentize-js');
+    const { componentize } = await tool('@bytecodealliance/componentize-js');
     const { component } = await componentize({
       sourcePath: path.join(work, 'plugin.js'),
       witPath: wit,
@@ -156,6 +166,7 @@ async function main(argv) {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a program (also through node_modules/.bin's symlink), not when imported.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   await main(process.argv.slice(2));
 }
