@@ -14,7 +14,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promi
 import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SDK = path.dirname(fileURLToPath(import.meta.url));
 
@@ -72,18 +72,59 @@ async function readProject(dir) {
   return { name: pkg.name, entry: path.resolve(dir, entry), output: path.resolve(dir, output), imports: [...new Set(imports)], declared };
 }
 
-/** A toolchain package from the SDK's own node_modules, or a message that says how to get it. */
-async function tool(name) {
-  try {
-    return await import(name);
-  } catch (e) {
-    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    throw new BuildError(`${name} is not installed beside the SDK: run \`npm ci\` in ${SDK}`);
+/** The file a package.json `exports` (or `main`) gives for `subpath` under ESM conditions. */
+function exportTarget(pkg, subpath) {
+  const pick = (value) => {
+    if (typeof value === 'string') return value;
+    if (value && typeof value === 'object') {
+      for (const condition of ['import', 'node', 'default']) {
+        const found = pick(value[condition]);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  const { exports } = pkg;
+  if (exports === undefined) return subpath === '.' ? pkg.main ?? 'index.js' : subpath;
+  if (typeof exports === 'string' || !Object.keys(exports).some((k) => k.startsWith('.'))) {
+    return subpath === '.' ? pick(exports) : undefined;
   }
+  if (exports[subpath] !== undefined) return pick(exports[subpath]);
+  for (const [key, value] of Object.entries(exports)) {
+    const star = key.indexOf('*');
+    if (star < 0) continue;
+    const [before, after] = [key.slice(0, star), key.slice(star + 1)];
+    if (subpath.startsWith(before) && subpath.endsWith(after) && subpath.length >= key.length - 1) {
+      return pick(value)?.replace('*', subpath.slice(before.length, subpath.length - after.length));
+    }
+  }
+  return undefined;
 }
 
-async function bundle(entry, outFile) {
-  const { rolldown } = await tool('rolldown');
+/**
+ * A toolchain package: from the project's node_modules (the scaffold pins the toolchain in its
+ * devDependencies), else from the SDK's own (`npm ci` in the SDK, as the repository does).
+ */
+async function tool(name, project, starts = [project, SDK]) {
+  const [scope, bare, ...rest] = name.split('/');
+  const pkgName = scope.startsWith('@') ? `${scope}/${bare}` : scope;
+  const subpath = scope.startsWith('@') ? rest : [bare, ...rest].filter(Boolean);
+  for (const start of starts) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const root = path.join(dir, 'node_modules', pkgName);
+      if (existsSync(path.join(root, 'package.json'))) {
+        const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+        const target = exportTarget(pkg, subpath.length ? `./${subpath.join('/')}` : '.');
+        if (target) return { root, module: await import(pathToFileURL(path.join(root, target)).href) };
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  throw new BuildError(`${pkgName} is not installed: run \`npm install\` in the project (or \`npm ci\` in ${SDK})`);
+}
+
+async function bundle(entry, outFile, project) {
+  const { rolldown } = (await tool('rolldown', project)).module;
   const build = await rolldown({
     input: entry,
     platform: 'neutral',
@@ -107,7 +148,7 @@ export async function build(dir, { output } = {}) {
   if (!existsSync(project.entry)) throw new BuildError(`entry ${project.entry} does not exist; set package.json "warden.entry"`);
   const work = await mkdtemp(path.join(tmpdir(), 'warden-build-'));
   try {
-    const chunk = await bundle(project.entry, path.join(work, 'plugin.js'));
+    const chunk = await bundle(project.entry, path.join(work, 'plugin.js'), dir);
     const missing = EXPORTS.filter((name) => !chunk.exports.includes(name));
     if (missing.length > 0) {
       throw new BuildError(
@@ -128,9 +169,11 @@ export async function build(dir, { output } = {}) {
 
     // componentize-js reads the WIT through preview2-shim's WASI filesystem, which (since
     // 0.26) preopens nothing: without this every path fails with "No such file or directory".
-    const { _setPreopens } = await tool('@bytecodealliance/preview2-shim/filesystem');
-    _setPreopens({ '/': '/' });
-    const { componentize } = await tool('@bytecodealliance/componentize-js');
+    // The shim must be the instance componentize-js resolves, so the search starts there.
+    const componentizeJs = await tool('@bytecodealliance/componentize-js', dir);
+    const shim = await tool('@bytecodealliance/preview2-shim/filesystem', dir, [componentizeJs.root]);
+    shim.module._setPreopens({ '/': '/' });
+    const { componentize } = componentizeJs.module;
     const { component } = await componentize({
       sourcePath: path.join(work, 'plugin.js'),
       witPath: wit,
