@@ -106,6 +106,14 @@ def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     )
 
 
+def test_sdk_unit_tests() -> None:
+    """Schema validation, error mapping and result shapes, in Node (no component needed)."""
+    run = subprocess.run(
+        [_node(), "--test", SDK / "test" / "sdk.test.mjs"], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 def test_scaffold_builds_checks_and_calls(built: Built, warden_bin: Path, warden_env: dict[str, str]) -> None:
     run = lambda *args: subprocess.run(  # noqa: E731
         [warden_bin, *args], capture_output=True, text=True, timeout=120, cwd=built.scaffold_dir, env=warden_env
