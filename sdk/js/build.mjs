@@ -61,9 +61,9 @@ async function readProject(dir) {
   if (!Array.isArray(declared)) throw new BuildError('package.json "warden.imports" must be a list such as ["capture/http"]');
   const imports = [];
   for (const name of declared) {
-    const full = INTERFACES[name] ?? (name === 'capture' ? null : undefined);
+    // `capture` is short for both capture interfaces.
     if (name === 'capture') imports.push(INTERFACES['capture/http'], INTERFACES['capture/page']);
-    else if (full) imports.push(full);
+    else if (INTERFACES[name]) imports.push(INTERFACES[name]);
     else throw new BuildError(`package.json "warden.imports": unknown interface ${JSON.stringify(name)}; known: ${Object.keys(INTERFACES).join(', ')}`);
   }
   let entry = warden.entry;
