@@ -136,11 +136,11 @@ def test_scaffold_builds_checks_and_calls(built: Built, warden_bin: Path, warden
     assert refused.returncode != 0 and "access denied" in refused.stdout + refused.stderr, refused.stdout
 
 
-def fixture_manifest(write_manifest, echo_wasm: Path, fixture: Path, grants: str = ""):
+def fixture_manifest(write_manifest, echo_wasm: Path, fixture: Path, grants: str = "", name: str = "warden"):
     """The Rust echo guest beside the JS fixture (whose tools get a `js_` prefix)."""
     body = f'[[plugin]]\nname = "echo"\nsource = "{echo_wasm}"\n\n'
     body += f'[[plugin]]\nname = "jsfx"\nsource = "{fixture}"\ntool_prefix = "js_"\n{LIMITS}\n{grants}\n'
-    return write_manifest(body)
+    return write_manifest(body, name=f"{name}.toml", audit=f"{name}.jsonl")
 
 
 async def test_tools_listed_with_schemas_and_arguments_validated(
@@ -151,24 +151,24 @@ async def test_tools_listed_with_schemas_and_arguments_validated(
         tools = {t.name: t for t in (await w.session.list_tools()).tools}
         assert {"echo", "js_echo", "js_boom", "js_spin", "js_hog", "js_status"} <= tools.keys(), tools.keys()
         echo = tools["js_echo"]
-        assert echo.inputSchema["properties"]["text"] == {"type": "string", "description": "The text to return."}
-        assert echo.inputSchema["required"] == ["text"], echo.inputSchema
-        assert echo.title == "Echo" and echo.annotations.readOnlyHint and echo.annotations.idempotentHint
+        assert echo.input_schema["properties"]["text"] == {"type": "string", "description": "The text to return."}
+        assert echo.input_schema["required"] == ["text"], echo.input_schema
+        assert echo.title == "Echo" and echo.annotations.read_only_hint
         status = tools["js_status"]
-        assert status.inputSchema["properties"]["url"]["format"] == "uri", status.inputSchema
-        assert status.outputSchema["properties"]["status"]["type"] == "integer", status.outputSchema
+        assert status.input_schema["properties"]["url"]["format"] == "uri", status.input_schema
+        assert status.output_schema["properties"]["status"]["type"] == "integer", status.output_schema
 
         result = await w.call("js_echo", {"text": "héllo ✓"})
-        assert not result.isError and text_of(result) == "héllo ✓"
+        assert not result.is_error and text_of(result) == "héllo ✓"
         for args, message in [
             ({}, "invalid arguments: `text` is missing"),
             ({"text": 5}, "invalid arguments: `text` must be a string, not a number"),
             ({"text": "a", "loud": True}, "invalid arguments: `loud` is not a known property"),
         ]:
             result = await w.call("js_echo", args)
-            assert result.isError and text_of(result).startswith(message), (args, text_of(result))
+            assert result.is_error and text_of(result).startswith(message), (args, text_of(result))
         result = await w.call("js_fail", {"kind": "not-found"})
-        assert result.isError and text_of(result) == "not found: failing with not-found as asked"
+        assert result.is_error and text_of(result) == "not found: failing with not-found as asked"
         await w.assert_echo()
 
 
@@ -178,19 +178,19 @@ async def test_exceptions_loops_and_memory_bombs_are_contained(
     manifest = fixture_manifest(write_manifest, echo_wasm, built.fixture)
     async with start_warden(manifest) as w:
         result = await w.call("js_boom", {})
-        assert result.isError and text_of(result) == "failed: RangeError: the fixture blew up on purpose"
+        assert result.is_error and text_of(result) == "failed: RangeError: the fixture blew up on purpose"
         result = await w.call("js_boom", {"plain": True})
-        assert result.isError and text_of(result) == "failed: uncaught exception: a plain string thrown"
+        assert result.is_error and text_of(result) == "failed: uncaught exception: a plain string thrown"
 
         started = time.monotonic()
         result = await w.call("js_spin", {})
-        assert result.isError and "call_timeout" in text_of(result), text_of(result)
+        assert result.is_error and "call_timeout" in text_of(result), text_of(result)
         assert time.monotonic() - started < 15, "the endless loop was not stopped at call_timeout"
         assert text_of(await w.call("js_echo", {"text": "after spin"})) == "after spin"
         await w.assert_echo("rust plugin unaffected")
 
         result = await w.call("js_hog", {})
-        assert result.isError, text_of(result)
+        assert result.is_error, text_of(result)
         assert "memory" in text_of(result), text_of(result)
         assert text_of(await w.call("js_echo", {"text": "after hog"})) == "after hog"
         await w.assert_echo("rust plugin still unaffected")
@@ -209,7 +209,7 @@ async def test_capability_refused_then_granted_and_audited(
     manifest = fixture_manifest(write_manifest, echo_wasm, built.fixture)
     async with start_warden(manifest) as w:
         result = await w.call("js_status", {"url": url})
-        assert result.isError and text_of(result).startswith("access denied: capture.http_hosts"), text_of(result)
+        assert result.is_error and text_of(result).startswith("access denied: capture.http_hosts"), text_of(result)
         assert "grants.capture.http_hosts" in text_of(result)
     assert http_server.requests == [], "a refused request reached the server"
     denied = [line for line in manifest.audit_lines() if line["event"] == "capability_denied"]
@@ -217,15 +217,15 @@ async def test_capability_refused_then_granted_and_audited(
     check_audit_line(denied[0])
 
     grants = f'grants.capture = {{ http_hosts = ["127.0.0.1:{http_server.port}"] }}'
-    manifest = fixture_manifest(write_manifest, echo_wasm, built.fixture, grants)
+    manifest = fixture_manifest(write_manifest, echo_wasm, built.fixture, grants, name="granted")
     async with start_warden(manifest) as w:
         result = await w.call("js_status", {"url": url})
-        assert not result.isError, text_of(result)
-        assert result.structuredContent == {
+        assert not result.is_error, text_of(result)
+        assert result.structured_content == {
             "status": 200,
             "bytes": len("warden-e2e-body /status-check"),
             "contentType": "text/plain",
-        }, result.structuredContent
+        }, result.structured_content
     assert http_server.requests == ["/status-check"]
     used = [line for line in manifest.audit_lines() if line["event"] == "capability_used"]
     assert len(used) == 1 and used[0]["capability"] == "capture.http", used
@@ -312,27 +312,27 @@ grants.capture = {{ origins = ["{site.origin}"] }}
     manifest = write_manifest(body)
     async with start_warden(manifest) as w:
         tools = {t.name: t for t in (await w.session.list_tools()).tools}
-        assert tools["get_article"].inputSchema["required"] == ["url"], tools["get_article"].inputSchema
-        assert tools["get_article"].outputSchema["properties"]["paragraphs"]["type"] == "array"
+        assert tools["get_article"].input_schema["required"] == ["url"], tools["get_article"].input_schema
+        assert tools["get_article"].output_schema["properties"]["paragraphs"]["type"] == "array"
 
         result = await w.call("get_article", {"url": site.url("/story")}, timeout=60)
         text = text_of(result)
-        assert not result.isError, text
+        assert not result.is_error, text
         assert text.startswith("Tides of Change at the Old Harbor\n\n"), text
         assert "small ferries return to the eastern quay" in text and "## What the ferries change" in text, text
         assert "busiest spring since the harbor closed in 2016" in text, text
         for noise in ("Accept all", "cookies", "Markets", "Subscribe", "Privacy", "Share\n", "Loading"):
             assert noise not in text, f"{noise!r} leaked into the article:\n{text}"
-        data = result.structuredContent
+        data = result.structured_content
         assert data["title"] == "Tides of Change at the Old Harbor", data
         assert data["url"] == site.url("/story") and len(data["paragraphs"]) >= 4, data
         assert data["paragraphs"][0].startswith("The old harbor, silent for a decade"), data
 
         result = await w.call("get_article", {"url": other.url("/story")}, timeout=60)
-        assert result.isError and text_of(result).startswith("access denied:"), text_of(result)
+        assert result.is_error and text_of(result).startswith("access denied:"), text_of(result)
         assert "capture.origins" in text_of(result), text_of(result)
         result = await w.call("get_article", {"url": "not a url"})
-        assert result.isError and text_of(result).startswith("invalid arguments: `url`"), text_of(result)
+        assert result.is_error and text_of(result).startswith("invalid arguments: `url`"), text_of(result)
         await w.assert_echo()
     assert other.requests == [], "the ungranted site was contacted"
     events = [(line["event"], line.get("capability")) for line in manifest.audit_lines()]

@@ -1,8 +1,20 @@
 // Clean article text from the Markdown of a page's main content: headings and paragraphs
-// as plain text, without link targets, images, emphasis marks, code fences or the short
-// navigation lines ("Share", "Next »") that pages keep around their articles.
+// as plain text, without link targets, images, emphasis marks, code fences, and without the
+// chrome pages keep around their articles (menus, "Subscribe", share buttons, copyright
+// lines, consent banners). A paragraph is prose when it reads like sentences: enough words,
+// ending in sentence punctuation; list items count when they have a few words.
 
-const MIN_WORDS = 4;
+const MIN_WORDS = 5;
+const MIN_ITEM_WORDS = 4;
+const SENTENCE_END = /[.!?:;"'”’)…]$/;
+// Consent and subscription banners read like sentences; they are never the article.
+const BOILERPLATE = /\b(we use cookies|uses cookies|cookie (policy|settings|preferences)|accept (all )?cookies|subscribe to our newsletter)\b/i;
+
+function isProse(text, listed) {
+  const words = text.split(' ').length;
+  if (BOILERPLATE.test(text)) return false;
+  return listed ? words >= MIN_ITEM_WORDS : words >= MIN_WORDS && SENTENCE_END.test(text);
+}
 
 /** Markdown inline syntax removed, whitespace collapsed. */
 export function plain(markdown) {
@@ -42,10 +54,16 @@ export function article(markdown, title) {
     }
     // Tables and rules are layout, not prose; list items are kept as sentences.
     if (/^\|.*\|$/m.test(block) || /^(-{3,}|\*{3,})$/.test(block)) continue;
-    const lines = block.split('\n').map((line) => plain(line.replace(/^\s*(>|[-*+]|\d+\.)\s+/, '')));
-    const text = lines.filter(Boolean).join(' ');
-    if (text.split(' ').length < MIN_WORDS) continue;
-    current.paragraphs.push(text);
+    const listed = /^\s*([-*+]|\d+\.)\s+/.test(block);
+    if (listed) {
+      for (const item of block.split(/\n(?=\s*(?:[-*+]|\d+\.)\s+)/)) {
+        const text = plain(item.replace(/^\s*([-*+]|\d+\.)\s+/, ''));
+        if (isProse(text, true)) current.paragraphs.push(text);
+      }
+      continue;
+    }
+    const text = plain(block.replace(/^\s*>\s?/gm, ''));
+    if (isProse(text, false)) current.paragraphs.push(text);
   }
   if (current.heading !== undefined || current.paragraphs.length > 0) sections.push(current);
   const kept = sections.filter((section) => section.paragraphs.length > 0);
