@@ -107,9 +107,11 @@ def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
 
 
 def test_sdk_unit_tests() -> None:
-    """Schema validation, error mapping and result shapes, in Node (no component needed)."""
+    """Schema validation, error mapping, result shapes and the export glue, in Node with the
+    SDK's host stand-ins (no component needed)."""
+    tests = [SDK / "test" / "sdk.test.mjs", SDK / "test" / "plugin.test.mjs"]
     run = subprocess.run(
-        [_node(), "--test", SDK / "test" / "sdk.test.mjs"], capture_output=True, text=True, timeout=60
+        [_node(), "--import", SDK / "testing.mjs", "--test", *tests], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -134,6 +136,20 @@ def test_scaffold_builds_checks_and_calls(built: Built, warden_bin: Path, warden
     assert "must not be empty" in blank.stdout + blank.stderr
     refused = run("call", "-m", "warden.toml", "fetch_status", '{"url": "http://127.0.0.1:9/"}')
     assert refused.returncode != 0 and "access denied" in refused.stdout + refused.stderr, refused.stdout
+
+    # The scaffold's unit tests (`npm test`), with the SDK linked as `npm install` links it.
+    link = built.scaffold_dir / "node_modules" / "@warden" / "plugin-sdk"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if not link.exists():
+        link.symlink_to(SDK)
+    unit = subprocess.run(
+        [_node(), "--import", "@warden/plugin-sdk/testing", "--test"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=built.scaffold_dir,
+    )
+    assert unit.returncode == 0 and "pass 3" in unit.stdout, unit.stdout + unit.stderr
 
 
 def fixture_manifest(write_manifest, echo_wasm: Path, fixture: Path, grants: str = "", name: str = "warden"):
