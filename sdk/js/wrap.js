@@ -27,12 +27,17 @@ export function asyncResource(resource) {
   return proxy;
 }
 
+// The bindings give records and variants as plain objects, lists as arrays or typed arrays,
+// and resources as instances of a class of their own.
+const isResource = (v) =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v) && Object.getPrototypeOf(v) !== Object.prototype;
+
 /** Every function of a host interface as an async function; resources come back wrapped. */
 export function asyncModule(raw) {
   const out = {};
   for (const [name, fn] of Object.entries(raw)) {
     if (typeof fn !== 'function') continue;
-    out[name] = asyncCall(fn, (v) => (v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype ? asyncResource(v) : v));
+    out[name] = asyncCall(fn, (v) => (isResource(v) ? asyncResource(v) : v));
   }
   return out;
 }

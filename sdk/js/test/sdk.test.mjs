@@ -68,3 +68,26 @@ test('output: strings, objects and ToolOutput', () => {
   const out = intoWit(ToolOutput.text('t').withStructured({ b: 2 }));
   assert.deepEqual(out, { content: [{ tag: 'text', val: 't' }], structured: '{"b":2}' });
 });
+
+test('capability wrappers: async, resources wrapped and unwrapped, errors typed', async () => {
+  const { asyncModule } = await import('../wrap.js');
+  class Page {
+    title() { return 'T'; }
+    fail() { throw Object.assign(new Error('x'), { payload: { tag: 'stale-element', val: 'take a new snapshot' } }); }
+  }
+  const raw = {
+    openPage: () => new Page(),
+    consoleMessages: (page) => (page instanceof Page ? ['ok'] : assert.fail('a wrapped page reached the host')),
+    listSessions: () => ['a'],
+    read: () => new Uint8Array([1, 2]),
+    stat: () => ({ kind: 'file', size: 2n }),
+  };
+  const api = asyncModule(raw);
+  const page = await api.openPage();
+  assert.ok(api.listSessions() instanceof Promise);
+  assert.equal(await page.title(), 'T');
+  assert.deepEqual(await api.read(), new Uint8Array([1, 2]));
+  assert.deepEqual(await api.stat(), { kind: 'file', size: 2n });
+  assert.deepEqual(await api.consoleMessages(page), ['ok']);
+  await assert.rejects(page.fail(), (e) => e instanceof CapabilityError && e.kind === 'stale-element' && toToolError(e).kind === 'not-found');
+});
