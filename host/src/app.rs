@@ -80,10 +80,11 @@ impl App {
         let runtime = Arc::new(Runtime::new(manifest.cache_dir.clone(), max_memory)?);
         let registry = Registry::load(&manifest, runtime.clone(), services).await?;
         tracing::info!(
-            "plugins ready: {} (compiled: {}, from cache: {}) with {} tools in {} ms; audit log: {}",
+            "plugins ready: {} (compiled: {}, from cache: {}, precompiled: {}) with {} tools in {} ms; audit log: {}",
             registry.plugins().len(),
             runtime.compiled_count(),
             runtime.cached_count(),
+            runtime.precompiled_count(),
             registry.tools().len(),
             started.elapsed().as_millis(),
             manifest.audit_log.display()

@@ -35,17 +35,19 @@ def two_plugins(write_manifest, helpers, echo_wasm, hostile_wasm):
     return write_manifest(body)
 
 
-def ready_counts(stderr: str) -> tuple[int, int, int]:
-    match = re.search(r"plugins ready: (\d+) \(compiled: (\d+), from cache: (\d+)\)", stderr)
+def ready_counts(stderr: str) -> tuple[int, int, int, int]:
+    """Plugins ready, then how many were compiled, loaded from the cache, and loaded from the
+    machine code embedded in the binary (the built-ins)."""
+    match = re.search(r"plugins ready: (\d+) \(compiled: (\d+), from cache: (\d+), precompiled: (\d+)\)", stderr)
     assert match, f"no 'plugins ready' line on stderr:\n{stderr[-2000:]}"
-    return int(match[1]), int(match[2]), int(match[3])
+    return int(match[1]), int(match[2]), int(match[3]), int(match[4])
 
 
 def test_cache_tools_and_call(cli, two_plugins, tmp_path, helpers):
     fresh = {"WARDEN_CACHE_DIR": str(tmp_path / "fresh-cache")}
     first = cli("tools", "--manifest", str(two_plugins.path), env=fresh)
     assert first.returncode == 0, first.stderr
-    assert ready_counts(first.stderr) == (2, 2, 0), first.stderr[-2000:]
+    assert ready_counts(first.stderr) == (2, 2, 0, 0), first.stderr[-2000:]
     assert any((tmp_path / "fresh-cache").rglob("*")), "the cache dir is empty after a cold start"
 
     for tool in ("echo", "progress", "log", "spin", "fetch", "flood", "count"):
@@ -56,7 +58,7 @@ def test_cache_tools_and_call(cli, two_plugins, tmp_path, helpers):
     second = cli("tools", "--manifest", str(two_plugins.path), env=fresh)
     warm = time.monotonic() - started
     assert second.returncode == 0, second.stderr
-    assert ready_counts(second.stderr) == (2, 0, 2), second.stderr[-2000:]
+    assert ready_counts(second.stderr) == (2, 0, 2, 0), second.stderr[-2000:]
     assert second.stdout == first.stdout
     print(f"warm `warden tools`: {warm * 1000:.0f} ms")
 
@@ -143,14 +145,16 @@ def test_check_names_the_tools_when_a_tool_glob_matches_none(cli, write_manifest
     assert '"ecko"' in output and "echo, " in output and "count" in output, output[-2000:]
 
 
-def test_builtins_are_compiled_once_then_cached(cli, write_manifest, tmp_path):
+def test_builtins_start_precompiled(cli, write_manifest, tmp_path):
     body = '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n\n[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
     manifest = write_manifest(body)
     fresh = {"WARDEN_CACHE_DIR": str(tmp_path / "fresh-cache")}
     first = cli("tools", "--manifest", str(manifest.path), env=fresh)
     assert first.returncode == 0, first.stderr[-2000:]
-    assert ready_counts(first.stderr) == (2, 2, 0), first.stderr[-2000:]
+    assert ready_counts(first.stderr) == (2, 0, 0, 2), first.stderr[-2000:]
     assert "terminal_execute" in first.stdout and "sftp_read" in first.stdout, first.stdout
     second = cli("tools", "--manifest", str(manifest.path), env=fresh)
-    assert ready_counts(second.stderr) == (2, 0, 2), second.stderr[-2000:]
+    assert ready_counts(second.stderr) == (2, 0, 0, 2), second.stderr[-2000:]
     assert second.stdout == first.stdout
+    # Nothing was compiled, so nothing was written to the cache.
+    assert not list((tmp_path / "fresh-cache").glob("*.cwasm"))

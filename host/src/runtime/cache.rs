@@ -1,6 +1,9 @@
 //! Compiled components cached on disk by content hash, so a warm start compiles nothing.
 //! The key covers the component's bytes and the engine's compatibility hash (wasmtime
 //! version and compiler settings); a stale or corrupt entry is recompiled and replaced.
+//! Built-in plugins come precompiled in the binary, so even a first start compiles none of
+//! them; when this machine cannot run that code (other CPU features), they take the cache's
+//! path like any plugin.
 
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
@@ -13,6 +16,7 @@ pub struct ComponentCache {
     dir: PathBuf,
     compiled: AtomicUsize,
     hits: AtomicUsize,
+    embedded: AtomicUsize,
 }
 
 impl ComponentCache {
@@ -21,6 +25,7 @@ impl ComponentCache {
             dir,
             compiled: AtomicUsize::new(0),
             hits: AtomicUsize::new(0),
+            embedded: AtomicUsize::new(0),
         }
     }
 
@@ -30,6 +35,11 @@ impl ComponentCache {
 
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Built-in plugins loaded from the machine code embedded in the binary.
+    pub fn embedded(&self) -> usize {
+        self.embedded.load(Ordering::Relaxed)
     }
 
     fn path_for(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
@@ -44,6 +54,17 @@ impl ComponentCache {
 
     /// The compiled form of `bytes`, from the cache when possible.
     pub fn load(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
+        if let Some(compiled) = crate::builtin::precompiled(bytes) {
+            match deserialize_embedded(engine, compiled) {
+                Ok(component) => {
+                    self.embedded.fetch_add(1, Ordering::Relaxed);
+                    return Ok(component);
+                }
+                Err(e) => tracing::info!(
+                    "the built-in plugins' embedded machine code does not fit this machine, compiling them: {e}"
+                ),
+            }
+        }
         let path = self.path_for(engine, bytes);
         if path.is_file() {
             match deserialize(engine, &path) {
@@ -82,4 +103,12 @@ fn deserialize(engine: &Engine, path: &Path) -> wasmtime::Result<Component> {
     // into the cache directory that this user owns; wasmtime also checks that it was produced
     // by a compatible engine before using it.
     unsafe { Component::deserialize_file(engine, path) }
+}
+
+#[allow(unsafe_code)]
+fn deserialize_embedded(engine: &Engine, compiled: &'static [u8]) -> wasmtime::Result<Component> {
+    // SAFETY: `compiled` is part of this binary, written by its build script from
+    // `Engine::precompile_component`; wasmtime checks that the engine that produced it is
+    // compatible with this one (version, settings, CPU features) before using it.
+    unsafe { Component::deserialize(engine, compiled) }
 }

@@ -7,6 +7,7 @@ pub mod asks;
 pub mod bindings;
 pub mod budget;
 mod cache;
+pub mod compiler;
 mod context;
 pub mod executor;
 mod initial_memory;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// How often the epoch advances: the granularity of time limits and of yielding a spinning
 /// guest back to the async runtime.
@@ -56,9 +57,7 @@ pub struct Runtime {
 impl Runtime {
     /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot).
     pub fn new(cache_dir: PathBuf, max_memory: u64) -> Result<Self, RuntimeError> {
-        let mut config = Config::new();
-        config.wasm_component_model(true);
-        config.epoch_interruption(true);
+        let mut config = compiler::config();
         // The pooling allocator keeps instance slots and, above all, async fiber stacks warm:
         // the on-demand allocator maps a fresh stack for every call into a plugin.
         let mut pool = PoolingAllocationConfig::new();
@@ -123,6 +122,11 @@ impl Runtime {
     /// Components loaded from the cache since start.
     pub fn cached_count(&self) -> usize {
         self.cache.hits()
+    }
+
+    /// Built-in plugins loaded from the machine code embedded in the binary since start.
+    pub fn precompiled_count(&self) -> usize {
+        self.cache.embedded()
     }
 }
 

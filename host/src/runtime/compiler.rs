@@ -1,0 +1,16 @@
+//! The engine settings that shape compiled code, in one place: the runtime builds its
+//! engine from them, and `build.rs` precompiles the built-in plugins with the same ones, so
+//! the embedded machine code is accepted by this binary's engine (wasmtime checks the
+//! settings and the CPU features before it uses precompiled code, and on a mismatch the
+//! plugin is compiled at start as any other).
+//!
+//! Memory layout (the pooling allocator, the memory limit) is set by the runtime and does
+//! not change compiled code.
+
+/// The compiler configuration of every engine that runs plugins.
+pub fn config() -> wasmtime::Config {
+    let mut config = wasmtime::Config::new();
+    config.wasm_component_model(true);
+    config.epoch_interruption(true);
+    config
+}
