@@ -1,36 +1,31 @@
-// warden:browser/browser (wit/deps/browser/browser.wit): pages in the host's browser sessions.
-// Arguments and results are the WIT's, in camelCase (records as objects, variants as
-// `{ tag, val }`, u64 as bigint); every function and page method is async. Errors are
-// CapabilityError.
+// warden:browser/browser: the functions and the `page` resource of wit/deps/browser/browser.wit
+// (declarations generated into wit-types/), every call async. Errors are CapabilityError.
+/// <reference path="./wit-types/interfaces/warden-browser-browser.d.ts" />
+import type * as raw from 'warden:browser/browser@0.1.0';
 
-/** A browser tab: the WIT `page` resource's methods (navigate, snapshot, click, fill, ...). */
-export interface Page {
-  id(): Promise<string>;
-  url(): Promise<string>;
-  navigate(url: string, waitUntil: 'load' | 'dom-content-loaded' | 'network-idle', timeoutMs: number): Promise<string>;
-  snapshot(includeText: boolean): Promise<any>;
-  click(handle: bigint, options: any): Promise<void>;
-  fill(handle: bigint, text: string): Promise<void>;
-  press(keys: string): Promise<void>;
-  evaluate(expression: string): Promise<string>;
-  screenshot(area: any, jpeg: boolean): Promise<Uint8Array>;
-  extract(format: any): Promise<any>;
-  close(): Promise<void>;
-  [method: string]: (...args: any[]) => Promise<any>;
-}
-export declare function openPage(session?: string): Promise<Page>;
-export declare function listTabs(session?: string): Promise<any[]>;
-export declare function attachTab(session: string | undefined, id: string): Promise<Page>;
-export declare function closeSession(session: string): Promise<void>;
-export declare function listSessions(): Promise<string[]>;
-export declare function createSession(session: string, profile?: string): Promise<void>;
-export declare function consoleMessages(page: Page, sinceLast: boolean, clear: boolean): Promise<any>;
-export declare function networkRequests(page: Page, query: any): Promise<any>;
-export declare function addRoute(session: string | undefined, urlGlob: string, action: any): Promise<number>;
-export declare function removeRoute(session: string | undefined, id: number): Promise<void>;
-export declare function listRoutes(session?: string): Promise<any[]>;
-export declare function setEmulation(session: string | undefined, emulation: any): Promise<void>;
-export declare function getEmulation(session?: string): Promise<any>;
-export declare function storageItems(page: Page, area: 'local' | 'session'): Promise<[string, string][]>;
-export declare function setStorageItem(page: Page, area: 'local' | 'session', key: string, value?: string): Promise<void>;
-export declare function clearStorage(page: Page, area: 'local' | 'session'): Promise<void>;
+export type * from 'warden:browser/browser@0.1.0';
+
+type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
+type WithPage<F> = F extends (page: raw.Page, ...rest: infer A) => infer R ? (page: Page, ...rest: A) => Promise<R> : never;
+
+/** A browser tab: the WIT `page` resource's methods (navigate, snapshot, click, fill, ...), async. */
+export type Page = { [K in keyof raw.Page]: Async<raw.Page[K]> };
+
+/** Open a tab in `session` (created on first use; "default" when none is given). */
+export declare const openPage: (session?: string) => Promise<Page>;
+/** Take hold of a tab of the session by id (a popup, for instance). */
+export declare const attachTab: (session: string | undefined, id: string) => Promise<Page>;
+export declare const listTabs: Async<typeof raw.listTabs>;
+export declare const closeSession: Async<typeof raw.closeSession>;
+export declare const listSessions: Async<typeof raw.listSessions>;
+export declare const createSession: Async<typeof raw.createSession>;
+export declare const consoleMessages: WithPage<typeof raw.consoleMessages>;
+export declare const networkRequests: WithPage<typeof raw.networkRequests>;
+export declare const addRoute: Async<typeof raw.addRoute>;
+export declare const removeRoute: Async<typeof raw.removeRoute>;
+export declare const listRoutes: Async<typeof raw.listRoutes>;
+export declare const setEmulation: Async<typeof raw.setEmulation>;
+export declare const getEmulation: Async<typeof raw.getEmulation>;
+export declare const storageItems: WithPage<typeof raw.storageItems>;
+export declare const setStorageItem: WithPage<typeof raw.setStorageItem>;
+export declare const clearStorage: WithPage<typeof raw.clearStorage>;

@@ -1,15 +1,21 @@
-// warden:rdp/desktop (wit/deps/rdp/rdp.wit): remote desktops of `grants.rdp`. Arguments and
-// results are the WIT's in camelCase; every function is async. Errors are CapabilityError.
+// warden:rdp/desktop: the functions of wit/deps/rdp/rdp.wit (declarations generated into
+// wit-types/), every call async. Errors are CapabilityError.
+/// <reference path="./wit-types/interfaces/warden-rdp-desktop.d.ts" />
+import type * as raw from 'warden:rdp/desktop@0.1.0';
 
-export declare function open(host: string): Promise<any>;
-export declare function info(id: string): Promise<any>;
-export declare function listDesktops(): Promise<any[]>;
-export declare function screenshot(id: string, region: any | undefined, scale: number): Promise<any>;
-export declare function pointerMove(id: string, x: number, y: number): Promise<void>;
-export declare function click(id: string, x: number, y: number, button: 'left' | 'right' | 'middle', count: number): Promise<void>;
-export declare function drag(id: string, fromX: number, fromY: number, toX: number, toY: number, button: 'left' | 'right' | 'middle'): Promise<void>;
-export declare function scroll(id: string, x: number, y: number, vertical: number, horizontal: number): Promise<void>;
-export declare function typeText(id: string, text: string): Promise<void>;
-export declare function pressKeys(id: string, keys: string[]): Promise<void>;
-export declare function wait(id: string, until: any, stillMs: number, timeoutMs: number): Promise<boolean>;
-export declare function close(id: string): Promise<void>;
+export type * from 'warden:rdp/desktop@0.1.0';
+
+type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
+
+export declare const open: Async<typeof raw.open>;
+export declare const info: Async<typeof raw.info>;
+export declare const listDesktops: Async<typeof raw.listDesktops>;
+export declare const screenshot: Async<typeof raw.screenshot>;
+export declare const pointerMove: Async<typeof raw.pointerMove>;
+export declare const click: Async<typeof raw.click>;
+export declare const drag: Async<typeof raw.drag>;
+export declare const scroll: Async<typeof raw.scroll>;
+export declare const typeText: Async<typeof raw.typeText>;
+export declare const pressKeys: Async<typeof raw.pressKeys>;
+export declare const wait: Async<typeof raw.wait>;
+export declare const close: Async<typeof raw.close>;
