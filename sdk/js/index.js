@@ -101,7 +101,8 @@ export class Plugin {
       } catch (thrown) {
         fail(thrown);
       }
-      if (value && typeof value.then === 'function') return value.then(intoWit, fail);
+      // `catch` after `then`: a result that cannot be converted is a tool error too.
+      if (value && typeof value.then === 'function') return value.then(intoWit).catch(fail);
       try {
         return intoWit(value);
       } catch (thrown) {

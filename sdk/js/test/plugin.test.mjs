@@ -9,6 +9,7 @@ const plugin = new Plugin()
   .tool(new Tool('boom', s.object({}), () => { throw new TypeError('bad'); }))
   .tool(new Tool('later', s.object({ n: s.integer().default(2) }), async ({ n }) => ({ doubled: n * 2 })))
   .tool(new Tool('fetch', s.object({}), async () => httpGet('http://example.com/')))
+  .tool(new Tool('bigint', s.object({}), async () => ({ n: 1n })))
   .tool(new Tool('refuse', () => { throw ToolError.accessDenied('no'); }))
   .resource({ uri: 'notes://all', name: 'notes' }, (uri) => [{ uri, mimeType: 'text/plain', body: { tag: 'text', val: 'all notes' } }]);
 const { tools, resources, prompts, completions } = plugin.exports();
@@ -36,6 +37,7 @@ test('callTool: results and error variants', async () => {
   assert.deepEqual(await call('echo', {}), { err: { tag: 'invalid-arguments', val: '`text` is missing' } });
   assert.deepEqual(await call('boom', {}), { err: { tag: 'failed', val: 'TypeError: bad' } });
   assert.equal((await call('later', {})).ok.structured, '{"doubled":4}');
+  assert.equal((await call('bigint', {})).err.tag, 'failed');
   assert.deepEqual(await call('refuse', {}), { err: { tag: 'access-denied', val: 'no' } });
   assert.equal((await call('fetch', {})).err.tag, 'failed');
   assert.deepEqual(await call('nope', {}), { err: { tag: 'not-found', val: 'no tool named `nope`' } });
