@@ -86,6 +86,12 @@ async def test_round_trips_and_operations(sshd, tree, start_warden, write_manife
         assert base64.b64decode(read.structured_content["content"]) == blob
         assert read.structured_content["bytes"] == len(blob) and not read.structured_content["truncated"]
 
+        # Without max_bytes a read stops at 64 KiB (a result every common client accepts) and
+        # says where to read on.
+        read = await call_ok(w, helpers, "sftp_read", {"host": "box", "path": "docs/blob.bin", "encoding": "base64"})
+        assert read.structured_content["bytes"] == 65536 and read.structured_content["truncated"]
+        assert "read on with offset 65536" in helpers.text_of(read)
+
         # Offset reads.
         read = await call_ok(
             w, helpers, "sftp_read",
