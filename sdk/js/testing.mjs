@@ -1,0 +1,51 @@
+// Run plugin code in Node, outside Warden (unit tests): `node --import @warden/plugin-sdk/testing --test`.
+// The `warden:*` host imports resolve to stand-ins: context calls do nothing (`cancelled()` is
+// false), and every capability call fails with a CapabilityError of kind `io` saying that host
+// services exist only inside Warden.
+
+import { registerHooks } from 'node:module';
+
+const UNAVAILABLE = 'host capabilities are unavailable outside Warden (this is a unit test in Node)';
+
+const NAMES = {
+  'warden:plugin/context': ['progress', 'log', 'cancelled', 'asTask', 'capabilities', 'ask'],
+  'warden:capture/http': ['get'],
+  'warden:capture/page': ['capturePage', 'getCookies', 'loginThenCapture', 'ensureLogin'],
+  'warden:browser/browser': ['openPage', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
+  'warden:terminal/terminal': ['open', 'attach', 'listSessions'],
+  'warden:sftp/sftp': ['list', 'stat', 'read', 'write', 'mkdir', 'remove', 'rename', 'realpath', 'sessionHost'],
+  'warden:rdp/desktop': ['open', 'info', 'listDesktops', 'screenshot', 'pointerMove', 'click', 'drag', 'scroll', 'typeText', 'pressKeys', 'wait', 'close'],
+};
+
+function stub(specifier) {
+  const iface = specifier.replace(/@[^@]*$/, '');
+  const names = NAMES[iface];
+  if (!names) return undefined;
+  if (iface === 'warden:plugin/context') {
+    return [
+      'export function progress() {}',
+      'export function log() {}',
+      'export function cancelled() { return false; }',
+      'export function asTask() { return false; }',
+      'export function capabilities() { return { elicitation: false, sampling: false, roots: false }; }',
+      `export function ask() { throw Object.assign(new Error('unsupported'), { payload: { tag: 'unsupported', val: ${JSON.stringify(UNAVAILABLE)} } }); }`,
+    ].join('\n');
+  }
+  const fail = `() => { throw Object.assign(new Error(${JSON.stringify(UNAVAILABLE)}), { payload: { tag: 'io', val: ${JSON.stringify(UNAVAILABLE)} } }); }`;
+  return names.map((name) => `export const ${name} = ${fail};`).join('\n');
+}
+
+registerHooks({
+  resolve(specifier, context, next) {
+    if (specifier.startsWith('warden:')) return { url: `warden-stub:${specifier}`, shortCircuit: true };
+    return next(specifier, context);
+  },
+  load(url, context, next) {
+    if (url.startsWith('warden-stub:')) {
+      const source = stub(url.slice('warden-stub:'.length));
+      if (source === undefined) throw new Error(`unknown Warden interface ${url.slice('warden-stub:'.length)}`);
+      return { format: 'module', source, shortCircuit: true };
+    }
+    return next(url, context);
+  },
+});

@@ -1,0 +1,4 @@
+/// <reference path="./warden-types-errors.d.ts" />
+declare module 'warden:capture/types@0.1.0' {
+  export type Error = import('warden:types/errors@0.1.0').Error;
+}
