@@ -102,15 +102,36 @@ declare module 'warden:plugin/context@0.1.0' {
     requestedSchema: string,
   }
   /**
+   * Send the user to a web page (MCP elicitation, URL mode): for what must not pass
+   * through the client, such as a third party's sign-in or a payment. The answer says
+   * whether the user agreed to open it (`accept`, without content), not that they finished
+   * there: the plugin checks that on its own side.
+   */
+  export interface ElicitUrl {
+    message: string,
+    /**
+     * An `https://` URL (or `http://` on a loopback host), at most 2,048 bytes. It is
+     * shown to the user: never put a secret in it.
+     */
+    url: string,
+  }
+  /**
    * One question for the client.
    */
-  export type InputRequest = InputRequestElicit | InputRequestSample | InputRequestListRoots;
+  export type InputRequest = InputRequestElicit | InputRequestElicitUrl | InputRequestSample | InputRequestListRoots;
   /**
    * Ask the user (MCP elicitation, form mode).
    */
   export interface InputRequestElicit {
     tag: 'elicit',
     val: ElicitForm,
+  }
+  /**
+   * Send the user to a page (MCP elicitation, URL mode); answered as `elicit`.
+   */
+  export interface InputRequestElicitUrl {
+    tag: 'elicit-url',
+    val: ElicitUrl,
   }
   /**
    * Ask the client's model (MCP sampling): the JSON of the `sampling/createMessage`
@@ -152,7 +173,14 @@ declare module 'warden:plugin/context@0.1.0' {
    * What the client of this call can be asked (the capabilities it declared).
    */
   export interface ClientCapabilities {
+    /**
+     * Form elicitation.
+     */
     elicitation: boolean,
+    /**
+     * URL-mode elicitation.
+     */
+    elicitationUrl: boolean,
     sampling: boolean,
     roots: boolean,
   }
