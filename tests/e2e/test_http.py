@@ -4,20 +4,13 @@ client's name in the audit log."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
 import subprocess
-import time
-from pathlib import Path
-from typing import AsyncIterator, Iterator
 
 import anyio
 import httpx2
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from ops_helpers import free_port, mcp_session, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -30,43 +23,9 @@ INIT = {
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def http_warden(warden_bin: Path, manifest: Path, env: dict[str, str], addr: str) -> Iterator[subprocess.Popen]:
-    log = manifest.parent / f"http-{addr.replace(':', '_')}.log"
-    with open(log, "w") as errlog:
-        proc = subprocess.Popen(
-            [str(warden_bin), "serve", "--manifest", str(manifest), "--http", addr],
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errlog,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while "serving MCP at" not in log.read_text(errors="replace"):
-                assert proc.poll() is None, f"warden exited: {log.read_text()}"
-                assert time.monotonic() < deadline, f"warden did not start: {log.read_text()}"
-                time.sleep(0.05)
-            yield proc
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-
-
-@contextlib.asynccontextmanager
-async def mcp_session(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
-    async with create_mcp_http_client(headers=headers) as client:
-        async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                with anyio.fail_after(30):
-                    await session.initialize()
-                yield session
+# The HTTP server and client helpers live with the other serving helpers; the names stay
+# importable from here for the test files that use them.
+http_warden = serve
 
 
 async def test_tools_over_http(warden_bin, warden_env, write_manifest, helpers, echo_wasm, http_server):
