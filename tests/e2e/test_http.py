@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-import anyio
 import httpx2
 import pytest
 from ops_helpers import free_port, mcp_session, serve
