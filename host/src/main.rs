@@ -64,14 +64,19 @@ enum Command {
 
 #[derive(Subcommand)]
 enum PluginCommand {
-    /// Create a plugin crate (two example tools, warden-sdk) and a manifest that loads it.
+    /// Create a plugin project (two example tools on the Warden SDK of its language) and a
+    /// manifest that loads it.
     New {
         /// The plugin's name: a-z, 0-9, '-' and '_', starting with a letter.
         name: String,
+        /// The language to write it in.
+        #[arg(long, value_enum, default_value = "rust")]
+        lang: cli::plugin_new::Lang,
         /// Where to create it (default: ./NAME); must not exist or be empty.
         #[arg(long)]
         path: Option<PathBuf>,
-        /// The warden-sdk crate directory (default: the one this warden was built from).
+        /// The SDK directory of that language: `sdk/`, `sdk/js/` or `sdk/python/` of a Warden
+        /// checkout (default: the one this warden was built from).
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
@@ -113,8 +118,14 @@ fn main() -> ExitCode {
             Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
             Command::Audit(args) => cli::audit::run(args),
             Command::Plugin {
-                command: PluginCommand::New { name, path, sdk },
-            } => cli::plugin_new::run(&name, path.as_deref(), sdk.as_deref()),
+                command:
+                    PluginCommand::New {
+                        name,
+                        lang,
+                        path,
+                        sdk,
+                    },
+            } => cli::plugin_new::run(&name, lang, path.as_deref(), sdk.as_deref()),
         }
     });
     // A blocked read of stdin (serve stopped by a signal) must not keep the process alive:

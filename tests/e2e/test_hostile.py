@@ -143,8 +143,10 @@ async def test_no_ambient_authority(start_warden, hostile_manifest, helpers, htt
     assert all(d["capability"] == "wasi:sockets" for d in sockets), sockets
     # Creating the socket is refused, so no address was ever given to the host.
     assert [d["target"] for d in sockets] == ["a TCP socket"], sockets
+    # An empty environment and no directories are what every instance is given: reading
+    # them is no refusal (language runtimes read both at start), and no file was opened.
     capabilities = {d["capability"] for d in denied}
-    assert {"wasi:filesystem", "wasi:environment"} <= capabilities, denied
+    assert not {"wasi:filesystem", "wasi:environment"} & capabilities, denied
     envs = tool_calls(hostile_manifest, "read_env")
     assert [e["outcome"] for e in envs] == ["ok"] * 3, envs
 
@@ -298,3 +300,25 @@ async def test_a_hidden_tool_is_neither_listed_nor_callable(start_warden, write_
                 await w.call(hidden, {})
             assert f'unknown tool "{hidden}"' in str(error.value), error.value
     assert not tool_calls(manifest, "count"), "a hidden tool reached the plugin"
+
+
+def test_a_memory_limit_below_the_plugins_start_names_the_size_to_set(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm
+):
+    """A `limits.memory` too small for the component's initial memory could never start it: the
+    load error says how much to set, not the engine's words about its allocator."""
+    import os
+    import subprocess
+
+    manifest = write_manifest(helpers.plugin_block("echo", echo_wasm, 'limits = { memory = "64KiB" }'))
+    checked = subprocess.run(
+        [str(warden_bin), "check", "-m", str(manifest.path)],
+        env={**os.environ, **warden_env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    out = checked.stdout + checked.stderr
+    assert checked.returncode == 1, out
+    assert "MiB of memory to start" in out and 'limits = { memory = "' in out, out
+    assert "pooling allocator" not in out, out

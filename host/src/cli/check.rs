@@ -59,6 +59,15 @@ fn verdict(import: &str, g: &Grants) -> String {
             Some(c) if !c.http_hosts.patterns().is_empty() => format!("granted: http_hosts = {:?}", c.http_hosts.patterns()),
             _ => "NOT GRANTED: every call is denied; add grants.capture.http_hosts".into(),
         },
+        "warden:capture/page" => match &g.capture {
+            Some(c) if !c.origins.patterns().is_empty() => format!(
+                "granted: origins = {:?}, cookies = {}",
+                c.origins.patterns(),
+                c.cookies
+            ),
+            _ => "NOT GRANTED: every call is denied; add grants.capture.origins".into(),
+        },
+        "warden:types/errors" => "types only (the error kinds every capability returns)".into(),
         "warden:browser/browser" => match &g.browser {
             Some(b) if !b.origins.patterns().is_empty() => format!("granted: origins = {:?}", b.origins.patterns()),
             _ => "NOT GRANTED: every call is denied; add grants.browser.origins".into(),
@@ -84,5 +93,49 @@ fn verdict(import: &str, g: &Grants) -> String {
         "wasi:cli/environment" => "sandboxed: empty environment and arguments".into(),
         i if i.starts_with("wasi:") => "sandboxed WASI".into(),
         _ => "unknown to this host".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+    use warden::manifest::grants::Grants;
+
+    /// Every interface in `wit/` gets a verdict: a plugin that imports a new capability must
+    /// not be shown as "unknown to this host" by `warden check`.
+    #[test]
+    fn every_wit_interface_is_known() {
+        let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
+        let mut files = vec![wit.join("plugin.wit")];
+        for dep in std::fs::read_dir(wit.join("deps")).expect("wit/deps") {
+            for file in std::fs::read_dir(dep.expect("entry").path()).expect("a package") {
+                files.push(file.expect("entry").path());
+            }
+        }
+        let mut seen = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("wit text");
+            let package = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("package "))
+                .and_then(|p| p.split('@').next())
+                .expect("a package line");
+            for line in text.lines() {
+                if let Some(rest) = line.strip_prefix("interface ") {
+                    let name = rest.trim_end_matches(" {").trim();
+                    let import = format!("{package}/{name}@0.1.0");
+                    // What a plugin exports, never imports.
+                    if package == "warden:plugin"
+                        && ["tools", "resources", "prompts", "completions"].contains(&name)
+                    {
+                        continue;
+                    }
+                    let said = verdict(&import, &Grants::default());
+                    assert!(!said.contains("unknown"), "{import}: {said}");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 14, "found only {seen} interfaces");
     }
 }

@@ -1,8 +1,11 @@
-//! `warden plugin new NAME`: a plugin crate that builds as it is, with a manifest to try it.
+//! `warden plugin new NAME [--lang rust|js|python]`: a plugin project that builds as it is,
+//! with a manifest to try it.
 //!
-//! The crate depends on the `warden-sdk` sources this `warden` was built from (or `--sdk`), and
-//! gets a copy of Warden's own `Cargo.lock`, so it builds with the dependency versions Warden
-//! is tested with, offline when those crates are already downloaded.
+//! A Rust crate depends on the `warden-sdk` sources this `warden` was built from (or `--sdk`),
+//! and gets a copy of Warden's own `Cargo.lock`, so it builds with the dependency versions
+//! Warden is tested with, offline when those crates are already downloaded. A JavaScript or
+//! Python project is the template its SDK ships (`sdk/js/template`, `sdk/python/template`),
+//! pointing at that SDK; the SDK's package pins the toolchain.
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -10,6 +13,50 @@ use std::process::ExitCode;
 
 /// The SDK next to the host crate this binary was built from.
 const BUILT_FROM_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
+
+/// The language a new plugin is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    Rust,
+    /// JavaScript (ES modules, TypeScript declarations), built with componentize-js.
+    Js,
+    /// Python, built with componentize-py.
+    Python,
+}
+
+impl Lang {
+    /// The SDK's directory under `sdk/`, and the file that names it.
+    fn sdk(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Rust => ("", "Cargo.toml"),
+            Self::Js => ("js", "package.json"),
+            Self::Python => ("python", "pyproject.toml"),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Rust => "Rust",
+            Self::Js => "JavaScript",
+            Self::Python => "Python",
+        }
+    }
+
+    /// What to run next in the new project's directory, after `cd`.
+    fn next_steps(self) -> &'static [&'static str] {
+        match self {
+            Self::Rust => &[
+                "rustup target add wasm32-wasip2   # once",
+                "cargo build --target wasm32-wasip2 --release",
+            ],
+            Self::Js => &["npm install", "npm run build"],
+            Self::Python => &[
+                "python3 -m venv .venv && .venv/bin/pip install -e .   # once",
+                ".venv/bin/python -m warden_sdk build",
+            ],
+        }
+    }
+}
 const LOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"));
 
 const FILES: &[(&str, &str)] = &[
@@ -30,18 +77,30 @@ fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
-/// The `warden-sdk` crate directory: `--sdk`, or the one this binary was built from.
-fn sdk_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let dir = given.map_or_else(|| PathBuf::from(BUILT_FROM_SDK), Path::to_path_buf);
-    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-    if !manifest.contains("name = \"warden-sdk\"") {
+/// The SDK directory of `lang`: `--sdk`, or the one this binary was built from.
+fn sdk_dir(lang: Lang, given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let (sub, marker) = lang.sdk();
+    let dir = given.map_or_else(|| Path::new(BUILT_FROM_SDK).join(sub), Path::to_path_buf);
+    let manifest = std::fs::read_to_string(dir.join(marker)).unwrap_or_default();
+    let is_sdk = match lang {
+        Lang::Rust => manifest.contains("name = \"warden-sdk\""),
+        Lang::Js | Lang::Python => !manifest.is_empty() && dir.join("template").is_dir(),
+    };
+    let place = if sub.is_empty() {
+        "sdk/".to_string()
+    } else {
+        format!("sdk/{sub}/")
+    };
+    if !is_sdk {
         match given {
             Some(_) => bail!(
-                "{} is not the warden-sdk crate (no Cargo.toml with name = \"warden-sdk\"); pass --sdk the sdk/ directory of a Warden checkout",
-                dir.display()
+                "{} is not the Warden {} SDK (no {marker} beside a template/ directory); pass --sdk the {place} directory of a Warden checkout",
+                dir.display(),
+                lang.label()
             ),
             None => bail!(
-                "the warden-sdk sources this warden was built from are gone ({}); pass --sdk the sdk/ directory of a Warden checkout",
+                "the Warden {} SDK this warden was built from is gone ({}); pass --sdk the {place} directory of a Warden checkout",
+                lang.label(),
                 dir.display()
             ),
         }
@@ -50,13 +109,18 @@ fn sdk_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("cannot resolve {}", dir.display()))
 }
 
-pub fn run(name: &str, path: Option<&Path>, sdk: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    name: &str,
+    lang: Lang,
+    path: Option<&Path>,
+    sdk: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     if !valid_name(name) {
         bail!(
-            "plugin name \"{name}\" must be 1-32 characters of a-z, 0-9, '-' and '_', starting with a letter: it names the crate, the component and the [[plugin]]"
+            "plugin name \"{name}\" must be 1-32 characters of a-z, 0-9, '-' and '_', starting with a letter: it names the project, the component and the [[plugin]]"
         );
     }
-    let sdk = sdk_dir(sdk)?;
+    let sdk = sdk_dir(lang, sdk)?;
     let dir = path.map_or_else(|| PathBuf::from(name), Path::to_path_buf);
     if std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!(
@@ -64,14 +128,62 @@ pub fn run(name: &str, path: Option<&Path>, sdk: Option<&Path>) -> anyhow::Resul
             dir.display()
         );
     }
-    let sdk_value = toml::Value::String(sdk.display().to_string()).to_string();
     let wasm = name.replace('-', "_");
-    for (file, template) in FILES {
-        let text = template
+    let fill = |template: &str, sdk_value: &str| {
+        template
             .replace("{{name}}", name)
             .replace("{{plugin}}", name)
             .replace("{{wasm}}", &wasm)
-            .replace("{{sdk}}", &sdk_value);
+            .replace("{{sdk}}", sdk_value)
+    };
+    let written = match lang {
+        Lang::Rust => {
+            let sdk_value = toml::Value::String(sdk.display().to_string()).to_string();
+            let files: Vec<(PathBuf, String)> = FILES
+                .iter()
+                .map(|(file, template)| (PathBuf::from(file), fill(template, &sdk_value)))
+                .collect();
+            write_all(&dir, &files)?;
+            "Cargo.toml, src/lib.rs, warden.toml, README.md".to_string()
+        }
+        Lang::Js | Lang::Python => {
+            let sdk_value = sdk.display().to_string();
+            let mut files = Vec::new();
+            read_templates(&sdk.join("template"), Path::new(""), &mut files)?;
+            let files: Vec<(PathBuf, String)> = files
+                .into_iter()
+                .map(|(file, template)| (file, fill(&template, &sdk_value)))
+                .collect();
+            write_all(&dir, &files)?;
+            let mut names: Vec<String> = files
+                .iter()
+                .filter(|(f, _)| f.components().count() == 1)
+                .map(|(f, _)| f.display().to_string())
+                .collect();
+            names.sort();
+            names.join(", ")
+        }
+    };
+    println!(
+        "created {} ({written}) with the tools hello and fetch_status",
+        dir.display()
+    );
+    println!("next:");
+    println!("  cd {}", dir.display());
+    for step in lang.next_steps() {
+        println!("  {step}");
+    }
+    println!("  warden check -m warden.toml");
+    println!("  warden call -m warden.toml hello '{{\"name\": \"Ada\"}}'");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Never copied from a template directory.
+const SKIPPED: &[&str] = &["node_modules", "__pycache__", ".venv", "dist", "target"];
+
+/// Write `files` (paths relative to `dir`), creating directories as needed.
+fn write_all(dir: &Path, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    for (file, text) in files {
         let target = dir.join(file);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
@@ -80,22 +192,74 @@ pub fn run(name: &str, path: Option<&Path>, sdk: Option<&Path>) -> anyhow::Resul
         std::fs::write(&target, text)
             .with_context(|| format!("cannot write {}", target.display()))?;
     }
-    println!(
-        "created {} (Cargo.toml, src/lib.rs, warden.toml, README.md) with the tools hello and fetch_status",
-        dir.display()
-    );
-    println!("next:");
-    println!("  cd {}", dir.display());
-    println!("  rustup target add wasm32-wasip2   # once");
-    println!("  cargo build --target wasm32-wasip2 --release");
-    println!("  warden check -m warden.toml");
-    println!("  warden call -m warden.toml hello '{{\"name\": \"Ada\"}}'");
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// Every file under `root/rel`, as (path relative to `root` with a trailing `.in` dropped,
+/// text). Templates end in `.in` so that tools do not take them for a real project.
+fn read_templates(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, String)>) -> anyhow::Result<()> {
+    let here = root.join(rel);
+    let mut entries: Vec<_> = std::fs::read_dir(&here)
+        .with_context(|| format!("cannot read the template directory {}", here.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot read the template directory {}", here.display()))?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        // What building or installing in the SDK's own tree may leave behind.
+        if SKIPPED.iter().any(|s| name == *s) {
+            continue;
+        }
+        let path = rel.join(&name);
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("cannot read {}", root.join(&path).display()))?;
+        if kind.is_dir() {
+            read_templates(root, &path, out)?;
+        } else {
+            let text = std::fs::read_to_string(root.join(&path))
+                .with_context(|| format!("cannot read {}", root.join(&path).display()))?;
+            let name = name.to_string_lossy();
+            let target = match name.strip_suffix(".in") {
+                Some(stem) => rel.join(stem),
+                None => path,
+            };
+            out.push((target, text));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::valid_name;
+    use super::{read_templates, valid_name};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn templates_drop_their_in_suffix_and_skip_build_output() {
+        let root = tempfile::tempdir().expect("a temporary directory");
+        let t = root.path();
+        for (file, text) in [
+            ("package.json.in", "{\"name\": \"{{name}}\"}"),
+            ("src/plugin.js", "// {{wasm}}"),
+            ("node_modules/x/index.js", "no"),
+            ("src/__pycache__/a.pyc", "no"),
+        ] {
+            let path = t.join(file);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let mut files = Vec::new();
+        read_templates(t, Path::new(""), &mut files).expect("read");
+        let names: Vec<PathBuf> = files.into_iter().map(|(f, _)| f).collect();
+        assert_eq!(
+            names,
+            [
+                PathBuf::from("package.json"),
+                PathBuf::from("src/plugin.js")
+            ]
+        );
+    }
 
     #[test]
     fn names_are_crate_and_plugin_names() {

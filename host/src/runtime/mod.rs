@@ -9,6 +9,7 @@ pub mod budget;
 mod cache;
 mod context;
 pub mod executor;
+mod initial_memory;
 mod login_handoff;
 pub mod native;
 pub mod plugin;

@@ -106,6 +106,9 @@ impl WasmPlugin {
         bytes: &[u8],
         services: Arc<HostServices>,
     ) -> Result<Self, String> {
+        if let Some(error) = super::initial_memory::check(bytes, config.limits.memory) {
+            return Err(error);
+        }
         let component = runtime
             .cache
             .load(&runtime.engine, bytes)

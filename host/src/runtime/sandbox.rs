@@ -1,9 +1,10 @@
 //! The WASI world a plugin lives in: no preopened directories, no environment, no
 //! arguments, no network, not even a socket (creating one is refused, so a plugin cannot
-//! spend the host's file descriptors). Attempts to reach for any of them are refused and
-//! audited, and
-//! the guest's stdout/stderr go to the host log (tagged with the plugin), never to the MCP
-//! stream on stdout.
+//! spend the host's file descriptors). Socket attempts are refused and audited; the empty
+//! environment and directory list are what every instance is given, not refusals (language
+//! runtimes such as CPython read both at start, so auditing them would only write false
+//! lines). The guest's stdout/stderr go to the host log (tagged with the plugin), never to
+//! the MCP stream on stdout.
 
 use super::state::PluginState;
 use crate::audit::GuestScope;
@@ -63,7 +64,8 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
     builder.build()
 }
 
-/// Link WASI into `linker`, with the environment and preopens replaced by audited empty ones.
+/// Link WASI into `linker`, with the environment and preopens replaced by empty ones and
+/// socket creation by an audited refusal.
 pub fn add_wasi(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
     linker.allow_shadowing(true);
@@ -77,11 +79,7 @@ pub fn add_wasi(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
 
 impl environment::Host for PluginState {
     fn get_environment(&mut self) -> wasmtime::Result<Vec<(String, String)>> {
-        self.scope.denied(
-            "wasi:environment",
-            "environment variables",
-            "plugins get no environment variables; configuration belongs in the manifest",
-        );
+        tracing::debug!(plugin = %self.scope.plugin, "environment read: plugins get none; configuration belongs in the manifest");
         Ok(Vec::new())
     }
     fn get_arguments(&mut self) -> wasmtime::Result<Vec<String>> {
@@ -94,11 +92,8 @@ impl environment::Host for PluginState {
 
 impl preopens::Host for PluginState {
     fn get_directories(&mut self) -> wasmtime::Result<Vec<(Resource<Descriptor>, String)>> {
-        self.scope.denied(
-            "wasi:filesystem",
-            "the filesystem",
-            "plugins get no directories; files reach a plugin only through a granted capability such as sftp",
-        );
+        // With no directory, no path can be opened at all: a file access fails in the guest.
+        tracing::debug!(plugin = %self.scope.plugin, "directory list read: plugins get none; files reach a plugin only through a granted capability such as sftp");
         Ok(Vec::new())
     }
 }
