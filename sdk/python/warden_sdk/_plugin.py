@@ -10,7 +10,7 @@ from typing import Any, Callable, Literal, get_type_hints
 
 from . import _schema
 from ._errors import CapabilityError, ToolError
-from ._output import ToolOutput, into_output
+from ._output import Content, ToolOutput, into_output
 
 TaskSupport = Literal["never", "optional", "required"]
 
@@ -44,6 +44,7 @@ class Tool:
         idempotent: bool = False,
         open_world: bool = False,
         task: TaskSupport = "never",
+        output: type | None = None,
     ) -> None:
         self.name = name
         self.function = function
@@ -63,8 +64,12 @@ class Tool:
             self.input_schema: dict[str, Any] = {"type": "object", "properties": {}}
         else:
             self.input_schema = _schema.record(self.args_type).schema(defs)
-        ret = hints.get("return")
-        self.output_schema = _schema.record(ret).schema(defs) if ret is not None and _schema.is_record(ret) else None
+        # The result's schema: `output=`, or a dataclass / TypedDict return annotation.
+        ret = output if output is not None else hints.get("return")
+        if ret is not None and _schema.is_record(ret) and ret not in (ToolOutput, Content):
+            self.output_schema: dict[str, Any] | None = _schema.record(ret).schema(defs, output=True)
+        else:
+            self.output_schema = None
 
     def call(self, arguments: str | dict[str, Any]) -> ToolOutput:
         """Checks the arguments and runs the function (also usable in unit tests)."""
@@ -111,9 +116,12 @@ class Plugin:
         idempotent: bool = False,
         open_world: bool = False,
         task: TaskSupport = "never",
+        output: type | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: the function becomes a tool named `name` (default: the function's
-        name); its docstring is the description unless `description` is given."""
+        name); its docstring is the description unless `description` is given. A function
+        returning a dataclass or TypedDict declares its output schema; one returning a
+        `ToolOutput` with structured content names the type with `output=`."""
 
         def register(function: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(
@@ -127,6 +135,7 @@ class Plugin:
                     idempotent=idempotent,
                     open_world=open_world,
                     task=task,
+                    output=output,
                 )
             )
             return function

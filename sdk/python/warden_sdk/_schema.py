@@ -65,9 +65,15 @@ def _attribute_docstrings(cls: type) -> dict[str, str]:
     return docs
 
 
+_TYPEDDICT_MARKERS = tuple(getattr(typing, n) for n in ("NotRequired", "Required", "ReadOnly") if hasattr(typing, n))
+
+
 def _split_annotated(tp: Any) -> tuple[Any, str | None, Field | None]:
     description = None
     field = None
+    # TypedDict's markers; `__required_keys__` already says which keys are required.
+    while get_origin(tp) is not None and get_origin(tp) in _TYPEDDICT_MARKERS:
+        tp = get_args(tp)[0]
     if get_origin(tp) is Annotated:
         base, *extras = get_args(tp)
         for extra in extras:
@@ -103,8 +109,12 @@ class Record:
         if self.is_typeddict:
             required_keys = getattr(cls, "__required_keys__", frozenset(hints))
             for name, tp in hints.items():
+                # With postponed annotations `__required_keys__` misses the markers: read them too.
+                marker = get_origin(tp)
+                listed = name in required_keys
+                required = (listed and marker is not typing.NotRequired) or marker is typing.Required
                 base, desc, field = _split_annotated(tp)
-                optional = name not in required_keys or _optional_inner(base) is not _MISSING
+                optional = not required or _optional_inner(base) is not _MISSING
                 self.fields[name] = (base, desc or docs.get(name), field, not optional, _MISSING)
         else:
             for f in dataclasses.fields(cls):
@@ -118,11 +128,13 @@ class Record:
                 optional = has_default or _optional_inner(base) is not _MISSING
                 self.fields[f.name] = (base, desc or docs.get(f.name), field, not optional, default)
 
-    def schema(self, defs: dict[str, Any]) -> dict[str, Any]:
+    def schema(self, defs: dict[str, Any], output: bool = False) -> dict[str, Any]:
+        """The object schema. For arguments an optional field may be left out (its schema
+        does not allow null); for results every field is there and `T | None` may be null."""
         props: dict[str, Any] = {}
         required: list[str] = []
         for name, (tp, desc, field, req, default) in self.fields.items():
-            sub = type_schema(tp, defs)
+            sub = type_schema(tp, defs, output)
             if desc:
                 sub = {"description": desc, **sub}
             if field is not None:
@@ -135,10 +147,10 @@ class Record:
                 ):
                     if val is not None:
                         sub[key] = val
-            if default is not _MISSING and not callable(default) and _json_scalar(default):
+            if not output and default is not _MISSING and default is not None and not callable(default) and _json_scalar(default):
                 sub["default"] = default.value if isinstance(default, enum.Enum) else default
             props[name] = sub
-            if req:
+            if req or (output and not self.is_typeddict):
                 required.append(name)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if required:
@@ -223,11 +235,13 @@ def record(cls: type) -> Record:
     return _records[cls]
 
 
-def type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
+def type_schema(tp: Any, defs: dict[str, Any], output: bool = False) -> dict[str, Any]:
     tp, desc, _ = _split_annotated(tp)
     inner = _optional_inner(tp)
     if inner is not _MISSING:
-        # An optional field is simply left out; the schema need not allow null.
+        if output:
+            return {"anyOf": [type_schema(inner, defs, output), {"type": "null"}]}
+        # An optional argument is simply left out; its schema need not allow null.
         return type_schema(inner, defs)
     if tp is str:
         return {"type": "string"}
@@ -247,15 +261,15 @@ def type_schema(tp: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if origin in (list, tuple, set, frozenset) or tp in (list, tuple):
         args = get_args(tp)
         item = args[0] if args else Any
-        return {"type": "array", "items": type_schema(item, defs)}
+        return {"type": "array", "items": type_schema(item, defs, output)}
     if origin is dict or tp is dict:
         args = get_args(tp)
         value = args[1] if len(args) == 2 else Any
-        return {"type": "object", "additionalProperties": type_schema(value, defs)}
+        return {"type": "object", "additionalProperties": type_schema(value, defs, output)}
     if origin in (Union, types.UnionType):
-        return {"anyOf": [type_schema(a, defs) for a in get_args(tp)]}
+        return {"anyOf": [type_schema(a, defs, output) for a in get_args(tp)]}
     if is_record(tp):
-        return record(tp).schema(defs)
+        return record(tp).schema(defs, output)
     raise TypeError(f"unsupported type in a tool's arguments: {tp!r}")
 
 
