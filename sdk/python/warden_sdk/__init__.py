@@ -1,0 +1,69 @@
+"""Write Warden tool plugins in Python.
+
+A tool is a function whose one argument is a dataclass (or TypedDict) with type hints; the
+SDK derives the tool's JSON Schema from the hints (descriptions from `Annotated[T, "..."]`
+or attribute docstrings) and checks the arguments before the function runs. One line exports
+the plugin for componentize-py:
+
+    from dataclasses import dataclass
+    from typing import Annotated
+    from warden_sdk import Plugin, ToolError
+
+    plugin = Plugin()
+
+    @dataclass
+    class HelloArgs:
+        name: Annotated[str, "Who to greet."]
+
+    @plugin.tool(title="Hello", read_only=True, idempotent=True)
+    def hello(args: HelloArgs) -> str:
+        \"\"\"Greet someone by name.\"\"\"
+        if not args.name.strip():
+            raise ToolError.invalid_arguments("`name` must not be empty")
+        return f"Hello, {args.name}!"
+
+    Tools, Resources, Prompts, Completions = plugin.export()
+
+Build with `python -m warden_sdk build` (reads `[tool.warden]` in pyproject.toml).
+
+Host services: `context` (progress, log, cancelled), `capture` (http_get, capture_page),
+`terminal`, `sftp`, `browser`, `rdp`. Capability calls raise `CapabilityError` (one subclass
+per kind); left uncaught it becomes the matching `ToolError`. Any other exception becomes a
+`failed` tool error carrying its type and message: a plugin never traps on an exception.
+"""
+
+from ._errors import (
+    AccessDenied,
+    CapabilityError,
+    Gone,
+    InvalidArgument,
+    Io,
+    LimitReached,
+    NotFound,
+    StaleElement,
+    Timeout,
+    ToolError,
+)
+from ._output import Content, ToolOutput
+from ._plugin import Annotations, Plugin, TaskSupport, Tool
+from ._schema import Field
+
+__all__ = [
+    "AccessDenied",
+    "Annotations",
+    "CapabilityError",
+    "Content",
+    "Field",
+    "Gone",
+    "InvalidArgument",
+    "Io",
+    "LimitReached",
+    "NotFound",
+    "Plugin",
+    "StaleElement",
+    "TaskSupport",
+    "Timeout",
+    "Tool",
+    "ToolError",
+    "ToolOutput",
+]

@@ -1,0 +1,97 @@
+"""The component's exports (`tools`, `resources`, `prompts`, `completions`) over
+componentize-py's generated `wit_world` bindings. Imported only inside a build."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ._errors import ToolError
+from ._output import Content, ToolOutput
+
+if TYPE_CHECKING:
+    from ._plugin import Plugin
+
+
+def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
+    from componentize_py_types import Err
+    from wit_world import exports
+    from wit_world.imports import warden_plugin_types as t
+    from wit_world.exports import completions, prompts
+
+    def wit_error(e: ToolError) -> Any:
+        case = {
+            "invalid-arguments": t.ToolError_InvalidArguments,
+            "access-denied": t.ToolError_AccessDenied,
+            "not-found": t.ToolError_NotFound,
+            "timeout": t.ToolError_Timeout,
+            "failed": t.ToolError_Failed,
+        }[e.kind]
+        return Err(case(e.message))
+
+    def block(c: Content) -> Any:
+        if c.kind == "text":
+            return t.ContentBlock_Text(c.text)
+        if c.kind == "image":
+            return t.ContentBlock_Image(t.Media(c.mime_type or "application/octet-stream", c.data))
+        if c.kind == "audio":
+            return t.ContentBlock_Audio(t.Media(c.mime_type or "application/octet-stream", c.data))
+        body = t.ResourceBody_Blob(c.data) if c.data else t.ResourceBody_Text(c.text)
+        return t.ContentBlock_Resource(t.EmbeddedResource(c.uri, c.mime_type, body))
+
+    def output(out: ToolOutput) -> Any:
+        structured = None if out.structured is None else json.dumps(out.structured, ensure_ascii=False)
+        return t.ToolOutput([block(c) for c in out.content], structured)
+
+    class Tools(exports.Tools):
+        def list_tools(self) -> list[Any]:
+            return [
+                t.ToolInfo(
+                    name=tool.name,
+                    title=tool.title,
+                    description=tool.description,
+                    input_schema=json.dumps(tool.input_schema),
+                    output_schema=None if tool.output_schema is None else json.dumps(tool.output_schema),
+                    annotations=t.Annotations(
+                        read_only=tool.annotations.read_only,
+                        destructive=tool.annotations.destructive,
+                        idempotent=tool.annotations.idempotent,
+                        open_world=tool.annotations.open_world,
+                    ),
+                    task=t.TaskSupport[tool.task.upper()],
+                )
+                for tool in plugin.tools.values()
+            ]
+
+        def call_tool(self, name: str, arguments: str) -> Any:
+            try:
+                result = output(plugin.call(name, arguments))
+            except ToolError as e:
+                raise wit_error(e) from None
+            except BaseException as e:  # noqa: BLE001 - a conversion failure is still a tool error
+                raise wit_error(ToolError.failed(f"{type(e).__name__}: {e}")) from None
+            return result
+
+    class Resources(exports.Resources):
+        def list_resources(self) -> list[Any]:
+            return []
+
+        def list_templates(self) -> list[Any]:
+            return []
+
+        def read_resource(self, uri: str) -> list[Any]:
+            raise wit_error(ToolError.not_found(f"this plugin serves no resource `{uri}`"))
+
+    class Prompts(exports.Prompts):
+        def list_prompts(self) -> list[Any]:
+            return []
+
+        def get_prompt(self, name: str, arguments: list[tuple[str, str]]) -> Any:
+            raise wit_error(ToolError.not_found(f"this plugin serves no prompt `{name}`"))
+
+    class Completions(exports.Completions):
+        def complete(self, target: Any, argument: str, value: str, context: list[tuple[str, str]]) -> Any:
+            return completions.Completion([], None, False)
+
+    del prompts
+    return Tools, Resources, Prompts, Completions
