@@ -125,7 +125,7 @@ async def test_tools_schemas_arguments_and_errors(built: Built, start_warden, wr
             "properties": {"text": {"description": "The text to return.", "type": "string"}},
             "required": ["text"],
         }, echo.input_schema
-        assert echo.annotations.read_only_hint and echo.annotations.idempotent_hint, echo.annotations
+        assert echo.annotations.read_only_hint, echo.annotations
         shape = tools["py_shape"].input_schema
         assert shape["required"] == ["count"], shape
         assert shape["properties"]["count"] == {
@@ -164,7 +164,7 @@ async def test_tools_schemas_arguments_and_errors(built: Built, start_warden, wr
         assert helpers.text_of(result) == "after boom"
 
     calls = {(a["plugin"], a["tool"]): a for a in manifest.audit_lines() if a["event"] == "tool_call"}
-    assert calls[("py", "boom")]["outcome"] == "tool_error", calls
+    assert calls[("py", "py_boom")]["outcome"] == "tool_error", calls
     assert not [a for a in manifest.audit_lines() if a.get("capability") == "wasi:environment"]
 
 
@@ -192,8 +192,9 @@ async def test_spin_and_memory_bomb_are_contained(built: Built, start_warden, wr
         assert rss < 1024 * 1024 * 1024, f"warden RSS {rss} bytes after the memory bomb"
 
     outcomes = {a["tool"]: a["outcome"] for a in manifest.audit_lines() if a["event"] == "tool_call"}
-    assert outcomes["spin"] == "timeout", outcomes
-    assert outcomes["hog"] in ("trap", "tool_error"), outcomes
+    # Audit lines name the tool as clients see it (with the manifest's prefix).
+    assert outcomes["py_spin"] == "timeout", outcomes
+    assert outcomes["py_hog"] in ("trap", "tool_error"), outcomes
 
 
 async def test_capability_refused_then_granted(built: Built, start_warden, write_manifest, helpers, echo_wasm, http_server):
@@ -213,7 +214,7 @@ async def test_capability_refused_then_granted(built: Built, start_warden, write
         result = await w.call("py_status", {"url": url})
         assert not result.is_error and helpers.text_of(result) == "HTTP 200", helpers.text_of(result)
     assert http_server.requests, "the host made no request"
-    calls = [a for a in allowed.audit_lines() if a["event"] == "tool_call" and a["tool"] == "status"]
+    calls = [a for a in allowed.audit_lines() if a["event"] == "tool_call" and a["tool"] == "py_status"]
     assert calls and calls[0]["outcome"] == "ok", calls
     assert not [a for a in allowed.audit_lines() if a["event"] == "capability_denied"]
 
