@@ -152,6 +152,10 @@ pub async fn serve(
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(usize::try_from(config.max_body).unwrap_or(usize::MAX));
+    let tasks_glue = (
+        server.clone(),
+        usize::try_from(config.max_body).unwrap_or(usize::MAX),
+    );
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -162,6 +166,11 @@ pub async fn serve(
     // The last layer runs first: the token check names the client, then its limits apply.
     let router = axum::Router::new()
         .nest_service(MCP_PATH, service)
+        // 2025-11-25 tasks: the JSON rmcp's types cannot carry (session_tasks::wire).
+        .layer(middleware::from_fn_with_state(
+            tasks_glue,
+            super::session_tasks::wire::http,
+        ))
         .layer(middleware::from_fn_with_state(
             limits,
             super::limits::enforce,

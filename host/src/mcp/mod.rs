@@ -10,6 +10,7 @@ mod asks;
 pub(crate) mod convert;
 pub mod http;
 pub mod limits;
+mod session_tasks;
 pub mod stdio;
 mod subscriptions;
 mod tasks;
@@ -337,6 +338,7 @@ fn call_context(
         (ask && !is_stateless(context)).then(|| {
             Arc::new(asks::peer::PeerAsker {
                 peer: context.peer.clone(),
+                task: None,
             }) as _
         });
     CallContext {
@@ -430,7 +432,10 @@ impl WardenServer {
         let declared = context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks());
-        if support == TaskSupport::Required && !(declared && is_stateless(context)) {
+        if support == TaskSupport::Required && !is_stateless(context) {
+            return Err(session_tasks::required());
+        }
+        if support == TaskSupport::Required && !declared {
             return Err(McpError::missing_required_client_capability(
                 model::ClientCapabilities::builder().enable_tasks().build(),
             ));
@@ -815,13 +820,17 @@ impl ServerHandler for WardenServer {
     }
 
     /// rmcp hands over a request whose method it knows but whose params do not parse (say,
-    /// `tools/call` with `arguments: [1]`) as a custom request. We serve no custom methods,
-    /// so a known method here means bad params (-32602); anything else is -32601.
+    /// `tools/call` with `arguments: [1]`) as a custom request. The only custom methods are
+    /// the internal names of 2025-11-25 tasks ([`session_tasks`]); otherwise a known method
+    /// here means bad params (-32602), and anything else is -32601.
     async fn on_custom_request(
         &self,
         request: model::CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<model::CustomResult, McpError> {
+        if let Some(method) = session_tasks::Method::of(&request.method) {
+            return session_tasks::serve(self, method, request.params, context).await;
+        }
         let method = request.method;
         if is_stateless(&context) && REMOVED_IN_2026.contains(&method.as_str()) {
             return Err(McpError::new(

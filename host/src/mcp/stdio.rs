@@ -4,9 +4,11 @@
 //! rmcp silently drops a line that is not JSON. JSON-RPC 2.0 asks for a `-32700 Parse error`
 //! reply (with `id: null`), so a thin framing layer sits in front of rmcp: it passes every
 //! JSON line through, answers the others itself, and funnels both its replies and rmcp's
-//! through one writer task so that lines on stdout never interleave.
+//! through one writer task so that lines on stdout never interleave. The same layer carries
+//! the JSON glue of 2025-11-25 tasks ([`super::session_tasks::wire`]).
 
 use super::WardenServer;
+use super::session_tasks::wire::Pending;
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -31,8 +33,18 @@ where
     let (lines_tx, lines_rx) = mpsc::channel::<Vec<u8>>(256);
 
     let writer = tokio::spawn(write_lines(lines_rx, output));
-    tokio::spawn(read_input(input, to_rmcp, lines_tx.clone()));
-    tokio::spawn(forward_output(from_rmcp, lines_tx));
+    let pending = Pending::default();
+    tokio::spawn(read_input(
+        input,
+        to_rmcp,
+        lines_tx.clone(),
+        pending.clone(),
+    ));
+    tokio::spawn(forward_output(
+        from_rmcp,
+        lines_tx,
+        (pending, server.clone()),
+    ));
 
     let service = match server.serve((rmcp_in, rmcp_out)).await {
         Ok(service) => service,
@@ -64,6 +76,7 @@ async fn read_input<R: AsyncRead + Unpin>(
     input: R,
     mut to_rmcp: tokio::io::DuplexStream,
     replies: mpsc::Sender<Vec<u8>>,
+    pending: Pending,
 ) {
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
@@ -88,6 +101,8 @@ async fn read_input<R: AsyncRead + Unpin>(
         }
         match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
             Ok(_) => {
+                let renamed = pending.request(text);
+                let text = renamed.as_deref().unwrap_or(text);
                 if to_rmcp.write_all(text).await.is_err() || to_rmcp.write_all(b"\n").await.is_err()
                 {
                     break;
@@ -141,13 +156,18 @@ async fn read_bounded_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn forward_output(from_rmcp: tokio::io::DuplexStream, lines: mpsc::Sender<Vec<u8>>) {
+async fn forward_output(
+    from_rmcp: tokio::io::DuplexStream,
+    lines: mpsc::Sender<Vec<u8>>,
+    (pending, server): (Pending, WardenServer),
+) {
     let mut reader = BufReader::new(from_rmcp);
     loop {
         let mut line = Vec::new();
         match reader.read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {
+                let line = pending.answer(&line, &server).unwrap_or(line);
                 if lines.send(line).await.is_err() {
                     break;
                 }

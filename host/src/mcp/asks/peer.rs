@@ -1,22 +1,39 @@
 //! Questions on the 2025-11-25 wire: each one is a request to the client of the session
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`), sent together and answered
-//! within [`ANSWER_TIMEOUT`].
+//! within [`ANSWER_TIMEOUT`]. A call that runs as a 2025-11-25 task asks the same way, its
+//! requests naming the task in `_meta` (`io.modelcontextprotocol/related-task`).
 
 use super::{ANSWER_TIMEOUT, answer, method, missing, params, unsupported};
 use crate::runtime::asks::{Answers, AskFailure, ClientRequests, Question, Questions};
 use futures::future::BoxFuture;
-use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams};
+use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, MetaObject, RequestMetaObject};
 use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer};
 
 /// The client of a session, asked directly.
 pub struct PeerAsker {
     pub peer: Peer<RoleServer>,
+    /// The 2025-11-25 task the call runs as, if it is one.
+    pub task: Option<String>,
+}
+
+/// The `_meta` key that ties a request or result to its 2025-11-25 task.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// `_meta` naming `task`.
+pub fn related_task(task: &str) -> MetaObject {
+    let mut meta = rmcp::model::JsonObject::new();
+    meta.insert(RELATED_TASK.into(), serde_json::json!({ "taskId": task }));
+    MetaObject(meta)
 }
 
 impl ClientRequests for PeerAsker {
     fn ask(&self, questions: Questions) -> BoxFuture<'static, Result<Answers, AskFailure>> {
         let peer = self.peer.clone();
+        let meta = self
+            .task
+            .as_deref()
+            .map(|task| RequestMetaObject(related_task(task)));
         Box::pin(async move {
             let declared = peer.peer_info().map(|info| info.capabilities.clone());
             if let Some(required) = missing(declared.as_ref(), &questions) {
@@ -37,8 +54,9 @@ impl ClientRequests for PeerAsker {
             }
             let asks = questions.into_iter().map(|(key, question)| {
                 let peer = peer.clone();
+                let meta = meta.clone();
                 async move {
-                    let result = ask_one(&peer, &question).await?;
+                    let result = ask_one(&peer, &question, meta).await?;
                     let answer = answer(&question, result).map_err(|e| {
                         AskFailure::Failed(format!("the client's answer to {key}: {e}"))
                     })?;
@@ -47,6 +65,11 @@ impl ClientRequests for PeerAsker {
             });
             futures::future::try_join_all(asks).await
         })
+    }
+
+    /// A 2025-11-25 task is one from its start (the plugin's `as-task` is audited all the same).
+    fn as_task(&self) -> bool {
+        self.task.is_some()
     }
 
     fn waits(&self) -> bool {
@@ -58,6 +81,7 @@ impl ClientRequests for PeerAsker {
 async fn ask_one(
     peer: &Peer<RoleServer>,
     question: &Question,
+    meta: Option<RequestMetaObject>,
 ) -> Result<serde_json::Value, AskFailure> {
     let params = params(question)?;
     let failed = |e: &dyn std::fmt::Display| {
@@ -77,7 +101,7 @@ async fn ask_one(
     match question {
         Question::Elicit { message, .. } => {
             let params = ElicitRequestParams::FormElicitationParams {
-                meta: None,
+                meta,
                 message: message.clone(),
                 requested_schema: serde_json::from_value(params["requestedSchema"].clone())
                     .map_err(|e| failed(&e))?,
@@ -91,7 +115,7 @@ async fn ask_one(
         Question::ElicitUrl { message, url } => {
             // The id lets the client match a later `notifications/elicitation/complete`.
             let params = ElicitRequestParams::UrlElicitationParams {
-                meta: None,
+                meta,
                 message: message.clone(),
                 url: url.clone(),
                 elicitation_id: format!("{:032x}", rand::random::<u128>()),
@@ -103,8 +127,11 @@ async fn ask_one(
             encode(serde_json::to_value(result))
         }
         Question::Sample(_) => {
-            let params: CreateMessageRequestParams =
+            let mut params: CreateMessageRequestParams =
                 serde_json::from_value(params).map_err(|e| failed(&e))?;
+            if meta.is_some() {
+                params.meta = meta;
+            }
             #[allow(deprecated)]
             let result = tokio::time::timeout(ANSWER_TIMEOUT, peer.create_message(params))
                 .await
