@@ -54,7 +54,9 @@ pub fn cancelled() -> bool {
 /// [`crate::TaskSupport::Optional`] or `Required`, the client did not declare tasks, or the
 /// wire has none. The call goes on either way. Ask what must be asked before: on the
 /// 2026-07-28 wire asks before this point are rounds of the request, replayed from the
-/// start; asks after it wait for the client's `tasks/update`.
+/// start; asks after it wait for the client's `tasks/update`. On a 2025-11-25 session the
+/// client decides instead: a call it made as a task is one from its start (true), any other
+/// call never becomes one (false); asks there are requests to the client either way.
 pub fn as_task() -> bool {
     wit::as_task()
 }
