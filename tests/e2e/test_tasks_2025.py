@@ -276,3 +276,16 @@ async def test_another_http_client_cannot_touch_a_task(warden_bin, warden_env, w
             assert (await get(session, task.task_id)).status == "working"
             await raw(session, "tasks/cancel", {"taskId": task.task_id})
     assert alice not in manifest.audit.read_text() and bob not in manifest.audit.read_text()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_2026_request_cannot_reach_these_methods(transport, warden_bin, warden_env, manifest):
+    # The 2026-07-28 wire has the tasks extension only; neither the 2025-11-25 methods nor
+    # their internal names answer there.
+    from test_tasks import connect
+
+    async with connect(transport, warden_bin, manifest, warden_env) as client:
+        for method in ("tasks/result", "tasks/list", "warden/2025-11-25/tasks/get", "warden/2025-11-25/tools/call"):
+            with pytest.raises(MCPError) as refused:
+                await raw(client.session, method, {"taskId": UNKNOWN, "name": "slow_compute", "task": {}})
+            assert refused.value.error.code == -32601, method
