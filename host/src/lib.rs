@@ -4,7 +4,7 @@
 //!
 //! | module | job |
 //! |---|---|
-//! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`) |
+//! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`, `mcp::http` with bearer tokens and `mcp::oauth`, the OAuth resource server) |
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
 //! | [`runtime::plugin`] | one plugin: compiled component, long-lived instance, serialized calls, time limit, trap recovery |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |

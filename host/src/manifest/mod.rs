@@ -3,6 +3,7 @@
 
 pub mod emulation;
 pub mod grants;
+mod oauth;
 mod schema;
 
 use grants::{
@@ -263,7 +264,38 @@ pub struct HttpConfig {
     pub clients: Vec<(String, SecretSource)>,
     /// `max_concurrent` and `rate` of the named clients that set either.
     pub limits: BTreeMap<String, ClientLimits>,
+    /// `[server.http.oauth]`: tokens from an external authorization server.
+    pub oauth: Option<OAuthConfig>,
 }
+
+/// `[server.http.oauth]`, validated.
+#[derive(Debug, Clone)]
+pub struct OAuthConfig {
+    pub issuer: String,
+    pub jwks_url: url::Url,
+    /// As written (the metadata and the default audience use it verbatim).
+    pub resource: String,
+    pub resource_url: url::Url,
+    pub audience: String,
+    pub scopes_supported: Vec<String>,
+    pub required_scopes: Vec<String>,
+    /// In name order: the first that matches a token names it.
+    pub clients: Vec<OAuthClientRule>,
+    pub default_client: Option<String>,
+    pub jwks_min_refresh: Duration,
+}
+
+/// `[server.http.oauth.clients.NAME]`: a token is this client's when every set field matches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthClientRule {
+    pub name: String,
+    pub subject: Option<String>,
+    pub client_id: Option<String>,
+    pub scope: Option<String>,
+}
+
+/// Default `[server.http.oauth] jwks_min_refresh`.
+pub const DEFAULT_JWKS_MIN_REFRESH: Duration = Duration::from_secs(30);
 
 /// Per-client limits of `[server.http.clients.NAME]`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -807,29 +839,13 @@ impl Validator<'_> {
         for (name, client) in &spec.clients {
             let span = client.span();
             let client = client.get_ref();
-            let max_concurrent = client.max_concurrent.as_ref().map(|n| {
-                self.count(
-                    &format!("server.http.clients.{name}.max_concurrent"),
-                    Some(n),
-                    1,
-                )
-            });
-            let rate = client.rate.as_ref().and_then(|r| {
-                let rate = Rate::parse(r.get_ref());
-                if rate.is_none() {
-                    self.error(r.span(), format!("server.http.clients.{name}.rate: \"{}\" is not a rate; write it like \"20/s\" or \"600/min\"", r.get_ref()));
-                }
-                rate
-            });
-            if max_concurrent.is_some() || rate.is_some() {
-                limits.insert(
-                    name.clone(),
-                    ClientLimits {
-                        max_concurrent,
-                        rate,
-                    },
-                );
-            }
+            self.client_limits(
+                &format!("server.http.clients.{name}"),
+                name,
+                client.max_concurrent.as_ref(),
+                client.rate.as_ref(),
+                &mut limits,
+            );
             if !valid_name(name) {
                 self.error(span.clone(), format!("server.http.clients: client name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"));
             }
@@ -840,6 +856,10 @@ impl Validator<'_> {
                 _ => self.error(span, format!("server.http.clients.{name}: set exactly one of token_env (preferred) or token")),
             }
         }
+        let oauth = spec
+            .oauth
+            .as_ref()
+            .and_then(|o| self.oauth(o, &spec.clients, &mut limits));
         HttpConfig {
             allowed_hosts: spec.allowed_hosts.clone(),
             allowed_origins: spec
@@ -853,7 +873,43 @@ impl Validator<'_> {
                 DEFAULT_HTTP_MAX_BODY,
             ),
             clients,
+            oauth,
             limits,
+        }
+    }
+
+    /// `max_concurrent` and `rate` of one named client (`key` is its table), into `limits`.
+    fn client_limits(
+        &mut self,
+        key: &str,
+        name: &str,
+        max_concurrent: Option<&Spanned<i64>>,
+        rate: Option<&Spanned<String>>,
+        limits: &mut BTreeMap<String, ClientLimits>,
+    ) {
+        let max_concurrent =
+            max_concurrent.map(|n| self.count(&format!("{key}.max_concurrent"), Some(n), 1));
+        let rate = rate.and_then(|r| {
+            let rate = Rate::parse(r.get_ref());
+            if rate.is_none() {
+                self.error(
+                    r.span(),
+                    format!(
+                        "{key}.rate: \"{}\" is not a rate; write it like \"20/s\" or \"600/min\"",
+                        r.get_ref()
+                    ),
+                );
+            }
+            rate
+        });
+        if max_concurrent.is_some() || rate.is_some() {
+            limits.insert(
+                name.to_string(),
+                ClientLimits {
+                    max_concurrent,
+                    rate,
+                },
+            );
         }
     }
 

@@ -86,6 +86,61 @@ pub struct HttpSection {
     /// Example: `[server.http.clients.alice]` with `token_env = "WARDEN_TOKEN_ALICE"`.
     #[serde(default)]
     pub clients: BTreeMap<String, Spanned<HttpClient>>,
+    /// Bearer tokens from an external OAuth authorization server (JWTs checked against its
+    /// JWKS), beside the static tokens of `clients`. Example: `[server.http.oauth]` with
+    /// `issuer`, `jwks_url` and `resource`. Default: off.
+    pub oauth: Option<Spanned<OAuthSection>>,
+}
+
+/// `[server.http.oauth]`: Warden as an OAuth 2.1 resource server (MCP authorization).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthSection {
+    /// The authorization server's issuer identifier; a token's `iss` must equal it, and the
+    /// protected resource metadata names it. Example: `issuer = "https://idp.example.com/realms/ops"`.
+    pub issuer: Option<Spanned<String>>,
+    /// Where the issuer publishes its signing keys (https; http only on loopback). Example:
+    /// `jwks_url = "https://idp.example.com/realms/ops/protocol/openid-connect/certs"`.
+    pub jwks_url: Option<Spanned<String>>,
+    /// The canonical URL of this MCP endpoint, as clients reach it. Example:
+    /// `resource = "https://warden.example.com/mcp"`.
+    pub resource: Option<Spanned<String>>,
+    /// The `aud` value a token must carry. Default: `resource` (RFC 8707 audience binding).
+    pub audience: Option<Spanned<String>>,
+    /// Scopes published in the metadata. Example: `scopes_supported = ["mcp:tools"]`. Default: none.
+    #[serde(default)]
+    pub scopes_supported: Vec<Spanned<String>>,
+    /// Scopes every token must carry (403 `insufficient_scope` otherwise). Example:
+    /// `required_scopes = ["mcp:tools"]`. Default: none.
+    #[serde(default)]
+    pub required_scopes: Vec<Spanned<String>>,
+    /// The client a valid token is named when no `[server.http.oauth.clients.NAME]` matches
+    /// it. Example: `default_client = "oauth"`. Default: none, so such a token is refused (403).
+    pub default_client: Option<Spanned<String>>,
+    /// Least time between two fetches of the JWKS (a token with an unknown `kid` asks for one).
+    /// Example: `jwks_min_refresh = "30s"`. Default `"30s"`.
+    pub jwks_min_refresh: Option<Spanned<String>>,
+    /// Which tokens are which named client. Example: `[server.http.oauth.clients.ci]` with
+    /// `client_id = "ci-runner"`.
+    #[serde(default)]
+    pub clients: BTreeMap<String, Spanned<OAuthClient>>,
+}
+
+/// `[server.http.oauth.clients.NAME]`: the claims that make a token this client's. Every key
+/// that is set must match.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthClient {
+    /// The token's `sub`. Example: `subject = "2f1c9a..."`.
+    pub subject: Option<String>,
+    /// The token's `client_id` (RFC 9068), or `azp` when it has none. Example: `client_id = "cursor"`.
+    pub client_id: Option<String>,
+    /// A scope the token must carry. Example: `scope = "mcp:admin"`.
+    pub scope: Option<String>,
+    /// As for `[server.http.clients.NAME]`. Example: `max_concurrent = 8`.
+    pub max_concurrent: Option<Spanned<i64>>,
+    /// As for `[server.http.clients.NAME]`. Example: `rate = "20/s"`.
+    pub rate: Option<Spanned<String>>,
 }
 
 /// `[server.http.clients.NAME]`: one client's bearer token.

@@ -4,10 +4,15 @@
 //!   server's own loopback origin is allowed), both done by rmcp from `[server.http]`;
 //! - bearer tokens of named clients, required whenever Warden binds a non-loopback address;
 //!   the client's name is attached to each request and written to the audit log;
+//! - or, with `[server.http.oauth]`, JWTs from an external authorization server, mapped to
+//!   the same named clients (see `oauth/`); the protected resource metadata is served
+//!   without a token, and refused tokens are written to the audit log (never the token);
 //! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - a request body limit (`[server.http] max_body`).
 
 use super::WardenServer;
+use super::oauth::{OAuth, OAuthError, Refusal};
+use crate::audit::{self, AuditLog, Outcome, Record};
 use crate::manifest::{HttpConfig, SecretSource};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -31,9 +36,11 @@ pub struct ClientIdentity(pub Arc<str>);
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
     #[error(
-        "refusing to serve {0} without a bearer token: it is reachable from other machines. Set WARDEN_HTTP_TOKEN, or add [server.http.clients.NAME] with token_env in the manifest"
+        "refusing to serve {0} without a bearer token: it is reachable from other machines. Set WARDEN_HTTP_TOKEN, add [server.http.clients.NAME] with token_env, or [server.http.oauth] in the manifest"
     )]
     TokenRequired(SocketAddr),
+    #[error(transparent)]
+    OAuth(#[from] OAuthError),
     #[error("server.http.clients.{client}.token_env: the environment variable {var} is not set")]
     MissingTokenVar { client: String, var: String },
     #[error("cannot listen on {addr}: {source}")]
@@ -87,37 +94,124 @@ impl Tokens {
     }
 }
 
-async fn authenticate(
-    State(tokens): State<Arc<Tokens>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    if tokens.0.is_empty() {
+/// Everything the token check needs.
+struct Auth {
+    tokens: Tokens,
+    oauth: Option<Arc<OAuth>>,
+    audit: Arc<AuditLog>,
+}
+
+impl Auth {
+    fn required(&self) -> bool {
+        !self.tokens.0.is_empty() || self.oauth.is_some()
+    }
+
+    /// 401 (no or bad token) or 403 (a valid token without the right), with the challenge
+    /// RFC 6750 §3 describes; with OAuth it points the client at the resource metadata.
+    fn refuse(&self, refusal: Option<&Refusal>) -> Response {
+        let (status, body) = match refusal {
+            None => (
+                StatusCode::UNAUTHORIZED,
+                "a valid bearer token is required (Authorization: Bearer TOKEN)\n".to_string(),
+            ),
+            Some(r @ Refusal::Invalid(_)) => (
+                StatusCode::UNAUTHORIZED,
+                format!("bearer token refused: {r}\n"),
+            ),
+            Some(r @ Refusal::Insufficient { .. }) => (
+                StatusCode::FORBIDDEN,
+                format!("bearer token refused: {r}\n"),
+            ),
+        };
+        let challenge = match (&self.oauth, refusal) {
+            (Some(oauth), _) => oauth.challenge(refusal),
+            (None, None) => "Bearer realm=\"warden\"".to_string(),
+            (None, Some(_)) => "Bearer realm=\"warden\", error=\"invalid_token\"".to_string(),
+        };
+        let mut response = (status, body).into_response();
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
+    }
+
+    /// One audit line per refused token: why, never the token itself.
+    fn audit_refusal(&self, refusal: &Refusal) {
+        let reason = refusal.to_string();
+        self.audit.write(&Record {
+            ts: audit::now(),
+            event: "auth_refused",
+            decision: "denied",
+            outcome: Outcome::Denied,
+            capability: Some(if self.oauth.is_some() {
+                "http.bearer_oauth"
+            } else {
+                "http.bearer"
+            }),
+            reason: Some(&reason),
+            session: Some("http"),
+            ..Record::default()
+        });
+    }
+}
+
+/// The token after `Bearer ` (the scheme is case-insensitive, RFC 7235 §2.1).
+fn bearer(request: &Request) -> Option<&str> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+async fn authenticate(State(auth): State<Arc<Auth>>, mut request: Request, next: Next) -> Response {
+    if !auth.required() {
         return next.run(request).await;
     }
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match presented.and_then(|t| tokens.client(t.trim())) {
-        Some(client) => {
+    let Some(presented) = bearer(&request).map(str::to_owned) else {
+        return auth.refuse(None);
+    };
+    let client = match (auth.tokens.client(&presented), &auth.oauth) {
+        (Some(client), _) => Ok(client),
+        (None, Some(oauth)) => oauth.authorize(&presented).await,
+        (None, None) => Err(Refusal::Invalid("the token is not one of this server's")),
+    };
+    match client {
+        Ok(client) => {
             request.extensions_mut().insert(ClientIdentity(client));
             next.run(request).await
         }
-        None => {
-            let mut response = (
-                StatusCode::UNAUTHORIZED,
-                "a valid bearer token is required (Authorization: Bearer TOKEN)\n",
-            )
-                .into_response();
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"warden\""),
-            );
-            response
+        Err(refusal) => {
+            auth.audit_refusal(&refusal);
+            auth.refuse(Some(&refusal))
         }
     }
+}
+
+/// `GET /.well-known/oauth-protected-resource[/path]`: public, so any origin may read it.
+async fn resource_metadata(State(oauth): State<Arc<OAuth>>) -> Response {
+    let mut response = oauth.metadata().to_string().into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=3600"),
+    );
+    response
 }
 
 /// Serve MCP on `addr` until the process is stopped.
@@ -127,9 +221,14 @@ pub async fn serve(
     config: &HttpConfig,
 ) -> Result<(), HttpError> {
     let tokens = Tokens::resolve(config)?;
-    if !addr.ip().is_loopback() && tokens.0.is_empty() {
+    let oauth = match &config.oauth {
+        Some(o) => Some(Arc::new(OAuth::new(o.clone())?)),
+        None => None,
+    };
+    if !addr.ip().is_loopback() && tokens.0.is_empty() && oauth.is_none() {
         return Err(HttpError::TokenRequired(addr));
     }
+    let audit = server.registry().services().audit.clone();
     let mut hosts = config
         .allowed_hosts
         .clone()
@@ -161,10 +260,21 @@ pub async fn serve(
         Arc::new(LocalSessionManager::default()),
         rmcp_config,
     );
-    let clients = tokens.0.len();
+    let mut auth_mode = match tokens.0.len() {
+        0 if oauth.is_none() => "no token required: loopback only".to_string(),
+        n => format!("{n} client token(s)"),
+    };
+    if let Some(oauth) = &oauth {
+        auth_mode.push_str(&format!(", OAuth tokens from {}", oauth.issuer()));
+    }
     let limits = Arc::new(super::limits::Limits::new(&config.limits));
+    let auth = Arc::new(Auth {
+        tokens,
+        oauth: oauth.clone(),
+        audit,
+    });
     // The last layer runs first: the token check names the client, then its limits apply.
-    let router = axum::Router::new()
+    let mut router = axum::Router::new()
         .nest_service(MCP_PATH, service)
         // 2025-11-25 tasks: the JSON rmcp's types cannot carry (session_tasks::wire).
         .layer(middleware::from_fn_with_state(
@@ -175,22 +285,21 @@ pub async fn serve(
             limits,
             super::limits::enforce,
         ))
-        .layer(middleware::from_fn_with_state(
-            Arc::new(tokens),
-            authenticate,
-        ));
+        .layer(middleware::from_fn_with_state(auth, authenticate));
+    // Added after the layers: the metadata is read before the client has a token.
+    if let Some(oauth) = oauth {
+        for path in oauth.metadata_paths() {
+            router = router.route(
+                &path,
+                axum::routing::get(resource_metadata).with_state(oauth.clone()),
+            );
+        }
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| HttpError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(HttpError::Serve)?;
-    tracing::info!(
-        "serving MCP at http://{local}{MCP_PATH} ({})",
-        if clients == 0 {
-            "no token required: loopback only".to_string()
-        } else {
-            format!("{clients} client token(s)")
-        }
-    );
+    tracing::info!("serving MCP at http://{local}{MCP_PATH} ({auth_mode})");
     // No Nagle: a response's headers and its first SSE event are separate small writes, and
     // with Nagle the second waits for the client's delayed ACK (~40 ms per call).
     let listener = listener.tap_io(|tcp| {

@@ -10,6 +10,7 @@ mod asks;
 pub(crate) mod convert;
 pub mod http;
 pub mod limits;
+pub mod oauth;
 mod session_tasks;
 pub mod stdio;
 mod subscriptions;

@@ -1,0 +1,153 @@
+//! The authorization server's signing keys, fetched from `jwks_url` and cached. A token
+//! whose `kid` is not in the cache asks for a fresh copy (the IdP rotated its keys), but
+//! never more than once per `jwks_min_refresh`: a flood of made-up kids costs the IdP one
+//! fetch per interval, and concurrent requests wait for that one fetch instead of each
+//! making their own. Keys older than `MAX_AGE` are fetched again, so a key the IdP
+//! withdrew stops verifying without a restart; if that fetch fails the old keys stay.
+
+use super::jws::{self, Jwk};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex, RwLock};
+use url::Url;
+
+/// How long fetched keys are used before they are fetched again.
+const MAX_AGE: Duration = Duration::from_secs(15 * 60);
+/// Largest JWKS document read.
+const MAX_BODY: usize = 1024 * 1024;
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the keys could not be fetched. Logged; a token waiting on it is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("cannot fetch the JWKS at {url}: {source}")]
+    Request { url: Url, source: reqwest::Error },
+    #[error("the JWKS at {url} answered HTTP {status}")]
+    Status { url: Url, status: u16 },
+    #[error("the JWKS at {url} is larger than 1 MiB")]
+    TooLarge { url: Url },
+    #[error("the JWKS at {url} is {source}")]
+    Parse { url: Url, source: jws::JwksError },
+}
+
+#[derive(Default)]
+struct Cached {
+    keys: Vec<Arc<Jwk>>,
+    fetched: Option<Instant>,
+}
+
+/// Which key verifies a token, if any.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    Found(Arc<Jwk>),
+    /// No key with that `kid`, even after a refresh (or a refresh was not allowed yet).
+    Unknown,
+    /// The token names no `kid` and the set has several keys.
+    Ambiguous,
+}
+
+pub struct JwksCache {
+    url: Url,
+    client: reqwest::Client,
+    min_refresh: Duration,
+    cached: RwLock<Cached>,
+    /// When the last fetch was started; held while fetching, so fetches never overlap.
+    last_fetch: Mutex<Option<Instant>>,
+}
+
+impl JwksCache {
+    pub fn new(url: Url, min_refresh: Duration) -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            // A redirect could lead from https to a plain-http or internal URL.
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(FETCH_TIMEOUT)
+            .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self {
+            url,
+            client,
+            min_refresh,
+            cached: RwLock::new(Cached::default()),
+            last_fetch: Mutex::new(None),
+        })
+    }
+
+    fn find(cached: &Cached, kid: Option<&str>) -> Lookup {
+        match kid {
+            Some(kid) => cached
+                .keys
+                .iter()
+                .find(|k| k.kid.as_deref() == Some(kid))
+                .map_or(Lookup::Unknown, |k| Lookup::Found(k.clone())),
+            None => match cached.keys.as_slice() {
+                [only] => Lookup::Found(only.clone()),
+                [] => Lookup::Unknown,
+                _ => Lookup::Ambiguous,
+            },
+        }
+    }
+
+    /// The key for a token's `kid`, fetching the set when it is unknown or stale.
+    pub async fn key(&self, kid: Option<&str>) -> Lookup {
+        {
+            let cached = self.cached.read().await;
+            let fresh = cached.fetched.is_some_and(|t| t.elapsed() < MAX_AGE);
+            let found = Self::find(&cached, kid);
+            if fresh && found != Lookup::Unknown {
+                return found;
+            }
+        }
+        self.refresh().await;
+        Self::find(&*self.cached.read().await, kid)
+    }
+
+    /// Fetch the set again unless a fetch started less than `min_refresh` ago.
+    async fn refresh(&self) {
+        let mut last = self.last_fetch.lock().await;
+        if last.is_some_and(|t| t.elapsed() < self.min_refresh) {
+            return;
+        }
+        *last = Some(Instant::now());
+        match self.fetch().await {
+            Ok(keys) => {
+                tracing::info!(url = %self.url, "JWKS fetched: {} signing key(s)", keys.len());
+                let mut cached = self.cached.write().await;
+                cached.keys = keys.into_iter().map(Arc::new).collect();
+                cached.fetched = Some(Instant::now());
+            }
+            Err(e) => tracing::warn!("{e}"),
+        }
+    }
+
+    async fn fetch(&self) -> Result<Vec<Jwk>, FetchError> {
+        let url = &self.url;
+        let request = |source| FetchError::Request {
+            url: url.clone(),
+            source,
+        };
+        let mut response = self
+            .client
+            .get(url.clone())
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(request)?;
+        if !response.status().is_success() {
+            return Err(FetchError::Status {
+                url: url.clone(),
+                status: response.status().as_u16(),
+            });
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(request)? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(FetchError::TooLarge { url: url.clone() });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        jws::parse_jwks(&body).map_err(|source| FetchError::Parse {
+            url: url.clone(),
+            source,
+        })
+    }
+}
