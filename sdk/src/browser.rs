@@ -13,8 +13,9 @@ mod net;
 pub use net::*;
 
 pub use wit::{
-    ClickOptions, ContentFormat, Cookie, DialogInfo, DragKind, Element, ElementStates, FrameInfo,
-    Modifiers, MouseButton, Overlay, PageContent, PageMeta, PdfOptions, Rect, Snapshot, TabInfo,
+    ClickOptions, ContentFormat, Cookie, DialogInfo, Download, DownloadStatus, DragKind, Element,
+    ElementStates, FrameInfo, Modifiers, MouseButton, Overlay, PageContent, PageMeta, PdfOptions,
+    Rect, Snapshot, TabInfo,
 };
 
 /// When a navigation counts as done.
@@ -187,6 +188,12 @@ impl Page {
         Ok(self.0.fill_secret(handle, name)?)
     }
 
+    /// Checks that [`Page::fill`] (or [`Page::fill_secret`] with `secret`) would take the
+    /// element, changing nothing; check every field of a batch before filling the first.
+    pub fn check_fill(&self, handle: u64, secret: Option<&str>) -> Result<(), CapabilityError> {
+        Ok(self.0.check_fill(handle, secret)?)
+    }
+
     /// Types into the focused element key by key.
     pub fn type_text(&self, text: &str, delay: Duration) -> Result<(), CapabilityError> {
         Ok(self.0.type_text(text, millis(delay))?)
@@ -333,5 +340,20 @@ impl Page {
     /// Closes the tab.
     pub fn close(self) -> Result<(), CapabilityError> {
         Ok(self.0.close()?)
+    }
+
+    /// The downloads of this tab's session (the newest 64), oldest first.
+    pub fn downloads(&self) -> Result<Vec<Download>, CapabilityError> {
+        Ok(self.0.downloads()?)
+    }
+
+    /// The session's downloads that started or changed status since the last call.
+    pub fn download_news(&self) -> Result<Vec<Download>, CapabilityError> {
+        Ok(self.0.download_news()?)
+    }
+
+    /// Waits until the session has a download and none is in progress; false on timeout.
+    pub fn wait_downloads(&self, timeout: Duration) -> Result<bool, CapabilityError> {
+        Ok(self.0.wait_downloads(millis(timeout))?)
     }
 }

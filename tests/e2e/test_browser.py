@@ -89,6 +89,48 @@ async def test_login_behind_cookie_banner_with_secret(start_warden, write_manife
     assert PASSWORD not in manifest.audit.read_text()
 
 
+async def test_batch_fill_checks_every_field_before_filling_any(start_warden, write_manifest, sites) -> None:
+    main, other, _ = sites
+    manifest = browser_manifest(write_manifest, main, other, ', secrets = ["APP_PASSWORD"]')
+    outputs: list[str] = []
+    async with start_warden(manifest, env=ENV) as w:
+        snap = await ok(w, "browse_navigate", {"url": main.url("/login")})
+        await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Accept all")})
+        snap = await ok(w, "browse_snapshot")
+        email = ref_of(snap, "textbox", "Email")
+        password = ref_of(snap, "password", "Password")
+        sign_in = ref_of(snap, "button", "Sign in")
+        typed = {"ref": email, "value": "user@example.com"}
+        secret = {"ref": password, "secret": "APP_PASSWORD"}
+
+        # Each bad batch is refused before anything is typed: the email field stays empty.
+        bad_batches = [
+            ([typed, secret, {"ref": sign_in, "value": "x"}], f"@e{sign_in}", "not a text field"),
+            ([typed, {"ref": email, "secret": "APP_PASSWORD"}], f"@e{email}", "given twice"),
+            ([typed, {"ref": password, "secret": "OTHER"}], "", "browser.secrets"),
+            ([typed, {"ref": password}], f"@e{password}", "exactly one of value or secret"),
+            ([typed, {"ref": 999, "value": "x"}], "e999", ""),
+        ]
+        for fields, names, says in bad_batches:
+            refused = await err(w, "browse_fill", {"fields": fields})
+            outputs.append(refused)
+            assert names in refused and says in refused, (fields, refused)
+            assert "user@example.com" not in await ok(w, "browse_snapshot"), f"{fields} changed the page"
+        both = await err(w, "browse_fill", {"fields": [typed], "ref": email, "value": "x"})
+        assert "not both" in both, both
+
+        filled = await ok(w, "browse_fill", {"fields": [typed, secret]})
+        outputs.append(filled)
+        assert filled.startswith(f"Filled @e{email}, @e{password} (secret APP_PASSWORD)."), filled
+        await ok(w, "browse_click", {"ref": sign_in})
+        assert "Welcome back, user@example.com" in await ok(w, "browse_snapshot", {"mode": "full"})
+        stderr = w.stderr()
+    for text in outputs:
+        assert PASSWORD not in text
+    assert PASSWORD not in stderr
+    assert PASSWORD not in manifest.audit.read_text()
+
+
 async def test_js_list_wait_and_stable_refs(start_warden, write_manifest, sites) -> None:
     main, other, _ = sites
     async with start_warden(browser_manifest(write_manifest, main, other)) as w:

@@ -98,6 +98,9 @@ pub struct BrowserGrant {
     pub cookies: bool,
     pub eval_js: bool,
     pub upload_dirs: Vec<PathBuf>,
+    /// Where downloads are saved (`None`: refused), and the largest one saved.
+    pub download_dir: Option<PathBuf>,
+    pub download_max: u64,
     pub secrets: Vec<SecretGrant>,
     pub profiles: Vec<String>,
 }
@@ -198,8 +201,8 @@ impl Grants {
                 .map(|s| format!("{} -> {}", s.name, list(&s.origins)))
                 .collect();
             parts.push(format!(
-                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.secrets = {:?}, browser.profiles = {:?}, limits.browser_sessions = {}, limits.browser_tabs = {}",
-                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, secrets, b.profiles,
+                "browser.origins = {}, browser.cookies = {}, browser.eval_js = {}, browser.upload_dirs = {:?}, browser.download_dir = {:?}, browser.secrets = {:?}, browser.profiles = {:?}, limits.browser_sessions = {}, limits.browser_tabs = {}",
+                list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.download_dir, secrets, b.profiles,
                 self.caps.browser_sessions, self.caps.browser_tabs
             ));
         }

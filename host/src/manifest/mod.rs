@@ -51,6 +51,8 @@ pub const DEFAULT_MANIFEST_NAME: &str = "<built-in default manifest>";
 pub const DEFAULT_MEMORY: u64 = 128 * 1024 * 1024;
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_OUTPUT: u64 = 1024 * 1024;
+/// Default `grants.browser.download_max`: the largest download a session saves.
+pub const DEFAULT_DOWNLOAD_MAX: u64 = 100 * 1024 * 1024;
 
 /// A manifest that failed to load.
 #[derive(Debug, thiserror::Error)]
@@ -1118,6 +1120,12 @@ impl Validator<'_> {
                     .iter()
                     .map(|d| self.resolve(d.get_ref()))
                     .collect(),
+                download_dir: b.download_dir.as_ref().map(|d| self.resolve(d.get_ref())),
+                download_max: self.size(
+                    "grants.browser.download_max",
+                    b.download_max.as_ref(),
+                    DEFAULT_DOWNLOAD_MAX,
+                ),
                 secrets: self.secret_grants(&b.secrets),
                 profiles: self.profile_grants(&b.profiles),
             }

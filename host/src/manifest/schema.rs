@@ -487,6 +487,12 @@ pub struct BrowserGrantSpec {
     /// Directories files may be uploaded from. Example: `upload_dirs = ["/srv/uploads"]`.
     #[serde(default)]
     pub upload_dirs: Vec<Spanned<String>>,
+    /// Where the pages of this plugin's sessions save downloads, each session under
+    /// `DIR/PLUGIN/SESSION/`. Without it downloads are refused. Example:
+    /// `download_dir = "/srv/downloads"`.
+    pub download_dir: Option<Spanned<String>>,
+    /// Largest download saved; a larger one is cancelled. Default `"100MiB"`.
+    pub download_max: Option<Spanned<String>>,
     /// Names of secrets the host may type into pages. Example: `secrets = ["APP_PASSWORD"]`.
     #[serde(default)]
     pub secrets: Vec<Spanned<String>>,

@@ -1,4 +1,5 @@
-//! The tools that act on the page: click, hover, fill, type, press, select, scroll, dialog.
+//! The tools that act on the page: click, hover, type, press, select, scroll, dialog (fill is
+//! in `fill.rs`).
 //! Each takes a `ref` from a snapshot and answers with what changed.
 
 use crate::after_action;
@@ -24,6 +25,19 @@ fn target(tab: &TabRefs, r: &RefArg) -> Result<(u64, String), ToolError> {
     Ok((tab.refs.handle(n)?, format!("@e{n}")))
 }
 
+/// A host error about the element behind ref `name` (`@eN`), in the agent's words.
+pub(crate) fn named_error(e: CapabilityError, name: &str) -> ToolError {
+    match e {
+        CapabilityError::StaleElement(_) => ToolError::not_found(format!(
+            "{name} is gone from the page; take a new snapshot (browse_snapshot) and use a fresh ref"
+        )),
+        CapabilityError::InvalidArgument(m) => {
+            ToolError::invalid_arguments(m.replacen("that element", name, 1))
+        }
+        other => other.into(),
+    }
+}
+
 /// Run an action on the current tab, naming the ref in a "gone" error.
 pub(crate) fn act(
     r: &RefArg,
@@ -32,15 +46,7 @@ pub(crate) fn act(
     state::with(|st| {
         let tab = st.existing_tab()?;
         let (handle, name) = target(tab, r)?;
-        let done = action(tab, handle).map_err(|e| match e {
-            CapabilityError::StaleElement(_) => ToolError::not_found(format!(
-                "{name} is gone from the page; take a new snapshot (browse_snapshot) and use a fresh ref"
-            )),
-            CapabilityError::InvalidArgument(m) => {
-                ToolError::invalid_arguments(m.replacen("that element", &name, 1))
-            }
-            other => other.into(),
-        })?;
+        let done = action(tab, handle).map_err(|e| named_error(e, &name))?;
         after_action(tab, &done)
     })
 }
@@ -69,17 +75,6 @@ struct RefOnly {
     /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct FillArgs {
-    /// N of @eN.
-    #[serde(rename = "ref")]
-    element: RefArg,
-    value: Option<String>,
-    /// Name of an admin-kept secret (passwords), instead of value.
-    secret: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -215,22 +210,6 @@ fn browse_hover(args: RefOnly) -> Result<String, ToolError> {
     })
 }
 
-fn browse_fill(args: FillArgs) -> Result<String, ToolError> {
-    act(&args.element, |tab, h| match (&args.value, &args.secret) {
-        (Some(v), None) => {
-            tab.page.fill(h, v)?;
-            Ok("Filled.".into())
-        }
-        (None, Some(name)) => {
-            tab.page.fill_secret(h, name)?;
-            Ok(format!("Filled with secret {name}."))
-        }
-        _ => Err(CapabilityError::InvalidArgument(
-            "give exactly one of value or secret".into(),
-        )),
-    })
-}
-
 fn browse_type(args: TypeArgs) -> Result<String, ToolError> {
     let delay = Duration::from_millis(u64::from(args.delay_ms.unwrap_or(0).min(1000)));
     let submit = args.submit.unwrap_or(false);
@@ -346,9 +325,12 @@ pub fn register(p: Plugin) -> Plugin {
         Tool::new("browse_hover", browse_hover)
             .description("Hover an element (menus, tooltips); returns what changed."),
     )
-    .tool(Tool::new("browse_fill", browse_fill).description(
-        "Set a field's text to value, or to a secret (passwords); returns what changed.",
-    ))
+    .tool(
+        Tool::new("browse_fill", crate::fill::browse_fill).description(
+            "Set fields' text to a value or a secret (passwords): one ref, or many as fields; \
+         returns what changed.",
+        ),
+    )
     .tool(
         Tool::new("browse_type", browse_type)
             .description("Type text key by key, for fields that react to keystrokes."),

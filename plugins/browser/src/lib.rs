@@ -5,8 +5,10 @@
 //! `@eN` text, keeps refs stable per DOM node, and answers actions with a diff of the page.
 
 mod actions;
+mod downloads;
 mod emulate;
 mod extract;
+mod fill;
 mod find;
 mod gestures;
 mod marks;
@@ -177,7 +179,7 @@ pub(crate) fn after_action(tab: &mut TabRefs, done: &str) -> Result<String, Tool
         None => render::page_text(&rendered, DEFAULT_MAX_TOKENS, 1),
     };
     tab.last = Some(rendered);
-    Ok(format!("{done}\n{body}"))
+    Ok(format!("{done}{}\n{body}", downloads::news(tab)))
 }
 
 fn browse_navigate(args: NavigateArgs) -> Result<String, ToolError> {
@@ -397,6 +399,7 @@ fn plugin() -> Plugin {
                 .open_world(),
         );
     let p = extract::register(gestures::register(tabs::register(actions::register(p))));
+    let p = downloads::register(p);
     storage::register(emulate::register(route::register(observe::register(p))))
 }
 

@@ -41,11 +41,13 @@ struct TabsArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SessionArgs {
-    /// list (default), create, switch, close.
+    /// list (default), create, switch, close, save_state, delete_state.
     action: Option<String>,
     name: Option<String>,
     /// For create: an admin-defined profile.
     profile: Option<String>,
+    /// Saved cookies and storage: for save_state, delete_state, or create from it.
+    state: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -154,23 +156,64 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
                     }
                 })
                 .collect();
-            Ok(format!("Sessions: {}", lines.join(", ")))
+            let states: Vec<String> = browser::list_states()?.iter().map(state_line).collect();
+            Ok(if states.is_empty() {
+                format!("Sessions: {}", lines.join(", "))
+            } else {
+                format!(
+                    "Sessions: {}\nSaved states: {}",
+                    lines.join(", "),
+                    states.join("; ")
+                )
+            })
+        }
+        "save_state" => {
+            let state = args.state.ok_or_else(|| {
+                ToolError::invalid_arguments("save_state needs state: the name to save it under")
+            })?;
+            let session = args.name.unwrap_or_else(|| st.current.clone());
+            let saved = browser::save_state(Some(&session), &state)?;
+            Ok(format!(
+                "Saved session \"{session}\" as state {}. Open a session from it with browse_session {{\"action\": \"create\", \"name\": \"...\", \"state\": \"{state}\"}}.",
+                state_line(&saved)
+            ))
+        }
+        "delete_state" => {
+            let state = args
+                .state
+                .ok_or_else(|| ToolError::invalid_arguments("delete_state needs state"))?;
+            browser::delete_state(&state)?;
+            Ok(format!("Deleted saved state \"{state}\"."))
         }
         action @ ("create" | "switch") => {
             let name = args
                 .name
                 .ok_or_else(|| ToolError::invalid_arguments(format!("{action} needs name")))?;
-            if action == "create" {
-                browser::create_session(&name, args.profile.as_deref())?;
-            } else if args.profile.is_some() {
-                return Err(ToolError::invalid_arguments(
-                    "profile goes with create, not switch",
-                ));
+            let mut from = String::new();
+            match (action, &args.profile, &args.state) {
+                ("create", Some(_), Some(_)) => {
+                    return Err(ToolError::invalid_arguments(
+                        "give profile or state, not both",
+                    ));
+                }
+                ("create", _, Some(state)) => {
+                    let saved = browser::create_session_from_state(&name, state)?;
+                    from = format!(" from state {}", state_line(&saved));
+                }
+                ("create", profile, None) => {
+                    browser::create_session(&name, profile.as_deref())?;
+                }
+                (_, None, None) => {}
+                _ => {
+                    return Err(ToolError::invalid_arguments(
+                        "profile and state go with create, not switch",
+                    ));
+                }
             }
             st.current = name.clone();
             st.tab()?;
             Ok(format!(
-                "Current session: \"{name}\"{} (isolated cookies, storage and tabs). Open a page with browse_navigate.",
+                "Current session: \"{name}\"{}{from} (isolated cookies, storage and tabs). Open a page with browse_navigate.",
                 args.profile
                     .map(|p| format!(" with profile \"{p}\""))
                     .unwrap_or_default()
@@ -189,9 +232,30 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
             ))
         }
         other => Err(ToolError::invalid_arguments(format!(
-            "action \"{other}\" is not list, create, switch or close"
+            "action \"{other}\" is not list, create, switch, close, save_state or delete_state"
         ))),
     })
+}
+
+/// A saved state in a few words (its values stay in the host).
+fn state_line(s: &browser::SavedState) -> String {
+    let mut line = format!(
+        "\"{}\" ({} cookie(s), local storage of {})",
+        s.name,
+        s.cookies,
+        if s.origins.is_empty() {
+            "no origin".to_string()
+        } else {
+            s.origins.join(", ")
+        }
+    );
+    if s.left_out > 0 {
+        line.push_str(&format!(
+            "; {} value(s) left out: they hold a secret typed into the session",
+            s.left_out
+        ));
+    }
+    line
 }
 
 fn cookie_line(c: &Cookie) -> String {
@@ -266,7 +330,7 @@ pub fn register(p: Plugin) -> Plugin {
     )
     .tool(Tool::new("browse_session", browse_session).description(
         "List, create, switch or close isolated sessions (own cookies and tabs: two \
-                 users at once).",
+                 users at once); save one's cookies and storage as a state to create others from.",
     ))
     .tool(
         Tool::new("browse_cookies", browse_cookies)

@@ -1,12 +1,12 @@
-//! A tab's console and network logs, a session's routes and emulation, and a page's
-//! storage.
+//! A tab's console and network logs, a session's routes and emulation, a page's storage,
+//! and saved session states.
 
 use super::{Page, wit};
 use crate::CapabilityError;
 
 pub use wit::{
     ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
-    NetworkQuery, Route, RouteAction, StorageArea, Viewport,
+    NetworkQuery, Route, RouteAction, SavedState, StorageArea, Viewport,
 };
 
 /// Adds a route to `session`: requests whose URL matches `url_glob` are blocked or answered
@@ -41,6 +41,29 @@ pub fn emulation(session: Option<&str>) -> Result<Emulation, CapabilityError> {
 /// `browser.profiles`).
 pub fn create_session(session: &str, profile: Option<&str>) -> Result<(), CapabilityError> {
     Ok(wit::create_session(session, profile)?)
+}
+
+/// Saves `session`'s cookies and the local storage of its tabs' origins in the host under
+/// `name`; the values never come back to the plugin.
+pub fn save_state(session: Option<&str>, name: &str) -> Result<SavedState, CapabilityError> {
+    Ok(wit::save_state(session, name)?)
+}
+
+/// Opens `session` (not open yet) with the saved state `state`'s cookies and local storage.
+pub fn create_session_from_state(
+    session: &str,
+    state: &str,
+) -> Result<SavedState, CapabilityError> {
+    Ok(wit::create_session_from_state(session, state)?)
+}
+
+/// The states this plugin has saved.
+pub fn list_states() -> Result<Vec<SavedState>, CapabilityError> {
+    Ok(wit::list_states()?)
+}
+
+pub fn delete_state(name: &str) -> Result<(), CapabilityError> {
+    Ok(wit::delete_state(name)?)
 }
 
 impl Page {

@@ -5,6 +5,7 @@
 //! does no I/O itself; [`Live::on_event`] carries the effects out and wakes the waiters.
 
 use super::cdp::{CdpError, Event, s};
+use super::downloads;
 use super::guard::Guard;
 use super::live::Live;
 use super::routes::{self, Action};
@@ -37,6 +38,10 @@ pub(super) enum Effect {
         method: &'static str,
         params: Value,
     },
+    /// A download completed: move it to its own name in the session's directory.
+    PlaceDownload { guid: String },
+    /// A download passed the session's size cap: cancel it.
+    CancelDownload { guid: String, context: String },
     /// A `capability_denied` audit line.
     Deny {
         scope: GuestScope,
@@ -94,6 +99,8 @@ pub(super) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
             Reduced::changed()
         }
         "Fetch.requestPaused" => request_paused(st, guard, ev.session.as_deref(), p),
+        "Browser.downloadWillBegin" => downloads::will_begin(st, p),
+        "Browser.downloadProgress" => downloads::progress(st, p),
         _ => match ev.session.as_deref() {
             Some(session) => tab_event(st, session, &ev.method, p),
             None => Reduced::default(),
@@ -249,9 +256,25 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
         tab.log
             .note(&network_id, what, &method_of(p), &url, s(p, "resourceType"));
     }
+    // The host's own empty document, for a tab that writes a saved state's storage.
+    let blank = allowed
+        && document
+        && target
+            .as_ref()
+            .and_then(|t| st.tabs.get(t))
+            .is_some_and(|tab| tab.blank_documents.contains(&url));
     // A 204 answer cancels a navigation and leaves the tab on the page it was showing
     // (a failed request would replace it with an error page); the site sees nothing.
     let (method, params) = match (allowed, routed) {
+        (true, _) if blank => (
+            "Fetch.fulfillRequest",
+            json!({
+                "requestId": request_id,
+                "responseCode": 200,
+                "responseHeaders": [{ "name": "Content-Type", "value": "text/html" }],
+                "body": "",
+            }),
+        ),
         (false, _) => (
             "Fetch.fulfillRequest",
             json!({ "requestId": request_id, "responseCode": 204, "responseHeaders": [] }),
@@ -466,6 +489,8 @@ impl Live {
                     }
                 });
             }
+            Effect::PlaceDownload { guid } => self.place_download(guid),
+            Effect::CancelDownload { guid, context } => self.cancel_download(guid, context),
             Effect::Deny {
                 scope,
                 capability,

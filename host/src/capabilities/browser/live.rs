@@ -9,6 +9,7 @@
 //! the response.
 
 use super::cdp::{Cdp, Event, s};
+use super::downloads::Place;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
 use super::events::ready_popups;
@@ -153,6 +154,15 @@ impl Live {
             st.default_context = Some(id);
             st.startup = pages.iter().map(|t| s(t, "targetId").to_string()).collect();
         }
+        // No page saves a file on the host unless its session is granted a download
+        // directory: the default context (capture tabs, profiles) refuses downloads.
+        live.cdp
+            .call_raw(
+                None,
+                "Browser.setDownloadBehavior",
+                json!({ "behavior": "deny", "eventsEnabled": true }),
+            )
+            .await?;
         // Every new target starts paused, so its guard is in place before it runs.
         live.cdp
             .call_raw(
@@ -215,20 +225,50 @@ impl Live {
                 }
                 return Ok(id);
             }
-            // A profile's own browser: the session is the persistent default context.
-            if let Some(emulation) = &self.profile_session {
-                let id = st.default_context.clone().ok_or_else(|| {
-                    BrowserError::Io("the profile's browser has no default context".into())
-                })?;
-                st.extras.entry(id.clone()).or_default().emulation = emulation.clone();
-                st.bind(key, id.clone(), owner);
-                return Ok(id);
-            }
+        }
+        // A profile's own browser: the session is the persistent default context.
+        if let Some(emulation) = &self.profile_session {
+            let id = self.lock().default_context.clone().ok_or_else(|| {
+                BrowserError::Io("the profile's browser has no default context".into())
+            })?;
+            self.set_downloads(&id, self.download_place(plugin, session, grants))
+                .await?;
+            let mut st = self.lock();
+            st.extras.entry(id.clone()).or_default().emulation = emulation.clone();
+            st.bind(key, id.clone(), owner);
+            return Ok(id);
         }
         self.check_session_cap(grants, scope)?;
-        let id = self.guarded_context(None).await?;
+        let id = self
+            .guarded_context(None, self.download_place(plugin, session, grants))
+            .await?;
         self.lock().bind(key, id.clone(), owner);
         Ok(id)
+    }
+
+    /// Where a session of `plugin` saves downloads: under its grant's `download_dir`, in a
+    /// browser Warden runs on this machine (a remote browser would write on its own disk).
+    pub(super) fn download_place(
+        &self,
+        plugin: &str,
+        session: &str,
+        grants: &Grants,
+    ) -> Option<Place> {
+        let local = self
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        let grant = grants.browser.as_ref()?;
+        let root = grant.download_dir.as_ref().filter(|_| local)?;
+        Some(Place::new(root, plugin, session, grant.download_max))
+    }
+
+    /// Whether (plugin, session) has a context in this browser.
+    pub fn has_session(&self, plugin: &str, session: &str) -> bool {
+        self.lock()
+            .by_owner
+            .contains_key(&(plugin.to_string(), session.to_string()))
     }
 
     /// How many plugin sessions this browser holds (for the metrics).
@@ -266,6 +306,7 @@ impl Live {
         st.contexts.remove(&id);
         st.extras.remove(&id);
         st.guards.remove(&id);
+        st.downloads.forget(&id);
         st.tabs.retain(|_, t| t.context != id);
         Ok(())
     }
@@ -374,7 +415,7 @@ impl Live {
     }
 
     /// Wait until `check` returns something, or `timeout`.
-    async fn wait_for<R>(
+    pub(super) async fn wait_for<R>(
         &self,
         timeout: Duration,
         mut check: impl FnMut(&State) -> Option<R>,

@@ -16,11 +16,14 @@
 //! | `routes.rs`, `emulation.rs`, `profiles.rs`, `adopt.rs` | session routes, emulation, profiles, adopting a manifest |
 //! | `secrets.rs`, `observe.rs`, `keys.rs`, `cdp.rs`, `error.rs` | secrets, logs, key tables, the CDP connection, errors |
 //! | `marks.rs` | `@eN` marks drawn on a screenshot (set-of-mark) |
+//! | `saved_state.rs` | session states saved in the host, and sessions opened from them |
+//! | `downloads.rs` | where sessions save downloads, their progress, the size cap |
 
 mod adopt;
 pub mod bindings;
 mod caps;
 mod cdp;
+mod downloads;
 mod emulation;
 pub(crate) mod error;
 mod events;
@@ -35,6 +38,7 @@ mod observe;
 mod profiles;
 pub(crate) mod provider;
 mod routes;
+mod saved_state;
 mod secrets;
 pub(crate) mod state;
 pub(crate) mod tab;

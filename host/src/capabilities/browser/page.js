@@ -620,12 +620,32 @@
     return { x: r.left, y: r.top, width: r.width, height: r.height };
   };
 
+  // Why a fill would refuse the element, or null. A secret goes only where the page itself
+  // hides it, so no screenshot or echo shows it.
+  const fillProblem = (el, secret) => {
+    if (secret && !(el.tagName === 'INPUT' && el.type === 'password')) {
+      return 'it is not a password field; a secret can only be typed into one';
+    }
+    if (!(el.isContentEditable || ['INPUT', 'TEXTAREA'].includes(el.tagName))) return 'it is not a text field';
+    if (el.disabled) return 'it is disabled';
+    if (el.readOnly) return 'it is read-only';
+    return null;
+  };
+
+  // A batch of fields is checked with this before the first is filled, so a bad field
+  // changes nothing.
+  const fillable = (id, secret) => {
+    const el = find(id);
+    if (!el) return { gone: true };
+    const why = fillProblem(el, secret);
+    return why ? { error: why } : { ok: true };
+  };
+
   const focus = (id, selectAll, secret) => {
     const el = find(id);
     if (!el) return { gone: true };
-    // A secret goes only where the page itself hides it, so no screenshot or echo shows it.
     if (secret && !(el.tagName === 'INPUT' && el.type === 'password')) {
-      return { error: 'it is not a password field; a secret can only be typed into one' };
+      return { error: fillProblem(el, secret) };
     }
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     el.focus();
@@ -639,10 +659,8 @@
         sel.addRange(range);
       }
     }
-    const editable = el.isContentEditable || ['INPUT', 'TEXTAREA'].includes(el.tagName);
-    if (!editable) return { error: 'it is not a text field' };
-    if (el.disabled) return { error: 'it is disabled' };
-    if (el.readOnly) return { error: 'it is read-only' };
+    const why = fillProblem(el, secret);
+    if (why) return { error: why };
     return { ok: true, focused: el.ownerDocument.activeElement === el };
   };
 
@@ -791,6 +809,6 @@
     return { ok: true };
   };
 
-  return { doc, snapshot, point, rectOf, focus, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
+  return { doc, snapshot, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
     focusOnly, domClick, watchDrag, dragStarted, opensWindow, showMarks, hideMarks };
 })

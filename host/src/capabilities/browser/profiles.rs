@@ -59,7 +59,8 @@ impl Live {
             .proxy
             .as_deref()
             .map(|p| (p, profile.proxy_bypass.as_slice()));
-        let id = self.guarded_context(upstream).await?;
+        let downloads = self.download_place(plugin, session, &owner.grants);
+        let id = self.guarded_context(upstream, downloads).await?;
         let mut st = self.lock();
         st.extras.entry(id.clone()).or_default().emulation = emulation_of(profile);
         st.bind(key, id, owner);

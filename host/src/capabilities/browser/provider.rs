@@ -8,6 +8,7 @@ use super::error::{BrowserError, Result};
 use super::guard::Guard;
 use super::launch::Persistent;
 use super::live::Live;
+use super::saved_state::SavedStates;
 use super::state::Owner;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,6 +43,8 @@ pub struct BrowserProvider {
     live: tokio::sync::Mutex<Option<Arc<Live>>>,
     /// The sessions running in browsers of their own, one per persistent profile.
     profile_sessions: Mutex<Vec<ProfileSession>>,
+    /// Session states plugins saved (`saved_state.rs`); kept across browser restarts.
+    pub(super) states: SavedStates,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -66,6 +69,7 @@ impl BrowserProvider {
             profile_session,
             live: tokio::sync::Mutex::new(None),
             profile_sessions: Mutex::default(),
+            states: SavedStates::default(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! grants guard each, and every tab's state. Plain data, changed only by the event reducer
 //! (`events.rs`) and the operations in `live.rs` and `tab/`.
 
+use super::downloads::Downloads;
 use super::guard::NetGuard;
 use super::observe::TabLog;
 use super::routes::SessionExtras;
@@ -62,6 +63,11 @@ pub struct TabState {
     /// for those it started to finish.
     pub requests: HashMap<String, u64>,
     pub request_seq: u64,
+    /// How many downloads the tab's frames have started.
+    pub download_seq: u64,
+    /// Document URLs the host answers itself with an empty page (a tab writing a saved
+    /// state's storage for an origin: the storage needs a document of that origin).
+    pub blank_documents: HashSet<String>,
     /// Which frame each document number (see `page.js`) belongs to, and the next number.
     pub docs: HashMap<u32, String>,
     pub next_doc: u32,
@@ -95,6 +101,8 @@ pub(super) struct State {
     pub(super) attached: u64,
     /// The tab the browser shows in front: the newest, or the last brought to the front.
     pub(super) front: Option<String>,
+    /// Where each session saves downloads, and every session's downloads.
+    pub(super) downloads: Downloads,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -126,6 +134,8 @@ impl TabState {
             opened,
             requests: HashMap::new(),
             request_seq: 0,
+            download_seq: 0,
+            blank_documents: HashSet::new(),
             docs: HashMap::new(),
             next_doc: 0,
             secrets: Vec::new(),

@@ -23,6 +23,8 @@ fn owner(origins: &[&str]) -> Owner {
             cookies: false,
             eval_js: false,
             upload_dirs: Vec::new(),
+            download_dir: None,
+            download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
             secrets: Vec::new(),
             profiles: Vec::new(),
         }),

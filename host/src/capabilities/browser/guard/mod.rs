@@ -21,6 +21,7 @@ pub mod policy;
 mod proxy;
 pub mod upstream;
 
+use super::downloads::Place;
 use super::error::BrowserError;
 use super::live::Live;
 use super::state::Owner;
@@ -193,10 +194,12 @@ impl Drop for NetGuard {
 
 impl Live {
     /// Create a browser context whose every connection goes through a network guard of its
-    /// own (chained to `upstream`, a profile's proxy and bypass rules, when given).
+    /// own (chained to `upstream`, a profile's proxy and bypass rules, when given), and whose
+    /// downloads go to `downloads` or are refused: no context exists without both rules.
     pub(super) async fn guarded_context(
         &self,
         upstream: Option<(&str, &[String])>,
+        downloads: Option<Place>,
     ) -> Result<String, BrowserError> {
         let guard = NetGuard::start(self.guard, upstream, self.forbidden.clone())
             .await
@@ -220,6 +223,18 @@ impl Live {
             .to_string();
         guard.bind(self.me.clone(), Some(id.clone()));
         self.lock().guards.insert(id.clone(), guard);
+        if let Err(e) = self.set_downloads(&id, downloads).await {
+            let _ = self
+                .cdp
+                .call_raw(
+                    None,
+                    "Target.disposeBrowserContext",
+                    json!({ "browserContextId": id }),
+                )
+                .await;
+            self.lock().guards.remove(&id);
+            return Err(e);
+        }
         Ok(id)
     }
 

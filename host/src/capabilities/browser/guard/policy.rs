@@ -149,6 +149,8 @@ mod tests {
                 cookies: false,
                 eval_js: false,
                 upload_dirs: Vec::new(),
+                download_dir: None,
+                download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
                 secrets: Vec::new(),
                 profiles: Vec::new(),
             }),

@@ -120,6 +120,13 @@ impl Tab {
             .map(|_| ())
     }
 
+    /// Whether a fill (of a secret, with `secret`) would take the element, changing nothing.
+    pub async fn check_fill(&self, handle: u64, secret: bool) -> Result<()> {
+        self.on_node(handle, |n| format!("fillable({n}, {secret})"))
+            .await
+            .map(|_| ())
+    }
+
     /// Replace a text field's value as a user would: focus, select all, insert the text.
     pub async fn fill(&self, handle: u64, text: &str, secret: bool) -> Result<()> {
         self.no_dialog()?;

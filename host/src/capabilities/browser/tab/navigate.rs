@@ -13,8 +13,11 @@ pub(super) const SETTLE: Duration = Duration::from_millis(150);
 /// The same for filling a field or choosing an option: what they start (a select's
 /// `onchange` navigation, a search box's fetch) starts at once, in the page's event handler.
 pub(super) const FIELD_SETTLE: Duration = Duration::from_millis(50);
-/// How long a navigation watches for the page moving on by itself after it loaded.
-const AFTER_LOAD: Duration = Duration::from_millis(400);
+/// How long a navigation watches for the page moving on by itself after it loaded: a meta
+/// refresh or a redirect in a load handler starts within it (a refresh with a delay of up
+/// to a second is announced as scheduled, and waited for). Requests a load handler starts
+/// are waited for too; a page that acts later is seen by the next call.
+const AFTER_LOAD: Duration = Duration::from_millis(100);
 /// How long an action that opens a window waits for the browser to announce its tab.
 const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
 /// How long an action waits for a window it opened to show its URL.
@@ -25,6 +28,9 @@ const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
 const ACTION_REQUESTS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the page gets to run the tasks a same-document navigation queued.
 const YIELD_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long an action whose navigation ended without a document waits for the browser to
+/// announce a download.
+const DOWNLOAD_ANNOUNCE: Duration = Duration::from_millis(250);
 /// How long the page gets to handle the last response before the answer's snapshot.
 const AFTER_REQUESTS: Duration = Duration::from_millis(50);
 
@@ -57,6 +63,7 @@ pub struct Mark {
     same_doc: u64,
     dialogs: u64,
     requests: u64,
+    downloads: u64,
     opens: u64,
     popups: usize,
     children: usize,
@@ -176,6 +183,7 @@ impl Tab {
             same_doc: t.same_doc_seq,
             dialogs: t.dialog_seq,
             requests: t.request_seq,
+            downloads: t.download_seq,
             opens,
             popups,
             children,
@@ -271,6 +279,23 @@ impl Tab {
             if self.state(|t| t.nav_seq == nav)? {
                 break;
             }
+        }
+        // A navigation that ended without a new document may have become a download, which
+        // the browser announces just after the load stopped: wait for that, briefly, so the
+        // answer can name the file.
+        if self.state(|t| {
+            t.nav_seq > b.nav
+                && t.loader == b.loader
+                && t.stop_seq > b.stops
+                && t.download_seq == b.downloads
+                && !ended(t)
+        })? {
+            let _ = self
+                .live
+                .wait_tab(&self.target, DOWNLOAD_ANNOUNCE, |t| {
+                    (t.download_seq > b.downloads || ended(t)).then_some(())
+                })
+                .await;
         }
         // A new window the action opened, seen as the page's window.open or as a new tab whose
         // opener is this one (either may come first): wait until it shows its URL (or its

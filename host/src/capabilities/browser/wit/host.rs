@@ -1,10 +1,12 @@
 //! Sessions and tabs: opening a page, listing, attaching to and closing tabs and sessions.
-//! The interface's other functions are forwarded to `extras.rs` and `../profiles.rs`.
+//! The interface's other functions are forwarded to `extras.rs`, `../profiles.rs` and
+//! `../saved_state.rs`.
 
 use super::super::BrowserCtx;
 use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
-    ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, StorageArea, TabInfo,
+    ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, SavedState,
+    StorageArea, TabInfo,
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::session_name;
@@ -166,5 +168,31 @@ impl Host for View<'_, BrowserCtx> {
         profile: Option<String>,
     ) -> Result<(), Error> {
         self.create_session_impl(session, profile).await
+    }
+
+    // Saved states: see `../saved_state.rs`.
+
+    async fn save_state(
+        &mut self,
+        session: Option<String>,
+        name: String,
+    ) -> Result<SavedState, Error> {
+        self.save_state_impl(session, name).await
+    }
+
+    async fn create_session_from_state(
+        &mut self,
+        session: String,
+        state: String,
+    ) -> Result<SavedState, Error> {
+        self.create_session_from_state_impl(session, state).await
+    }
+
+    async fn list_states(&mut self) -> Result<Vec<SavedState>, Error> {
+        self.list_states_impl()
+    }
+
+    async fn delete_state(&mut self, name: String) -> Result<(), Error> {
+        self.delete_state_impl(name)
     }
 }

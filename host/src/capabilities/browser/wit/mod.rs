@@ -7,7 +7,9 @@
 //! | `page.rs` | the `page` resource: navigation, actions, output |
 //! | `snapshot.rs` | the element snapshot as WIT records |
 //! | `extras.rs` | logs, routes, emulation, storage |
+//! | `downloads.rs` | the session's downloads |
 
+mod downloads;
 mod extras;
 mod host;
 mod page;
@@ -94,6 +96,16 @@ impl View<'_, BrowserCtx> {
     /// A grant check's refusal, audited, as the WIT `access-denied` error.
     pub(super) fn granted<T>(&self, check: Result<T, Denied>) -> Result<T, Error> {
         check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
+    }
+
+    /// Where the manifest keeps secret `name` (its value is resolved only to type it).
+    pub(super) fn secret_source(
+        &self,
+        name: &str,
+    ) -> Result<&crate::manifest::SecretSource, Error> {
+        self.browser.config().secrets.get(name).ok_or_else(|| {
+            Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
+        })
     }
 
     pub(super) fn browser_allowed(&self) -> Result<(), Error> {

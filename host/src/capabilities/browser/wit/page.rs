@@ -4,8 +4,8 @@
 use super::super::BrowserCtx;
 use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
-    ClickOptions, ContentFormat, Cookie, DialogInfo, DragKind, DragOptions, DragTarget, HostPage,
-    PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition, WaitUntil,
+    ClickOptions, ContentFormat, Cookie, DialogInfo, Download, DragKind, DragOptions, DragTarget,
+    HostPage, PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition, WaitUntil,
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::error::BrowserError;
@@ -135,6 +135,22 @@ impl HostPage for View<'_, BrowserCtx> {
         Ok(tab.fill(handle, &text, false).await?)
     }
 
+    async fn check_fill(
+        &mut self,
+        page: Resource<PageHandle>,
+        handle: u64,
+        secret: Option<String>,
+    ) -> Result<(), Error> {
+        let tab = self.tab(&page).await?;
+        if let Some(name) = &secret {
+            self.granted(self.grants.check_secret(name).map(|_| ()))?;
+            let (frames, mocked) = tab.secret_target(handle).await?;
+            self.granted(self.grants.check_secret_frames(name, &frames, mocked))?;
+            self.secret_source(name)?;
+        }
+        Ok(tab.check_fill(handle, secret.is_some()).await?)
+    }
+
     async fn fill_secret(
         &mut self,
         page: Resource<PageHandle>,
@@ -145,9 +161,7 @@ impl HostPage for View<'_, BrowserCtx> {
         let tab = self.tab(&page).await?;
         let (frames, mocked) = tab.secret_target(handle).await?;
         let origin = self.granted(self.grants.check_secret_frames(&name, &frames, mocked))?;
-        let source = self.browser.config().secrets.get(&name).ok_or_else(|| {
-            Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
-        })?;
+        let source = self.secret_source(&name)?;
         let value = source
             .resolve()
             .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
@@ -359,6 +373,25 @@ impl HostPage for View<'_, BrowserCtx> {
     async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
         Ok(tab.close().await?)
+    }
+
+    async fn downloads(&mut self, page: Resource<PageHandle>) -> Result<Vec<Download>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(super::downloads::list(&tab)?)
+    }
+
+    async fn download_news(&mut self, page: Resource<PageHandle>) -> Result<Vec<Download>, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(super::downloads::news(&tab)?)
+    }
+
+    async fn wait_downloads(
+        &mut self,
+        page: Resource<PageHandle>,
+        timeout_ms: u32,
+    ) -> Result<bool, Error> {
+        let tab = self.tab(&page).await?;
+        Ok(super::downloads::wait(&tab, timeout(timeout_ms)).await?)
     }
 
     async fn drag(
