@@ -128,7 +128,11 @@ class RdpServer:
     def set_screen(self, width: int, height: int) -> None:
         """Change the X screen's size (at most the size Xvfb started with), as a server-side
         resolution change: the shadow server tells its clients."""
-        subprocess.run(["xrandr", "--fb", f"{width}x{height}"], env=self.env, check=True, capture_output=True)
+        # Xvfb shrinks the screen but then fails to fit its single output into it, so xrandr
+        # exits 1 after the resize took effect: check the screen's size instead.
+        subprocess.run(["xrandr", "--fb", f"{width}x{height}"], env=self.env, capture_output=True)
+        query = subprocess.run(["xrandr", "--current"], env=self.env, capture_output=True, text=True).stdout
+        assert f"current {width} x {height}" in query, query
 
     def connections(self) -> int:
         """TCP connections established to the server's port (a leaked session shows here)."""

@@ -348,7 +348,8 @@ async def test_the_framebuffer_follows_a_server_side_resolution_change(
                 await anyio.sleep(0.2)
             assert info["height"] == 600, info
             width, height, rows = await complete_frame(w, helpers, sid)
-            assert (width, height) == (800, 600) and near(pixel(rows, 780, 580), BACKGROUND)
+            assert (width, height) == (800, 600)
+            assert near(pixel(rows, 790, 20), BACKGROUND) and near(pixel(rows, 20, 590), BACKGROUND)
             # Coordinates beyond the new edge are refused; inside, input works.
             outside = await w.call("terminal_mouse", {"session_id": sid, "action": "click", "x": 900, "y": 10})
             assert outside.is_error and "outside the 800x600 desktop" in helpers.text_of(outside)
