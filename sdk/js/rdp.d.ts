@@ -18,4 +18,5 @@ export declare const scroll: Async<typeof raw.scroll>;
 export declare const typeText: Async<typeof raw.typeText>;
 export declare const pressKeys: Async<typeof raw.pressKeys>;
 export declare const wait: Async<typeof raw.wait>;
+export declare const resize: Async<typeof raw.resize>;
 export declare const close: Async<typeof raw.close>;

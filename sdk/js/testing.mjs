@@ -14,7 +14,7 @@ const NAMES = {
   'warden:browser/browser': ['openPage', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
   'warden:terminal/terminal': ['open', 'attach', 'listSessions'],
   'warden:sftp/sftp': ['list', 'stat', 'read', 'write', 'mkdir', 'remove', 'rename', 'realpath', 'sessionHost'],
-  'warden:rdp/desktop': ['open', 'info', 'listDesktops', 'screenshot', 'pointerMove', 'click', 'drag', 'scroll', 'typeText', 'pressKeys', 'wait', 'close'],
+  'warden:rdp/desktop': ['open', 'info', 'listDesktops', 'screenshot', 'pointerMove', 'click', 'drag', 'scroll', 'typeText', 'pressKeys', 'wait', 'resize', 'close'],
 };
 
 function stub(specifier) {

@@ -6,7 +6,7 @@ use crate::CapabilityError;
 use crate::bindings::warden::rdp::desktop as wit;
 use std::time::Duration;
 
-pub use wit::MouseButton;
+pub use wit::{Codec, MouseButton, ResizeMethod};
 
 /// What a session is and how far it got.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,12 @@ pub struct DesktopInfo {
     pub connected: bool,
     /// Seconds since the Unix epoch.
     pub created: u64,
+    /// How the last screen update was encoded.
+    pub codec: Codec,
+    /// Connections re-established after a drop or for a new size.
+    pub reconnects: u32,
+    /// The session is over; only `info` and `close` still answer.
+    pub ended: bool,
 }
 
 impl From<wit::DesktopInfo> for DesktopInfo {
@@ -43,6 +49,9 @@ impl From<wit::DesktopInfo> for DesktopInfo {
             updates: i.updates,
             connected: i.connected,
             created: i.created,
+            codec: i.codec,
+            reconnects: i.reconnects,
+            ended: i.ended,
         }
     }
 }
@@ -71,9 +80,23 @@ pub struct Picture {
     pub png: Vec<u8>,
 }
 
-/// Connects to desktop alias `host` and logs on with the manifest's credentials.
-pub fn open(host: &str) -> Result<DesktopInfo, CapabilityError> {
-    Ok(wit::open(host)?.into())
+/// Connects to desktop alias `host` and logs on with the manifest's credentials, asking for
+/// a `size` (width, height) desktop (default 1024x768); the server may choose another.
+pub fn open(host: &str, size: Option<(u16, u16)>) -> Result<DesktopInfo, CapabilityError> {
+    let size = size.map(|(width, height)| wit::DesktopSize { width, height });
+    Ok(wit::open(host, size)?.into())
+}
+
+/// Asks for a `width` x `height` desktop (width even, both 200 to 8192): over Display
+/// Control when the server offers it, else by reconnecting. The server decides the final
+/// size, which the returned info shows.
+pub fn resize(
+    id: &str,
+    width: u16,
+    height: u16,
+) -> Result<(ResizeMethod, DesktopInfo), CapabilityError> {
+    let r = wit::resize(id, wit::DesktopSize { width, height })?;
+    Ok((r.method, r.info.into()))
 }
 
 /// The plugin's desktop session `id`.

@@ -7,7 +7,8 @@ desktop.
     .venv/bin/python tests/bench/rdp_bench.py [--runs 10] [--shots 100]
 
 Needs target/release/warden, the RDP test server's packages (tests/e2e/rdp_server.py) and
-`xfreerdp` (Debian `freerdp2-x11`) on a second Xvfb display.
+`xfreerdp` (Debian `freerdp2-x11`) on a second Xvfb display (without it, only Warden's side runs).
+Warden runs with RemoteFX offered (the default) and with `remotefx = false` (bitmap updates).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import shutil
 import statistics
@@ -48,10 +50,15 @@ def complete(png: bytes) -> bool:
     return near(pixel(rows, 20, 20), BACKGROUND) and near(pixel(rows, 400, 380), (255, 255, 255))
 
 
-async def warden_side(server, tmp: Path, runs: int, shots: int) -> tuple[list[float], list[float]]:
+BYTES: dict[str, list[int]] = {}
+
+
+async def warden_side(
+    server, tmp: Path, runs: int, shots: int, remotefx: bool = True
+) -> tuple[list[float], list[float]]:
     manifest = tmp / "warden.toml"
     manifest.write_text(
-        f'[server]\naudit_log = "{tmp / "audit.jsonl"}"\n\n' + server.host_block()
+        f'[server]\naudit_log = "{tmp / "audit.jsonl"}"\n\n' + server.host_block(remotefx=remotefx)
         + '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
         'limits = { output = "8MiB" }\ngrants.rdp = { hosts = ["desk"] }\n'
     )
@@ -74,6 +81,8 @@ async def warden_side(server, tmp: Path, runs: int, shots: int) -> tuple[list[fl
                         if complete(data):
                             break
                     first_frame.append(time.perf_counter() - start)
+                    info = json.loads((await session.read_resource(f"sessions://{sid}/info")).contents[0].text)
+                    BYTES.setdefault(info["codec"], []).append(info["bytes_received"])
                     await session.call_tool("terminal_close", {"session_id": sid})
                 sid = (await session.call_tool("terminal_open", {"rdp": "desk"})).structured_content["id"]
                 for _ in range(shots):
@@ -88,6 +97,8 @@ async def warden_side(server, tmp: Path, runs: int, shots: int) -> tuple[list[fl
 
 
 def xfreerdp_side(server, tmp: Path, runs: int) -> list[float]:
+    if shutil.which("xfreerdp") is None:
+        return []
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp / "xdg")}
     xvfb, display = _start_xvfb(tmp, env)
     env["DISPLAY"] = display
@@ -135,10 +146,12 @@ def main() -> None:
         try:
             time.sleep(1)
             # Alternate the two clients run by run, so load on the machine hits both.
-            w_first, x_first, latency = [], [], []
+            w_first, b_first, x_first, latency = [], [], [], []
             for _ in range(args.runs):
                 f, _ = asyncio.run(warden_side(server, tmp, 1, 0))
                 w_first += f
+                f, _ = asyncio.run(warden_side(server, tmp, 1, 0, remotefx=False))
+                b_first += f
                 x_first += xfreerdp_side(server, tmp, 1)
             _, latency = asyncio.run(warden_side(server, tmp, 0, args.shots))
         finally:
@@ -146,6 +159,10 @@ def main() -> None:
     ms = lambda v: f"{v * 1000:.0f} ms"  # noqa: E731
     print(f"time to first full frame, Warden (terminal_open + screenshots): p50 {ms(statistics.median(w_first))}, "
           f"min {ms(min(w_first))}, max {ms(max(w_first))} ({len(w_first)} runs)")
+    print(f"  the same with remotefx = false: p50 {ms(statistics.median(b_first))}, "
+          f"min {ms(min(b_first))}, max {ms(max(b_first))} ({len(b_first)} runs)")
+    for codec, sizes in sorted(BYTES.items()):
+        print(f"  bytes received up to the first full frame, {codec}: median {statistics.median(sizes) / 1024:.0f} KiB")
     if x_first:
         print(f"time to first full frame, xfreerdp (process start to first frame end): p50 "
               f"{ms(statistics.median(x_first))}, min {ms(min(x_first))}, max {ms(max(x_first))} ({len(x_first)} runs)")

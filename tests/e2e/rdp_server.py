@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-BINARIES = ("Xvfb", "xsetroot", "xterm", "freerdp-shadow-cli", "openssl")
+BINARIES = ("Xvfb", "xsetroot", "xrandr", "xterm", "freerdp-shadow-cli", "openssl")
 PACKAGES = "freerdp2-shadow-x11 xvfb x11-xserver-utils xterm openssl"
 WIDTH, HEIGHT = 1024, 768
 BACKGROUND = (0x33, 0x66, 0xCC)
@@ -92,16 +92,47 @@ class RdpServer:
     shell_a: Path
     shell_b: Path
     procs: list[subprocess.Popen] = field(default_factory=list)
+    #: The shadow server's environment (restart_shadow starts it again with it).
+    env: dict[str, str] = field(default_factory=dict)
 
-    def host_block(self, alias: str = "desk", pin: str | None = "", password_env: str | None = None) -> str:
+    def host_block(
+        self, alias: str = "desk", pin: str | None = "", password_env: str | None = None, remotefx: bool | None = None
+    ) -> str:
         pin = self.fingerprint if pin == "" else pin
         password = f'{{ env = "{password_env}" }}' if password_env else f'{{ value = "{self.password}" }}'
         return (
             f"[rdp.hosts.{alias}]\n"
             f'address = "127.0.0.1:{self.port}"\n'
             f'user = "{USER}"\n'
-            f"password = {password}\n" + (f'cert_sha256 = "{pin}"\n' if pin else "") + "\n"
+            f"password = {password}\n"
+            + (f'cert_sha256 = "{pin}"\n' if pin else "")
+            + (f"remotefx = {str(remotefx).lower()}\n" if remotefx is not None else "")
+            + "\n"
         )
+
+    def stop_shadow(self) -> None:
+        """Stop the RDP server process (the display and its windows stay): every connection drops."""
+        shadow = self.procs.pop()
+        shadow.terminate()
+        try:
+            shadow.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            shadow.kill()
+            shadow.wait()
+
+    def restart_shadow(self) -> None:
+        """Stop the RDP server and start it again on the same port with the same certificate."""
+        self.stop_shadow()
+        self.procs.append(_start_shadow(self.dir, self.port, self.env))
+
+    def set_screen(self, width: int, height: int) -> None:
+        """Change the X screen's size (at most the size Xvfb started with), as a server-side
+        resolution change: the shadow server tells its clients."""
+        # Xvfb shrinks the screen but then fails to fit its single output into it, so xrandr
+        # exits 1 after the resize took effect: check the screen's size instead.
+        subprocess.run(["xrandr", "--fb", f"{width}x{height}"], env=self.env, capture_output=True)
+        query = subprocess.run(["xrandr", "--current"], env=self.env, capture_output=True, text=True).stdout
+        assert f"current {width} x {height}" in query, query
 
     def connections(self) -> int:
         """TCP connections established to the server's port (a leaked session shows here)."""
@@ -171,28 +202,33 @@ def start_rdp_server(tmp: Path, password: str = "Corr3ct-Horse") -> RdpServer:
                 )
             )
         port = _free_port()
-        log = open(tmp / "shadow.log", "w")
-        shadow = subprocess.Popen(
-            [shutil.which("freerdp-shadow-cli") or "freerdp-shadow-cli", "/bind-address:127.0.0.1",
-             f"/port:{port}", "+sec-tls", "+sec-nla", "-sec-rdp", f"/sam-file:{sam}", "+auth"],
-            env=env, stdout=log, stderr=log, cwd=tmp,
-        )
-        procs.append(shadow)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if shadow.poll() is not None:
-                raise RuntimeError(f"the shadow server exited: {(tmp / 'shadow.log').read_text()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError("the shadow server did not listen within 15 s")
+        procs.append(_start_shadow(tmp, port, env))
     except BaseException:
         _stop(procs)
         raise
-    return RdpServer(tmp, port, display, password, fingerprint, other, shell_a, shell_b, procs)
+    return RdpServer(tmp, port, display, password, fingerprint, other, shell_a, shell_b, procs, env)
+
+
+def _start_shadow(tmp: Path, port: int, env: dict[str, str]) -> subprocess.Popen:
+    """The shadow server on 127.0.0.1:port (certificate from env's XDG_CONFIG_HOME, SAM file
+    tmp/sam), once it listens."""
+    log = open(tmp / "shadow.log", "a")
+    shadow = subprocess.Popen(
+        [shutil.which("freerdp-shadow-cli") or "freerdp-shadow-cli", "/bind-address:127.0.0.1",
+         f"/port:{port}", "+sec-tls", "+sec-nla", "-sec-rdp", f"/sam-file:{tmp / 'sam'}", "+auth"],
+        env=env, stdout=log, stderr=log, cwd=tmp,
+    )
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if shadow.poll() is not None:
+            raise RuntimeError(f"the shadow server exited: {(tmp / 'shadow.log').read_text()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return shadow
+        except OSError:
+            time.sleep(0.05)
+    shadow.kill()
+    raise RuntimeError("the shadow server did not listen within 15 s")
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:

@@ -12,7 +12,7 @@ import zlib
 import anyio
 import pytest
 
-from rdp_server import BACKGROUND, HEIGHT, WIDTH, RdpServer, rdp_server  # noqa: F401
+from rdp_server import BACKGROUND, HEIGHT, WIDTH, RdpServer, rdp_server, start_rdp_server, stop_rdp_server  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -229,12 +229,14 @@ async def test_read_only_refuses_input_but_shows_the_screen(rdp_server, start_wa
             ("terminal_mouse", {"action": "click", "x": 10, "y": 10}),
             ("terminal_write", {"text": "echo nope > ro.txt\n"}),
             ("terminal_write", {"keys": ["ctrl+alt+delete"]}),
+            # Not input to the desktop's content, but it rearranges the remote desktop.
+            ("terminal_resize", {"width": 800, "height": 600}),
         ):
             refused = await w.call(tool, {"session_id": sid, **args})
             assert refused.is_error and "read_only" in helpers.text_of(refused), helpers.text_of(refused)
         await ok(w, helpers, "terminal_close", {"session_id": sid})
     denied = [l for l in manifest.audit_lines() if l["event"] == "capability_denied"]
-    assert len(denied) == 3, denied
+    assert len(denied) == 4, denied
     assert not (rdp_server.shell_a / "ro.txt").exists() and not (rdp_server.shell_b / "ro.txt").exists()
 
 
@@ -249,3 +251,158 @@ async def test_open_close_cycles_leave_no_connection(rdp_server, start_warden, w
         listed = await ok(w, helpers, "terminal_list_sessions", {})
         assert "rdp-" not in helpers.text_of(listed)
         assert await helpers.wait_for(lambda: rdp_server.connections() == 0, timeout=10), rdp_server.connections()
+
+
+async def complete_frame(w, helpers, sid: str, timeout: float = 10) -> tuple[int, int, list[bytes]]:
+    """Screenshots until the background and the first xterm's white show (the first full frame)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        width, height, rows = await screenshot(w, helpers, sid)
+        if near(pixel(rows, 20, 20), BACKGROUND) and near(pixel(rows, *IN_XTERM_A), (255, 255, 255)):
+            return width, height, rows
+        assert time.monotonic() < deadline, (pixel(rows, 20, 20), pixel(rows, *IN_XTERM_A))
+        await anyio.sleep(0.2)
+
+
+async def session_info(w, sid: str) -> dict:
+    res = await w.session.read_resource(f"sessions://{sid}/info")
+    return json.loads(res.contents[0].text)
+
+
+@pytest.mark.parametrize("remotefx", [True, False], ids=["remotefx", "bitmap"])
+async def test_codecs_remotefx_and_bitmap_paint_the_same_pixels(
+    rdp_server, start_warden, write_manifest, helpers, remotefx
+):
+    # RemoteFX is offered by default; `remotefx = false` leaves the server bitmap updates.
+    manifest = write_manifest(manifest_text(rdp_server, rdp_server.host_block(remotefx=None if remotefx else False)))
+    async with start_warden(manifest) as w:
+        sid = (await ok(w, helpers, "terminal_open", {"rdp": "desk"})).structured_content["id"]
+        width, height, rows = await complete_frame(w, helpers, sid)
+        assert (width, height) == (WIDTH, HEIGHT)
+        for x, y in ((20, 20), (1000, 20), (20, 740), (900, 300)):
+            assert near(pixel(rows, x, y), BACKGROUND), (x, y, pixel(rows, x, y))
+        assert near(pixel(rows, *IN_XTERM_B), (255, 255, 255)), pixel(rows, *IN_XTERM_B)
+        # The shell's prompt shows in black at the xterm's top left (window at 100, 100).
+        prompt = [pixel(rows, x, y) for x in range(100, 130) for y in range(100, 120)]
+        assert any(max(p) < 100 for p in prompt), "no prompt in the xterm"
+
+        info = await session_info(w, sid)
+        assert info["codec"] == ("remotefx" if remotefx else "bitmap"), info
+        listed = await ok(w, helpers, "terminal_list_sessions", {})
+        assert f"({info['codec']})" in helpers.text_of(listed)
+        await ok(w, helpers, "terminal_close", {"session_id": sid})
+
+
+async def test_resize_is_asked_for_and_the_servers_answer_is_reported(
+    rdp_server, start_warden, write_manifest, helpers
+):
+    manifest = write_manifest(manifest_text(rdp_server))
+    async with start_warden(manifest) as w:
+        # An initial size: FreeRDP's shadow server mirrors its 1024x768 screen whatever the client asks.
+        opened = await ok(w, helpers, "terminal_open", {"rdp": "desk", "width": 800, "height": 600})
+        sid = opened.structured_content["id"]
+        assert (opened.structured_content["width"], opened.structured_content["height"]) == (WIDTH, HEIGHT)
+        assert "800x600 was asked for, the server chose 1024x768" in helpers.text_of(opened)
+
+        # Sizes outside MS-RDPEDISP's limits are refused before anything is sent, saying what fits.
+        for args, expected in (
+            ({"width": 801, "height": 600}, "use 800 or 802"),
+            ({"width": 100, "height": 600}, "from 200 to 8192"),
+            ({"width": 800, "height": 9000}, "from 200 to 8192"),
+            ({"cols": 80, "rows": 24}, "in pixels"),
+        ):
+            bad = await w.call("terminal_resize", {"session_id": sid, **args})
+            assert bad.is_error and expected in helpers.text_of(bad), helpers.text_of(bad)
+
+        # The shadow server offers no Display Control channel: Warden reconnects at the new
+        # size (same credentials and pin), and the server keeps its screen's size.
+        resized = await ok(w, helpers, "terminal_resize", {"session_id": sid, "width": 800, "height": 600})
+        s = resized.structured_content
+        assert s["method"] == "reconnect" and s["requested"] == {"width": 800, "height": 600}, s
+        assert (s["width"], s["height"]) == (WIDTH, HEIGHT) and s["connected"] and s["reconnects"] == 1, s
+        assert "the server kept the desktop at 1024x768" in helpers.text_of(resized)
+        width, height, _ = await complete_frame(w, helpers, sid)
+        assert (width, height) == (WIDTH, HEIGHT)
+        await ok(w, helpers, "terminal_close", {"session_id": sid})
+
+    resizes = [l for l in manifest.audit_lines() if l.get("capability") == "rdp.resize"]
+    assert len(resizes) == 1 and resizes[0]["detail"] == "1024x768 to 800x600 asked, 1024x768 by reconnect", resizes
+    for text in (manifest.audit.read_text(),):
+        assert rdp_server.password not in text
+
+
+async def test_the_framebuffer_follows_a_server_side_resolution_change(
+    tmp_path, start_warden, write_manifest, helpers
+):
+    # A server of its own: its screen changes size.
+    server = start_rdp_server(tmp_path / "rdp")
+    try:
+        manifest = write_manifest(manifest_text(server))
+        async with start_warden(manifest) as w:
+            sid = (await ok(w, helpers, "terminal_open", {"rdp": "desk"})).structured_content["id"]
+            await complete_frame(w, helpers, sid)
+            server.set_screen(800, 600)
+            deadline = time.monotonic() + 20
+            while (info := await session_info(w, sid))["width"] != 800 or not info["connected"]:
+                assert time.monotonic() < deadline, info
+                await anyio.sleep(0.2)
+            assert info["height"] == 600, info
+            width, height, rows = await complete_frame(w, helpers, sid)
+            assert (width, height) == (800, 600)
+            assert near(pixel(rows, 790, 20), BACKGROUND) and near(pixel(rows, 20, 590), BACKGROUND)
+            # Coordinates beyond the new edge are refused; inside, input works.
+            outside = await w.call("terminal_mouse", {"session_id": sid, "action": "click", "x": 900, "y": 10})
+            assert outside.is_error and "outside the 800x600 desktop" in helpers.text_of(outside)
+            await ok(w, helpers, "terminal_mouse", {"session_id": sid, "action": "click", "x": IN_XTERM_A[0], "y": IN_XTERM_A[1]})
+            await ok(w, helpers, "terminal_write", {"session_id": sid, "text": "echo after-resize > out.txt\n"})
+            await wait_file(server.shell_a / "out.txt", "after-resize")
+            await ok(w, helpers, "terminal_close", {"session_id": sid})
+    finally:
+        stop_rdp_server(server)
+
+
+async def test_a_dropped_connection_comes_back_or_ends_with_a_clear_error(
+    tmp_path, start_warden, write_manifest, helpers
+):
+    server = start_rdp_server(tmp_path / "rdp")
+    try:
+        manifest = write_manifest(manifest_text(server))
+        async with start_warden(manifest) as w:
+            sid = (await ok(w, helpers, "terminal_open", {"rdp": "desk"})).structured_content["id"]
+            await complete_frame(w, helpers, sid)
+
+            # The server restarts (same port, same certificate): the session reconnects by itself.
+            server.restart_shadow()
+            deadline = time.monotonic() + 20
+            while not ((info := await session_info(w, sid))["connected"] and info["reconnects"] >= 1):
+                assert time.monotonic() < deadline and not info["ended"], info
+                await anyio.sleep(0.2)
+            await complete_frame(w, helpers, sid)
+            await ok(w, helpers, "terminal_mouse", {"session_id": sid, "action": "click", "x": IN_XTERM_A[0], "y": IN_XTERM_A[1]})
+            await ok(w, helpers, "terminal_write", {"session_id": sid, "text": "echo reconnected > out.txt\n"})
+            await wait_file(server.shell_a / "out.txt", "reconnected")
+
+            # The server goes away for good: after 3 tries (1, 2, 4 s apart) the session ends,
+            # and every call on it but info and close says so.
+            server.stop_shadow()
+            deadline = time.monotonic() + 40
+            while not (info := await session_info(w, sid))["ended"]:
+                assert time.monotonic() < deadline, info
+                await anyio.sleep(0.5)
+            assert info["state"] == "ended" and not info["connected"], info
+            for tool, args in (
+                ("terminal_write", {"text": "x"}),
+                ("terminal_screenshot", {}),
+                ("terminal_resize", {"width": 800, "height": 600}),
+            ):
+                gone = await w.call(tool, {"session_id": sid, **args})
+                text = helpers.text_of(gone)
+                assert gone.is_error and "has ended" in text and "3 reconnection attempts failed" in text, text
+                assert "terminal_close" in text, text
+            listed = await ok(w, helpers, "terminal_list_sessions", {})
+            assert f"{sid}" in helpers.text_of(listed) and "ended" in helpers.text_of(listed)
+            await ok(w, helpers, "terminal_close", {"session_id": sid})
+            stderr = w.stderr()
+        assert server.password not in stderr and server.password not in manifest.audit.read_text()
+    finally:
+        stop_rdp_server(server)

@@ -193,6 +193,8 @@ pub struct RdpHostConfig {
     pub password: SecretSource,
     /// Lowercase hex, 64 digits; `None`: every certificate is refused (its fingerprint shown).
     pub cert_sha256: Option<String>,
+    /// Offer RemoteFX (else the server sends bitmap updates).
+    pub remotefx: bool,
 }
 
 /// `[browser]` provider settings.
@@ -790,6 +792,7 @@ impl Validator<'_> {
                     domain: host.domain,
                     password,
                     cert_sha256,
+                    remotefx: host.remotefx.unwrap_or(true),
                 },
             );
         }

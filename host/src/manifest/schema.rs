@@ -214,6 +214,9 @@ pub struct RdpHost {
     /// SHA-256 fingerprint of the server's TLS certificate (hex, colons allowed). A server
     /// that presents another certificate is refused. Example: `cert_sha256 = "3f:a9:..."`.
     pub cert_sha256: Option<Spanned<String>>,
+    /// Offer the RemoteFX codec (default true). Off: the server sends bitmap updates, which
+    /// are lossless but larger. Example: `remotefx = false`.
+    pub remotefx: Option<bool>,
 }
 
 /// `[browser]`

@@ -1,11 +1,12 @@
 //! Remote desktop (RDP) sessions as terminal sessions of a third kind: opened by
 //! `terminal_open {"rdp": ALIAS}`, listed beside the shells, written to with
-//! `terminal_write` (text and key chords), and driven with the desktop-only tools
-//! `terminal_screenshot`, `terminal_mouse` and `terminal_wait`. Their ids start with `rdp-`.
+//! `terminal_write` (text and key chords), resized in pixels with `terminal_resize
+//! {width, height}`, and driven with the desktop-only tools `terminal_screenshot`,
+//! `terminal_mouse` and `terminal_wait`. Their ids start with `rdp-`.
 
 use std::time::Duration;
 use warden_sdk::prelude::*;
-use warden_sdk::rdp::{self, DesktopInfo, MouseButton, Rect};
+use warden_sdk::rdp::{self, Codec, DesktopInfo, MouseButton, Rect, ResizeMethod};
 
 /// Longest `terminal_wait`.
 const MAX_WAIT_MS: u32 = 120_000;
@@ -21,14 +22,33 @@ fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+fn codec_name(c: Codec) -> &'static str {
+    match c {
+        Codec::Pending => "pending",
+        Codec::Bitmap => "bitmap",
+        Codec::Remotefx => "remotefx",
+    }
+}
+
+fn state(i: &DesktopInfo) -> &'static str {
+    if i.ended {
+        "ended"
+    } else if i.connected {
+        "open"
+    } else {
+        "reconnecting"
+    }
+}
+
 pub fn describe(i: &DesktopInfo) -> String {
     format!(
-        "{}  rdp:{}  {}x{} desktop  {}{}  {} bytes received",
+        "{}  rdp:{}  {}x{} desktop ({})  {}{}  {} bytes received",
         i.id,
         i.host,
         i.width,
         i.height,
-        if i.connected { "open" } else { "disconnected" },
+        codec_name(i.codec),
+        state(i),
         if i.read_only { ", read-only" } else { "" },
         i.bytes_received
     )
@@ -45,14 +65,17 @@ pub fn info_json(i: &DesktopInfo) -> serde_json::Value {
         "bytes_received": i.bytes_received,
         "updates": i.updates,
         "connected": i.connected,
-        "ended": !i.connected,
+        "state": state(i),
+        "ended": i.ended,
+        "codec": codec_name(i.codec),
+        "reconnects": i.reconnects,
         "created": i.created,
         "uptime_secs": now_secs().saturating_sub(i.created),
     })
 }
 
-pub fn open(alias: &str) -> Result<ToolOutput, ToolError> {
-    let info = rdp::open(alias)?;
+pub fn open(alias: &str, size: Option<(u16, u16)>) -> Result<ToolOutput, ToolError> {
+    let info = rdp::open(alias, size)?;
     // The first frame is on its way: give it a moment so a screenshot right after shows it.
     let _ = rdp::wait(
         &info.id,
@@ -61,10 +84,54 @@ pub fn open(alias: &str) -> Result<ToolOutput, ToolError> {
     );
     let info = rdp::info(&info.id)?;
     let mut out = ToolOutput::text(format!(
-        "Opened remote desktop session {} on rdp:{} ({}x{}). Look with terminal_screenshot {{\"session_id\": \"{}\"}}; act with terminal_mouse and terminal_write.",
-        info.id, info.host, info.width, info.height, info.id
+        "Opened remote desktop session {} on rdp:{} ({}x{}{}). Look with terminal_screenshot {{\"session_id\": \"{}\"}}; act with terminal_mouse and terminal_write.",
+        info.id,
+        info.host,
+        info.width,
+        info.height,
+        kept(size, &info),
+        info.id
     ));
     out.structured = Some(info_json(&info));
+    Ok(out)
+}
+
+/// ", not the WxH asked for" when the server chose another size.
+fn kept(asked: Option<(u16, u16)>, info: &DesktopInfo) -> String {
+    match asked {
+        Some((w, h)) if (w, h) != (info.width, info.height) => format!(
+            "; {w}x{h} was asked for, the server chose {}x{}",
+            info.width, info.height
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `terminal_resize` on a desktop: ask for `width` x `height` pixels.
+pub fn resize(id: &str, width: u16, height: u16) -> Result<ToolOutput, ToolError> {
+    let (method, info) = rdp::resize(id, width, height)?;
+    let how = match method {
+        ResizeMethod::DisplayControl => "over Display Control (the session stayed connected)",
+        ResizeMethod::Reconnect => "by reconnecting (the server offers no Display Control channel)",
+    };
+    let text = if (info.width, info.height) == (width, height) {
+        format!(
+            "session {id} is now {width}x{height}, resized {how}; take a new terminal_screenshot"
+        )
+    } else {
+        format!(
+            "session {id}: {width}x{height} was asked for {how}, but the server kept the desktop at {}x{} (the server decides; one that mirrors a fixed screen ignores the request)",
+            info.width, info.height
+        )
+    };
+    let mut out = ToolOutput::text(text);
+    let mut json = info_json(&info);
+    json["method"] = serde_json::json!(match method {
+        ResizeMethod::DisplayControl => "display_control",
+        ResizeMethod::Reconnect => "reconnect",
+    });
+    json["requested"] = serde_json::json!({ "width": width, "height": height });
+    out.structured = Some(json);
     Ok(out)
 }
 

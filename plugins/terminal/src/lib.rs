@@ -42,17 +42,25 @@ struct OpenArgs {
     cols: Option<u16>,
     /// 2-200 (default 50).
     rows: Option<u16>,
+    /// rdp: desktop pixels, 200-8192 and even (default 1024).
+    width: Option<u16>,
+    /// rdp: desktop pixels, 200-8192 (default 768).
+    height: Option<u16>,
 }
 
-/// Arguments of `terminal_resize`.
+/// Arguments of `terminal_resize`: cols and rows for a shell, width and height for rdp-.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ResizeArgs {
     session_id: String,
-    /// 10-500.
-    cols: u16,
-    /// 2-200.
-    rows: u16,
+    /// Shell: 10-500.
+    cols: Option<u16>,
+    /// Shell: 2-200.
+    rows: Option<u16>,
+    /// rdp: pixels, 200-8192, even.
+    width: Option<u16>,
+    /// rdp: pixels, 200-8192.
+    height: Option<u16>,
 }
 
 /// Arguments of `terminal_execute`.
@@ -194,7 +202,26 @@ fn open(args: OpenArgs) -> Result<ToolOutput, ToolError> {
                 "give `host` (SSH) or `rdp` (remote desktop), not both",
             ));
         }
-        return desktop::open(alias);
+        if args.cols.is_some() || args.rows.is_some() {
+            return Err(ToolError::invalid_arguments(
+                "a remote desktop is sized in pixels: give width and height, not cols and rows",
+            ));
+        }
+        let size = match (args.width, args.height) {
+            (None, None) => None,
+            (Some(w), Some(h)) => Some((w, h)),
+            _ => {
+                return Err(ToolError::invalid_arguments(
+                    "give both width and height (or neither, for 1024x768)",
+                ));
+            }
+        };
+        return desktop::open(alias, size);
+    }
+    if args.width.is_some() || args.height.is_some() {
+        return Err(ToolError::invalid_arguments(
+            "width and height size a remote desktop (with `rdp`); a shell takes cols and rows",
+        ));
     }
     let (cols, rows) = size(
         args.cols.unwrap_or(DEFAULT_SIZE.0),
@@ -458,7 +485,21 @@ fn screen(args: SessionArgs) -> Result<ToolOutput, ToolError> {
 }
 
 fn resize(args: ResizeArgs) -> Result<ToolOutput, ToolError> {
-    let (cols, rows) = size(args.cols, args.rows)?;
+    if desktop::is_desktop(&args.session_id) {
+        return match (args.width, args.height, args.cols, args.rows) {
+            (Some(w), Some(h), None, None) => desktop::resize(&args.session_id, w, h),
+            _ => Err(ToolError::invalid_arguments(
+                "a remote desktop is resized in pixels: give width and height (not cols and rows)",
+            )),
+        };
+    }
+    let (Some(cols), Some(rows), None, None) = (args.cols, args.rows, args.width, args.height)
+    else {
+        return Err(ToolError::invalid_arguments(
+            "a shell is resized in characters: give cols and rows (width and height are for rdp- sessions)",
+        ));
+    };
+    let (cols, rows) = size(cols, rows)?;
     let session = attach(&args.session_id)?;
     session.resize(cols, rows)?;
     let info = session.info();
@@ -555,7 +596,10 @@ fn plugin() -> Plugin {
         )
         .tool(
             Tool::new("terminal_resize", resize)
-                .description("Change a session's terminal size.")
+                .description(
+                    "Change a session's size: cols and rows for a shell, width and height \
+                     (pixels) for a remote desktop, which the server may refuse.",
+                )
                 .idempotent(),
         )
         .tool(
@@ -673,13 +717,22 @@ mod tests {
         for args in [
             r#"{"session_id": "s", "cols": 9, "rows": 24}"#,
             r#"{"session_id": "s", "cols": 80, "rows": 201}"#,
+            r#"{"session_id": "s", "cols": 80}"#,
+            r#"{"session_id": "s", "width": 800, "height": 600}"#,
+            r#"{"session_id": "rdp-1", "cols": 80, "rows": 24}"#,
+            r#"{"session_id": "rdp-1", "width": 800}"#,
         ] {
             let err = p.call("terminal_resize", args).expect_err("out of range");
             assert!(matches!(err, ToolError::InvalidArguments(_)), "{args}");
         }
-        let err = p
-            .call("terminal_open", r#"{"cols": 5000}"#)
-            .expect_err("too wide");
-        assert!(matches!(err, ToolError::InvalidArguments(_)));
+        for args in [
+            r#"{"cols": 5000}"#,
+            r#"{"width": 800, "height": 600}"#,
+            r#"{"rdp": "win1", "cols": 80, "rows": 24}"#,
+            r#"{"rdp": "win1", "width": 800}"#,
+        ] {
+            let err = p.call("terminal_open", args).expect_err("bad size");
+            assert!(matches!(err, ToolError::InvalidArguments(_)), "{args}");
+        }
     }
 }

@@ -5,7 +5,11 @@
 
 use super::tls::{self, PinnedCert};
 use crate::manifest::RdpHostConfig;
-use ironrdp_connector::{ClientConnector, ConnectionResult, Credentials, DesktopSize};
+use ironrdp_connector::{
+    BitmapConfig, ClientConnector, ConnectionResult, Credentials, DesktopSize,
+};
+use ironrdp_displaycontrol::client::DisplayControlClient;
+use ironrdp_dvc::DrdynvcClient;
 use ironrdp_pdu::gcc::{ConnectionType, KeyboardType};
 use ironrdp_pdu::rdp::capability_sets::{MajorPlatformType, RailSupportLevel};
 use ironrdp_pdu::rdp::client_info::{PerformanceFlags, TimezoneInfo};
@@ -62,9 +66,13 @@ impl NetworkClient for NoNetwork {
     }
 }
 
-/// Connect to `alias` and log on, within [`CONNECT_TIMEOUT`].
-pub async fn connect(alias: &str, host: &RdpHostConfig) -> Result<Connected, ConnectError> {
-    match tokio::time::timeout(CONNECT_TIMEOUT, connect_inner(alias, host)).await {
+/// Connect to `alias` and log on asking for a `size` desktop, within [`CONNECT_TIMEOUT`].
+pub async fn connect(
+    alias: &str,
+    host: &RdpHostConfig,
+    size: DesktopSize,
+) -> Result<Connected, ConnectError> {
+    match tokio::time::timeout(CONNECT_TIMEOUT, connect_inner(alias, host, size)).await {
         Ok(r) => r,
         Err(_) => Err(ConnectError::Timeout {
             alias: alias.to_string(),
@@ -72,7 +80,11 @@ pub async fn connect(alias: &str, host: &RdpHostConfig) -> Result<Connected, Con
     }
 }
 
-async fn connect_inner(alias: &str, host: &RdpHostConfig) -> Result<Connected, ConnectError> {
+async fn connect_inner(
+    alias: &str,
+    host: &RdpHostConfig,
+    size: DesktopSize,
+) -> Result<Connected, ConnectError> {
     let failed = |reason: String| ConnectError::Failed {
         alias: alias.to_string(),
         reason,
@@ -85,7 +97,12 @@ async fn connect_inner(alias: &str, host: &RdpHostConfig) -> Result<Connected, C
     let client_addr = tcp
         .local_addr()
         .map_err(|e| failed(format!("cannot connect: {e}")))?;
-    let mut connector = ClientConnector::new(config(host, password.clone()), client_addr);
+    // The dynamic channel carrier with Display Control in it, so a resize can be asked for
+    // without reconnecting when the server offers that channel (MS-RDPEDISP).
+    let dynamic = DrdynvcClient::new()
+        .with_dynamic_channel(DisplayControlClient::new(|_capabilities| Ok(Vec::new())));
+    let mut connector = ClientConnector::new(config(host, password.clone(), size), client_addr)
+        .with_static_channel(dynamic);
     let mut framed = TokioFramed::new(tcp);
     let should_upgrade = ironrdp_tokio::connect_begin(&mut framed, &mut connector)
         .await
@@ -216,14 +233,20 @@ fn redact(e: &dyn std::fmt::Display, password: &str) -> String {
     }
 }
 
-/// What the client asks for: NLA only (no legacy TLS logon screen), a 1024x768 desktop, 32-bit
-/// colour, no audio, no redirections.
-fn config(host: &RdpHostConfig, password: String) -> ironrdp_connector::Config {
+/// What the client asks for: NLA only (no legacy TLS logon screen), a `size` desktop, 32-bit
+/// colour, RemoteFX unless the host turns it off (then the server sends bitmap updates), no
+/// audio, no redirections.
+fn config(host: &RdpHostConfig, password: String, size: DesktopSize) -> ironrdp_connector::Config {
+    // Offering a codec also turns on surface commands; without one, the connector advertises
+    // the plain bitmap capabilities only.
+    let bitmap = host.remotefx.then(|| BitmapConfig {
+        lossy_compression: false,
+        color_depth: 32,
+        codecs: ironrdp_pdu::rdp::capability_sets::client_codecs_capabilities(&["remotefx:on"])
+            .unwrap_or_default(),
+    });
     ironrdp_connector::Config {
-        desktop_size: DesktopSize {
-            width: 1024,
-            height: 768,
-        },
+        desktop_size: size,
         monitor_layout: None,
         desktop_scale_factor: 0,
         desktop_physical_size: None,
@@ -247,7 +270,7 @@ fn config(host: &RdpHostConfig, password: String) -> ironrdp_connector::Config {
         keyboard_layout: 0,
         connection_type: ConnectionType::Lan,
         ime_file_name: String::new(),
-        bitmap: None,
+        bitmap,
         dig_product_id: String::new(),
         client_dir: "C:\\Windows\\System32\\mstscax.dll".to_string(),
         alternate_shell: String::new(),

@@ -12,12 +12,14 @@
 //! |---|---|
 //! | `connect.rs` | TCP, X.224, TLS upgrade, CredSSP (NLA) logon, connection sequence |
 //! | `tls.rs` | the certificate pin (SHA-256 fingerprint) as a rustls verifier |
-//! | `session.rs` | the connection task: framebuffer from server updates, input, reconnect, close |
+//! | `session.rs` | the connection task: framebuffer from server updates, input, resize, reconnect, close |
+//! | `codec.rs` | which codec (bitmap, RemoteFX) the server's updates use |
 //! | `framebuffer.rs` | crop, scale and PNG-encode a picture of the framebuffer |
 //! | `keys.rs` | key names and characters as scancodes |
 //! | `table.rs` | desktops per plugin, kept by the host |
 
 pub mod bindings;
+mod codec;
 mod connect;
 mod framebuffer;
 mod keys;
@@ -30,12 +32,15 @@ use super::{HasView, View};
 use crate::audit::Used;
 use crate::manifest::RdpHostConfig;
 use bindings::warden::rdp::desktop::{
-    self as desktop_iface, DesktopInfo, Host, MouseButton, Picture, Rect, WaitFor,
+    self as desktop_iface, Codec as WitCodec, DesktopInfo, DesktopSize as WitSize, Host,
+    MouseButton, Picture, Rect, ResizeMethod, Resized, WaitFor,
 };
 use bindings::warden::rdp::types::{self, Error};
+use codec::Codec;
 use framebuffer::Region;
+use ironrdp_connector::DesktopSize;
 use ironrdp_input::{MousePosition, Operation, WheelRotations};
-use session::Desktop;
+use session::{Desktop, Method};
 use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -49,6 +54,34 @@ const MAX_WAIT: Duration = Duration::from_secs(30);
 const MAX_TEXT: usize = 4096;
 /// Pointer steps of a drag, so the server sees a movement, not a jump.
 const DRAG_STEPS: u16 = 8;
+/// Desktop sizes the host asks for: MS-RDPEDISP's monitor limits (width even), applied to
+/// reconnections and first connections too, so every path has the same rule.
+const MIN_SIDE: u16 = 200;
+const MAX_SIDE: u16 = 8192;
+/// The size asked for when `open` names none.
+const DEFAULT_SIZE: DesktopSize = DesktopSize {
+    width: 1024,
+    height: 768,
+};
+
+/// `size` as a desktop size within the limits, or an error that says what would fit.
+fn checked_size(size: WitSize) -> Result<DesktopSize, Error> {
+    let WitSize { width, height } = size;
+    let sides = MIN_SIDE..=MAX_SIDE;
+    if !sides.contains(&width) || !sides.contains(&height) {
+        return Err(Error::InvalidArgument(format!(
+            "a desktop of {width}x{height} is outside the allowed size: width and height from {MIN_SIDE} to {MAX_SIDE} pixels"
+        )));
+    }
+    if width % 2 != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "the desktop width must be even (MS-RDPEDISP): use {} or {}",
+            width - 1,
+            (width + 1).min(MAX_SIDE)
+        )));
+    }
+    Ok(DesktopSize { width, height })
+}
 
 /// A plugin's RDP context: its grants and audit scope, the manifest's desktops and the
 /// host's sessions.
@@ -83,6 +116,15 @@ impl View<'_, RdpCtx> {
             .map_err(|d| Error::AccessDenied(self.refuse("rdp", &d)))
     }
 
+    /// The plugin's desktop `id`, still live (not ended), after re-checking its grant.
+    fn live(&self, id: &str) -> Result<Arc<Desktop>, Error> {
+        let desktop = self.desktop(id)?;
+        if desktop.shared.ended().is_some() {
+            return Err(Error::Gone(desktop.gone()));
+        }
+        Ok(desktop)
+    }
+
     /// The plugin's desktop `id`, after re-checking the grant of its alias.
     fn desktop(&self, id: &str) -> Result<Arc<Desktop>, Error> {
         let desktop = self.desktops.get(self.plugin(), id).ok_or_else(|| {
@@ -96,7 +138,7 @@ impl View<'_, RdpCtx> {
 
     /// The desktop `id`, when input is granted.
     fn input_target(&self, id: &str) -> Result<Arc<Desktop>, Error> {
-        let desktop = self.desktop(id)?;
+        let desktop = self.live(id)?;
         self.grants
             .check_rdp_input()
             .map_err(|d| Error::AccessDenied(self.refuse("rdp", &d)))?;
@@ -129,6 +171,16 @@ impl View<'_, RdpCtx> {
                 .connected
                 .load(std::sync::atomic::Ordering::Relaxed),
             created: d.created,
+            codec: match d.shared.codec() {
+                Codec::Pending => WitCodec::Pending,
+                Codec::Bitmap => WitCodec::Bitmap,
+                Codec::RemoteFx => WitCodec::Remotefx,
+            },
+            reconnects: d
+                .shared
+                .reconnects
+                .load(std::sync::atomic::Ordering::Relaxed),
+            ended: d.shared.ended().is_some(),
         }
     }
 
@@ -205,8 +257,9 @@ fn typing(text: &str, unicode: bool) -> Result<Vec<Operation>, Error> {
 }
 
 impl Host for View<'_, RdpCtx> {
-    async fn open(&mut self, host: String) -> Result<DesktopInfo, Error> {
+    async fn open(&mut self, host: String, size: Option<WitSize>) -> Result<DesktopInfo, Error> {
         self.check_host(&host)?;
+        let size = size.map(checked_size).transpose()?.unwrap_or(DEFAULT_SIZE);
         let config = self.hosts.get(&host).cloned().ok_or_else(|| {
             Error::NotFound(format!(
                 "no rdp host '{host}' in the manifest; define it under [rdp.hosts.{host}]"
@@ -216,7 +269,7 @@ impl Host for View<'_, RdpCtx> {
         let desktop = self
             .desktops
             .clone()
-            .open(&plugin, &host, config)
+            .open(&plugin, &host, config, size)
             .await
             .map_err(|e| match e {
                 OpenError::Limit => {
@@ -265,7 +318,8 @@ impl Host for View<'_, RdpCtx> {
         region: Option<Rect>,
         scale: f32,
     ) -> Result<Picture, Error> {
-        let desktop = self.desktop(&id)?;
+        // An ended session's last frame is stale: refuse it rather than show it as current.
+        let desktop = self.live(&id)?;
         if !(framebuffer::MIN_SCALE..=framebuffer::MAX_SCALE).contains(&scale) {
             return Err(Error::InvalidArgument(format!(
                 "scale must be from {} to {}",
@@ -469,6 +523,36 @@ impl Host for View<'_, RdpCtx> {
         }
     }
 
+    async fn resize(&mut self, id: String, size: WitSize) -> Result<Resized, Error> {
+        let size = checked_size(size)?;
+        // Not input to the desktop's content, but it rearranges the remote desktop (windows
+        // move, programs see a display change), so a read-only grant refuses it too.
+        let desktop = self.input_target(&id)?;
+        let (w, h) = desktop.size();
+        let method = desktop.resize(size).await.map_err(Error::Io)?;
+        let info = self.info_of(&desktop);
+        let how = match method {
+            Method::DisplayControl => "display control",
+            Method::Reconnect => "reconnect",
+        };
+        self.audit_use(
+            "resize",
+            &desktop,
+            Some(&format!(
+                "{w}x{h} to {}x{} asked, {}x{} by {how}",
+                size.width, size.height, info.width, info.height
+            )),
+            None,
+        );
+        Ok(Resized {
+            method: match method {
+                Method::DisplayControl => ResizeMethod::DisplayControl,
+                Method::Reconnect => ResizeMethod::Reconnect,
+            },
+            info,
+        })
+    }
+
     async fn close(&mut self, id: String) -> Result<(), Error> {
         let desktop = self.desktop(&id)?;
         let plugin = self.plugin().to_string();
@@ -491,6 +575,23 @@ impl Host for View<'_, RdpCtx> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_follow_the_display_control_limits() {
+        let size = |width, height| checked_size(WitSize { width, height });
+        assert!(size(800, 600).is_ok());
+        assert!(size(200, 200).is_ok() && size(8192, 8192).is_ok());
+        for (w, h) in [(199, 600), (800, 8193), (0, 0)] {
+            let Err(Error::InvalidArgument(m)) = size(w, h) else {
+                panic!("{w}x{h} accepted")
+            };
+            assert!(m.contains("from 200 to 8192"), "{m}");
+        }
+        let Err(Error::InvalidArgument(m)) = size(801, 600) else {
+            panic!("odd width accepted")
+        };
+        assert!(m.contains("use 800 or 802"), "{m}");
+    }
 
     #[test]
     fn text_is_typed_as_unicode_or_us_keys() {

@@ -1,28 +1,43 @@
 //! One RDP session: a task owns the connection, applies every server update to the
 //! framebuffer and sends the input it is handed; the session's handle shares the
-//! framebuffer and counters with it. A dropped connection is re-established (a few tries,
-//! with a pause); `close` ends the session with a clean shutdown request.
+//! framebuffer and counters with it. A dropped connection is re-established (3 tries, after
+//! 1, 2 and 4 s); a resize goes over Display Control when the server offers it, else by
+//! reconnecting at the new size; `close` ends the session with a clean shutdown request.
 
+use super::codec::{self, Codec};
 use super::connect::{self, Connected, Framed};
 use crate::manifest::RdpHostConfig;
+use ironrdp_connector::DesktopSize;
 use ironrdp_graphics::image_processing::PixelFormat;
 use ironrdp_input::{Database, Operation};
+use ironrdp_pdu::Action;
 use ironrdp_pdu::rdp::capability_sets::InputFlags;
 use ironrdp_session::image::DecodedImage;
 use ironrdp_session::{ActiveStage, ActiveStageBuilder, ActiveStageOutput};
 use ironrdp_tokio::FramedWrite as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// Reconnection attempts after a dropped connection, and the pause before each.
+/// Reconnection attempts after a dropped connection, and the pause before the first (it
+/// doubles for each next one).
 const RECONNECTS: u32 = 3;
 const RECONNECT_PAUSE: Duration = Duration::from_secs(1);
+/// How long a Display Control resize may take to show in the framebuffer.
+const RESIZE_SETTLE: Duration = Duration::from_secs(10);
+
+/// How a resize was carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    DisplayControl,
+    Reconnect,
+}
 
 /// What the handle asks of the connection task.
 enum Command {
     Input(Vec<Operation>, oneshot::Sender<Result<(), String>>),
+    Resize(DesktopSize, oneshot::Sender<Result<Method, String>>),
     Close(oneshot::Sender<()>),
 }
 
@@ -36,11 +51,50 @@ pub struct Shared {
     /// Screen updates so far; waiters watch it.
     updates: watch::Sender<u64>,
     last_update: Mutex<Instant>,
+    /// The codec of the last screen update that showed it ([`Codec`] as a number).
+    codec: AtomicU8,
+    pub reconnects: AtomicU32,
+    /// Why the session is over, once it is.
+    ended: Mutex<Option<String>>,
+    /// The size to ask for when (re)connecting.
+    wanted: Mutex<DesktopSize>,
 }
 
 impl Shared {
     pub fn updates(&self) -> u64 {
         *self.updates.borrow()
+    }
+
+    pub fn codec(&self) -> Codec {
+        Codec::from_u8(self.codec.load(Ordering::Relaxed))
+    }
+
+    /// Why the session is over, if it is.
+    pub fn ended(&self) -> Option<String> {
+        self.ended.lock().ok().and_then(|e| e.clone())
+    }
+
+    fn end(&self, why: String) {
+        self.connected.store(false, Ordering::Relaxed);
+        if let Ok(mut e) = self.ended.lock() {
+            e.get_or_insert(why);
+        }
+    }
+
+    fn wanted(&self) -> DesktopSize {
+        self.wanted.lock().map_or(
+            DesktopSize {
+                width: 1024,
+                height: 768,
+            },
+            |w| *w,
+        )
+    }
+
+    fn set_image(&self, size: DesktopSize) {
+        if let Ok(mut image) = self.image.lock() {
+            *image = DecodedImage::new(PixelFormat::RgbA32, size.width, size.height);
+        }
     }
 
     fn updated(&self) {
@@ -73,13 +127,14 @@ impl std::fmt::Debug for Desktop {
 }
 
 impl Desktop {
-    /// Connect to `alias` and start the session's task.
+    /// Connect to `alias` asking for a `size` desktop and start the session's task.
     pub async fn open(
         id: String,
         alias: &str,
         host: RdpHostConfig,
+        size: DesktopSize,
     ) -> Result<Arc<Self>, connect::ConnectError> {
-        let connected = connect::connect(alias, &host).await?;
+        let connected = connect::connect(alias, &host, size).await?;
         let size = connected.result.desktop_size;
         let shared = Arc::new(Shared {
             image: Mutex::new(DecodedImage::new(
@@ -92,6 +147,10 @@ impl Desktop {
             unicode_input: AtomicBool::new(unicode(&connected)),
             updates: watch::Sender::new(0),
             last_update: Mutex::new(Instant::now()),
+            codec: AtomicU8::new(Codec::Pending as u8),
+            reconnects: AtomicU32::new(0),
+            ended: Mutex::new(None),
+            wanted: Mutex::new(size),
         });
         let (tx, rx) = mpsc::channel(64);
         tokio::spawn(run(
@@ -122,15 +181,47 @@ impl Desktop {
             .map_or((0, 0), |i| (i.width(), i.height()))
     }
 
+    /// The error for a session that is over.
+    pub fn gone(&self) -> String {
+        match self.shared.ended() {
+            Some(why) => format!(
+                "session {} has ended ({why}); close it with terminal_close and open a new one",
+                self.id
+            ),
+            None => format!("session {} has ended; open a new one", self.id),
+        }
+    }
+
     /// Send input; answers once it is on the wire.
     pub async fn input(&self, ops: Vec<Operation>) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
-        let gone = || format!("session {} has ended; open a new one", self.id);
         self.commands
             .send(Command::Input(ops, tx))
             .await
-            .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())?
+            .map_err(|_| self.gone())?;
+        rx.await.map_err(|_| self.gone())?
+    }
+
+    /// Ask for a `size` desktop. Answers once the framebuffer has the size the server chose
+    /// (for Display Control, once it changed or after [`RESIZE_SETTLE`]).
+    pub async fn resize(&self, size: DesktopSize) -> Result<Method, String> {
+        let before = self.size();
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Resize(size, tx))
+            .await
+            .map_err(|_| self.gone())?;
+        let method = rx.await.map_err(|_| self.gone())??;
+        if method == Method::DisplayControl {
+            let deadline = tokio::time::Instant::now() + RESIZE_SETTLE;
+            while self.size() == before
+                && self.shared.ended().is_none()
+                && tokio::time::Instant::now() < deadline
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        Ok(method)
     }
 
     /// Wait up to `timeout` for a screen update after now (`still` = None), or for `still`
@@ -178,8 +269,8 @@ fn unicode(c: &Connected) -> bool {
     c.result.input_flags.contains(InputFlags::UNICODE)
 }
 
-/// The session's task: serve the connection, reconnect when it drops, stop on `Close` or
-/// when the handle is gone.
+/// The session's task: serve the connection, reconnect when it drops or a new size needs
+/// it, stop on `Close` or when the handle is gone.
 async fn run(
     alias: String,
     host: RdpHostConfig,
@@ -187,48 +278,79 @@ async fn run(
     shared: Arc<Shared>,
     mut commands: mpsc::Receiver<Command>,
 ) {
-    let mut tries = 0;
     loop {
-        match serve(connected, &shared, &mut commands).await {
-            Ended::Closed => break,
+        // A drop waits for the server to come back; a new size reconnects at once.
+        let (mut resize, why, immediate) = match serve(connected, &shared, &mut commands).await {
+            Ended::Closed(why) => {
+                shared.end(why);
+                break;
+            }
             Ended::Dropped(reason) => {
-                shared.connected.store(false, Ordering::Relaxed);
                 tracing::warn!("rdp host '{alias}': connection lost ({reason}); reconnecting");
+                (None, reason, false)
             }
-        }
-        let next = loop {
-            tries += 1;
-            if tries > RECONNECTS {
-                break None;
-            }
-            tokio::time::sleep(RECONNECT_PAUSE).await;
-            match connect::connect(&alias, &host).await {
-                Ok(c) => break Some(c),
-                Err(e) => tracing::warn!("{e}"),
+            Ended::Reconnect(reply) => {
+                tracing::info!("rdp host '{alias}': reconnecting for a new desktop size");
+                (
+                    reply,
+                    "reconnecting for a new desktop size".to_string(),
+                    true,
+                )
             }
         };
+        shared.connected.store(false, Ordering::Relaxed);
+        let mut last = why;
+        let mut next = None;
+        for attempt in 0..RECONNECTS {
+            // Pauses of 1, 2, 4 s (after an immediate first try: 0, 1, 2 s).
+            if !immediate || attempt > 0 {
+                let step = if immediate { attempt - 1 } else { attempt };
+                tokio::time::sleep(RECONNECT_PAUSE * (1 << step)).await;
+            }
+            match connect::connect(&alias, &host, shared.wanted()).await {
+                Ok(c) => {
+                    next = Some(c);
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    last = e.to_string();
+                    if let Some(reply) = resize.take() {
+                        let _ = reply.send(Err(format!(
+                            "reconnecting at the new size failed ({e}); the session keeps trying"
+                        )));
+                    }
+                }
+            }
+        }
         let Some(c) = next else {
             tracing::warn!(
                 "rdp host '{alias}': giving up after {RECONNECTS} reconnection attempts"
             );
+            shared.end(format!(
+                "the connection dropped and {RECONNECTS} reconnection attempts failed; the last: {last}"
+            ));
             break;
         };
-        let size = c.result.desktop_size;
-        if let Ok(mut image) = shared.image.lock() {
-            *image = DecodedImage::new(PixelFormat::RgbA32, size.width, size.height);
-        }
+        shared.set_image(c.result.desktop_size);
         shared.unicode_input.store(unicode(&c), Ordering::Relaxed);
+        shared.reconnects.fetch_add(1, Ordering::Relaxed);
         shared.connected.store(true, Ordering::Relaxed);
-        tries = 0;
+        if let Some(reply) = resize.take() {
+            let _ = reply.send(Ok(Method::Reconnect));
+        }
         connected = c;
     }
-    shared.connected.store(false, Ordering::Relaxed);
     // Answer whoever still waits, so no caller hangs on a session that is gone.
+    let why = shared.ended().unwrap_or_else(|| "closed".into());
     commands.close();
     while let Ok(cmd) = commands.try_recv() {
         match cmd {
             Command::Input(_, reply) => {
-                let _ = reply.send(Err("the session has ended".into()));
+                let _ = reply.send(Err(format!("the session has ended ({why})")));
+            }
+            Command::Resize(_, reply) => {
+                let _ = reply.send(Err(format!("the session has ended ({why})")));
             }
             Command::Close(reply) => {
                 let _ = reply.send(());
@@ -238,8 +360,12 @@ async fn run(
 }
 
 enum Ended {
-    Closed,
+    /// Closed by the handle or logged off by the server: why.
+    Closed(String),
     Dropped(String),
+    /// Disconnected to reconnect at once: for a resize the server offers no Display Control
+    /// for (the caller waits for the answer), or because the server changed the desktop.
+    Reconnect(Option<oneshot::Sender<Result<Method, String>>>),
 }
 
 /// One connection's active stage until it ends.
@@ -269,6 +395,11 @@ async fn serve(
                     Err(e) => return Ended::Dropped(e.to_string()),
                 };
                 shared.bytes.fetch_add(payload.len() as u64, Ordering::Relaxed);
+                if action == Action::FastPath
+                    && let Some(c) = codec::of_fast_path(&payload)
+                {
+                    shared.codec.store(c as u8, Ordering::Relaxed);
+                }
                 let outputs = {
                     let Ok(mut image) = shared.image.lock() else {
                         return Ended::Dropped("framebuffer poisoned".into());
@@ -290,19 +421,47 @@ async fn serve(
                     let sent = send_input(&mut stage, &mut framed, shared, &events).await;
                     let _ = reply.send(sent);
                 }
-                Some(Command::Close(reply)) => {
-                    if let Ok(frames) = stage.graceful_shutdown() {
-                        for out in frames {
-                            if let ActiveStageOutput::ResponseFrame(f) = out {
-                                let _ = framed.write_all(&f).await;
+                Some(Command::Resize(size, reply)) => {
+                    if let Ok(mut w) = shared.wanted.lock() {
+                        *w = size;
+                    }
+                    match stage.encode_resize(size.width.into(), size.height.into(), None, None) {
+                        Some(Ok(frame)) => {
+                            if let Err(e) = framed.write_all(&frame).await {
+                                let _ = reply.send(Err(format!("cannot send the resize: {e}")));
+                                return Ended::Dropped(e.to_string());
                             }
+                            let _ = reply.send(Ok(Method::DisplayControl));
+                        }
+                        Some(Err(e)) => {
+                            let _ = reply.send(Err(format!("cannot encode the resize: {e}")));
+                        }
+                        // No Display Control channel (or not ready): reconnect at the size.
+                        None => {
+                            shut_down(&mut stage, &mut framed).await;
+                            return Ended::Reconnect(Some(reply));
                         }
                     }
-                    let _ = reply.send(());
-                    return Ended::Closed;
                 }
-                None => return Ended::Closed,
+                Some(Command::Close(reply)) => {
+                    shut_down(&mut stage, &mut framed).await;
+                    let _ = reply.send(());
+                    return Ended::Closed("closed".into());
+                }
+                None => return Ended::Closed("closed".into()),
             },
+        }
+    }
+}
+
+/// Ask the server to end the connection (the request, not the wait for its answer). `&mut`
+/// because the stage is not `Sync`, and this future must stay `Send`.
+async fn shut_down(stage: &mut ActiveStage, framed: &mut Framed) {
+    if let Ok(frames) = stage.graceful_shutdown() {
+        for out in frames {
+            if let ActiveStageOutput::ResponseFrame(f) = out {
+                let _ = framed.write_all(&f).await;
+            }
         }
     }
 }
@@ -350,13 +509,11 @@ async fn apply(
             ActiveStageOutput::Terminate(reason) => {
                 // The server logged the session off: nothing to reconnect to.
                 tracing::info!("rdp: the server ended a session: {reason}");
-                return Some(Ended::Closed);
+                return Some(Ended::Closed(format!("the server ended it: {reason}")));
             }
-            ActiveStageOutput::DeactivateAll => {
-                return Some(Ended::Dropped(
-                    "the server reactivated the session (resolution change)".into(),
-                ));
-            }
+            // The server changes the desktop (a new resolution, after a Display Control
+            // resize or on its own): reconnecting picks up what it now offers.
+            ActiveStageOutput::DeactivateAll => return Some(Ended::Reconnect(None)),
             _ => {}
         }
     }

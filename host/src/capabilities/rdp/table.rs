@@ -4,6 +4,7 @@
 use super::connect::ConnectError;
 use super::session::Desktop;
 use crate::manifest::RdpHostConfig;
+use ironrdp_connector::DesktopSize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -40,12 +41,13 @@ impl DesktopTable {
         plugin: &str,
         alias: &str,
         host: RdpHostConfig,
+        size: DesktopSize,
     ) -> Result<Arc<Desktop>, OpenError> {
         if self.count(plugin) >= MAX_DESKTOPS {
             return Err(OpenError::Limit);
         }
         let id = format!("rdp-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
-        let desktop = Desktop::open(id, alias, host).await?;
+        let desktop = Desktop::open(id, alias, host, size).await?;
         if let Ok(mut d) = self.desktops.lock() {
             d.push((plugin.to_string(), desktop.clone()));
         }

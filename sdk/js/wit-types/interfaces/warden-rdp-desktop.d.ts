@@ -1,9 +1,10 @@
 /// <reference path="./warden-rdp-types.d.ts" />
 declare module 'warden:rdp/desktop@0.1.0' {
   /**
-   * Connect to host alias `host` (grant `rdp.hosts`).
+   * Connect to host alias `host` (grant `rdp.hosts`), asking for `size` (default
+   * 1024x768); the server may choose another.
    */
-  export function open(host: string): DesktopInfo;
+  export function open(host: string, size: DesktopSize | undefined): DesktopInfo;
   /**
    * The plugin's session `id`.
    */
@@ -48,10 +49,30 @@ declare module 'warden:rdp/desktop@0.1.0' {
    */
   export function wait(id: string, until: WaitFor, stillMs: number, timeoutMs: number): boolean;
   /**
+   * Ask for a new desktop size: over Display Control when the server offers it, else by
+   * reconnecting. Refused under `rdp.read_only` (it rearranges the remote desktop).
+   */
+  export function resize(id: string, size: DesktopSize): Resized;
+  /**
    * Disconnect and forget the session.
    */
   export function close(id: string): void;
   export type Error = import('warden:rdp/types@0.1.0').Error;
+  /**
+   * How the server's screen updates are encoded.
+   * # Variants
+   * 
+   * ## `"pending"`
+   * 
+   * No screen update yet.
+   * ## `"bitmap"`
+   * 
+   * Bitmap updates (uncompressed, interleaved RLE or planar).
+   * ## `"remotefx"`
+   * 
+   * RemoteFX surface bits (MS-RDPRFX), when the client offers it (`rdp.hosts.*.remotefx`).
+   */
+  export type Codec = 'pending' | 'bitmap' | 'remotefx';
   /**
    * What a session is and how far it got.
    */
@@ -89,6 +110,48 @@ declare module 'warden:rdp/desktop@0.1.0' {
      * Seconds since the Unix epoch.
      */
     created: bigint,
+    /**
+     * How the last screen update was encoded.
+     */
+    codec: Codec,
+    /**
+     * Connections re-established after a drop (or to apply a new size).
+     */
+    reconnects: number,
+    /**
+     * The session is over (the server logged it off, or it stayed unreachable after
+     * the reconnection attempts); only `info` and `close` still answer.
+     */
+    ended: boolean,
+  }
+  /**
+   * A desktop size in pixels: width 200 to 8192 and even, height 200 to 8192 (the
+   * limits of MS-RDPEDISP, applied to every size the host asks for).
+   */
+  export interface DesktopSize {
+    width: number,
+    height: number,
+  }
+  /**
+   * How a resize was carried out.
+   * # Variants
+   * 
+   * ## `"display-control"`
+   * 
+   * A monitor layout over the Display Control virtual channel (MS-RDPEDISP): the
+   * session stays connected.
+   * ## `"reconnect"`
+   * 
+   * The server offers no Display Control channel: the host reconnected with the new
+   * size (same credentials and certificate pin).
+   */
+  export type ResizeMethod = 'display-control' | 'reconnect';
+  /**
+   * What a resize did. The server decides the final size; `info` shows it.
+   */
+  export interface Resized {
+    method: ResizeMethod,
+    info: DesktopInfo,
   }
   /**
    * A rectangle of the desktop, in desktop pixels.
