@@ -67,6 +67,22 @@ declare module 'warden:browser/browser@0.1.0' {
    * cannot take a profile: close it first.
    */
   export function createSession(session: string, profile: string | undefined): void;
+  /**
+   * Save `session`'s cookies and the `localStorage` of the origins its tabs show in the
+   * host, under `name` (this plugin's own; an older state of that name is replaced). The
+   * values never come back to the plugin.
+   */
+  export function saveState(session: string | undefined, name: string): SavedState;
+  /**
+   * Open `session` (not open yet) with a saved state's cookies and local storage, in place
+   * before its first page loads.
+   */
+  export function createSessionFromState(session: string, state: string): SavedState;
+  /**
+   * The states this plugin has saved.
+   */
+  export function listStates(): Array<SavedState>;
+  export function deleteState(name: string): void;
   export type Error = import('warden:browser/types@0.1.0').Error;
   /**
    * When a navigation counts as done.
@@ -292,6 +308,51 @@ declare module 'warden:browser/browser@0.1.0' {
      * The tab that opened this one (window.open, target=_blank).
      */
     opener?: string,
+  }
+  /**
+   * # Variants
+   * 
+   * ## `"in-progress"`
+   * 
+   * ## `"completed"`
+   * 
+   * ## `"canceled"`
+   * 
+   * The page or the browser cancelled it.
+   * ## `"refused"`
+   * 
+   * The plugin has no `grants.browser.download-dir`: the browser refused it.
+   * ## `"too-large"`
+   * 
+   * Larger than `grants.browser.download-max`: cancelled, nothing kept.
+   * ## `"failed"`
+   * 
+   * Completed, but the host could not move it into the session's directory.
+   */
+  export type DownloadStatus = 'in-progress' | 'completed' | 'canceled' | 'refused' | 'too-large' | 'failed';
+  /**
+   * A file a page of the session downloaded.
+   */
+  export interface Download {
+    /**
+     * The browser's id for it.
+     */
+    id: string,
+    /**
+     * Origin and path of its URL (`data:`, `blob:` by scheme only).
+     */
+    source: string,
+    /**
+     * Its name in the session's download directory (the page's suggestion, made safe).
+     */
+    fileName: string,
+    /**
+     * Where it is on the Warden host, once completed.
+     */
+    path?: string,
+    status: DownloadStatus,
+    receivedBytes: bigint,
+    totalBytes?: bigint,
   }
   /**
    * A point in CSS pixels of the main frame's viewport.
@@ -542,6 +603,21 @@ declare module 'warden:browser/browser@0.1.0' {
    * ## `"session"`
    */
   export type StorageArea = 'local' | 'session';
+  /**
+   * What a saved session state holds: counts and origins only (the values stay in the host).
+   */
+  export interface SavedState {
+    name: string,
+    cookies: number,
+    /**
+     * Origins whose `localStorage` it holds.
+     */
+    origins: Array<string>,
+    /**
+     * Values left out because they hold a secret typed into the session.
+     */
+    leftOut: number,
+  }
   
   export class Page implements Disposable {
     /**
@@ -583,6 +659,12 @@ declare module 'warden:browser/browser@0.1.0' {
     * `browser.secrets`). The value never comes back in any answer.
     */
     fillSecret(handle: bigint, name: string): void;
+    /**
+    * Check that `fill` (or `fill-secret` of the secret named, with its grant and origin)
+    * would take the element, changing nothing: a batch of fields is checked before the
+    * first is filled.
+    */
+    checkFill(handle: bigint, secret: string | undefined): void;
     /**
     * Type into the focused element, key by key.
     */
@@ -638,6 +720,19 @@ declare module 'warden:browser/browser@0.1.0' {
     * Close the tab.
     */
     close(): void;
+    /**
+    * The downloads of this tab's session (the newest 64), oldest first.
+    */
+    downloads(): Array<Download>;
+    /**
+    * The downloads of this tab's session that started or changed status since the last
+    * call (on any tab of the session): what an action's answer reports.
+    */
+    downloadNews(): Array<Download>;
+    /**
+    * Wait until the session has a download and none is in progress; false on timeout.
+    */
+    waitDownloads(timeoutMs: number): boolean;
     /**
     * Press on the element, move in steps to `target`, release. A native HTML5 drag the page
     * starts is carried out as one (dragenter, dragover, drop); a touch drag is a swipe.
