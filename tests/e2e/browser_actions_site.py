@@ -4,11 +4,9 @@ served on 127.0.0.1 by the tests themselves: `start_actions_site()` answers GET 
 
 from __future__ import annotations
 
-import http.server
-import threading
-from typing import Any
 
 from browser_site import page
+from local_site import LocalSite, QuietHandler
 
 # An HTML5 sortable list: the dropped item's id travels in the drag's dataTransfer, so only a
 # real native drag (dragstart, dragover, drop) reorders it.
@@ -142,11 +140,9 @@ PAGES = {
 }
 
 
-class ActionsSite:
+class ActionsSite(LocalSite):
     def __init__(self) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 body = PAGES.get(self.path.split("?")[0])
                 data = (body or page("Not found", "<h1>Not found</h1>")).encode()
@@ -156,23 +152,7 @@ class ActionsSite:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        return self.origin + path
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def start_actions_site() -> ActionsSite:

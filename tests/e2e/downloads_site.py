@@ -5,11 +5,9 @@ fixed sidebar, as a web app would."""
 
 from __future__ import annotations
 
-import http.server
-import threading
-from typing import Any
 
 from browser_site import page
+from local_site import LocalSite, QuietHandler
 
 REPORT = b"month,revenue\n2026-10,1200\n2026-11,1350\n"
 BIG_BYTES = 3 * 1024 * 1024
@@ -50,11 +48,9 @@ document.getElementById('notes').addEventListener('click', () => {
 )
 
 
-class DownloadsSite:
+class DownloadsSite(LocalSite):
     def __init__(self) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 path = self.path.split("?")[0]
                 if path == "/files/report.csv":
@@ -81,20 +77,4 @@ class DownloadsSite:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        return self.origin + path
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)

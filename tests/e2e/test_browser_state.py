@@ -5,16 +5,14 @@ secret typed into the session is left out, and another plugin cannot open the st
 
 from __future__ import annotations
 
-import http.server
 import secrets
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from browser_helpers import CHROMIUM, err, ok, ref_of
 from browser_site import page
+from local_site import LocalSite, QuietHandler
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -43,11 +41,9 @@ show();
 """
 
 
-class StateSite:
+class StateSite(LocalSite):
     def __init__(self) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.startswith("/login"):
                     self.send_response(302)
@@ -65,20 +61,7 @@ class StateSite:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 @pytest.fixture()

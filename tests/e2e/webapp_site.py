@@ -9,14 +9,12 @@ confirm() and a confirm -> prompt -> alert chain, links and buttons that open ne
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 import time
-from typing import Any
 from urllib.parse import parse_qs
 
 from browser_site import page
+from local_site import LocalSite, QuietHandler
 
 STYLE = """
 <style>
@@ -164,14 +162,12 @@ def support_page(created: str | None) -> str:
     )
 
 
-class WebAppSite:
+class WebAppSite(LocalSite):
     def __init__(self) -> None:
         self.posts: list[dict[str, str]] = []
         site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def answer(self, status: int, body: str, kind: str = "text/html; charset=utf-8") -> None:
                 data = body.encode()
                 self.send_response(status)
@@ -205,23 +201,7 @@ class WebAppSite:
                 else:
                     self.answer(404, "{}", "application/json")
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        return self.origin + path
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def start_webapp_site() -> WebAppSite:
