@@ -4,6 +4,9 @@ served on 127.0.0.1 by the tests themselves: `start_actions_site()` answers GET 
 
 from __future__ import annotations
 
+import html
+import json
+import urllib.parse
 
 from browser_site import page
 from local_site import LocalSite, QuietHandler
@@ -131,12 +134,37 @@ addEventListener('scroll', () => {
 """,
 )
 
+# A search box that asks the server for suggestions as the user types (fetch in the input
+# handler, no debounce) and a sort menu whose change handler loads another page: what a
+# field's action starts must be in that action's answer.
+SEARCH = page(
+    "Search",
+    """
+<div class=top><div class=brand>Shop</div>
+  <div class=search><input id=q placeholder="Search products" aria-label=Search autocomplete=off>
+  <div id=suggest role=listbox aria-label=Suggestions></div></div></div>
+<div class=bar><span>Sort by</span>
+  <select id=sort aria-label="Sort by" onchange="location.href = '/sorted?by=' + this.value">
+    <option value=best>Best match</option><option value=price>Price</option><option value=new>Newest</option>
+  </select></div>
+<script>
+document.getElementById('q').addEventListener('input', async (e) => {
+  const r = await fetch('/api/suggest?q=' + encodeURIComponent(e.target.value));
+  const names = await r.json();
+  document.getElementById('suggest').innerHTML =
+    names.map((n) => '<div role=option class=item>' + n + '</div>').join('');
+});
+</script>
+""",
+)
+
 PAGES = {
     "/sortable": SORTABLE,
     "/slider": SLIDER,
     "/touch": TOUCH,
     "/covered": COVERED,
     "/focus": FOCUS,
+    "/search": SEARCH,
 }
 
 
@@ -144,10 +172,18 @@ class ActionsSite(LocalSite):
     def __init__(self) -> None:
         class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
-                body = PAGES.get(self.path.split("?")[0])
+                path, _, query = self.path.partition("?")
+                kind = "text/html; charset=utf-8"
+                body = PAGES.get(path)
+                if path == "/api/suggest":
+                    q = urllib.parse.parse_qs(query).get("q", [""])[0]
+                    body, kind = json.dumps([f"{q} lamp", f"{q} vase"]), "application/json"
+                elif path == "/sorted":
+                    by = urllib.parse.parse_qs(query).get("by", [""])[0]
+                    body = page("Sorted", f"<h1>Results sorted by {html.escape(by)}</h1><a href=/search>Back to search</a>")
                 data = (body or page("Not found", "<h1>Not found</h1>")).encode()
                 self.send_response(200 if body else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

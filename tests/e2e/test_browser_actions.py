@@ -120,6 +120,18 @@ async def test_focus_type_with_delay_and_scroll_into_view(start_warden, write_ma
         assert "Scrolled: far" in await ok(w, "browse_snapshot", {"mode": "full"})
 
 
+async def test_what_a_field_starts_is_in_its_answer(start_warden, write_manifest, site) -> None:
+    """Filling a field and choosing an option answer without a fixed watch window: the
+    answer waits for what the page's handlers started (a fetch, a navigation)."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/search")})
+        filled = await ok(w, "browse_fill", {"ref": ref_of(snap, "textbox", "Search"), "value": "blue"})
+        assert "blue lamp" in filled and "blue vase" in filled, filled
+        chosen = await ok(w, "browse_select", {"ref": ref_of(snap, "combobox", "Sort by"), "values": ["Price"]})
+        assert 'Page: "Sorted"' in chosen and "/sorted?by=price" in chosen, chosen
+        assert '[link] "Back to search"' in chosen, chosen
+
+
 async def test_pdf_is_an_embedded_resource(start_warden, write_manifest, site) -> None:
     async with start_warden(manifest(write_manifest, site)) as w:
         await ok(w, "browse_navigate", {"url": site.url("/sortable")})

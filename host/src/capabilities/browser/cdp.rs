@@ -11,6 +11,8 @@ use chromiumoxide::types::{CallId, Command, EventMessage, Message, Method, Metho
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
@@ -70,6 +72,8 @@ struct Outgoing {
 pub struct Cdp {
     tx: mpsc::UnboundedSender<Outgoing>,
     closed: CancellationToken,
+    /// Events passed on so far (see [`Cdp::events_sent`]).
+    sent: Arc<AtomicU64>,
 }
 
 impl Cdp {
@@ -82,8 +86,13 @@ impl Cdp {
         let (tx, rx) = mpsc::unbounded_channel();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let closed = CancellationToken::new();
-        tokio::spawn(drive(conn, rx, events_tx, closed.clone()));
-        Ok((Self { tx, closed }, events_rx))
+        let sent = Arc::new(AtomicU64::new(0));
+        let sink = Sink {
+            events: events_tx,
+            sent: Arc::clone(&sent),
+        };
+        tokio::spawn(drive(conn, rx, sink, closed.clone()));
+        Ok((Self { tx, closed, sent }, events_rx))
     }
 
     /// Speak to a launched browser over its DevTools pipe: `to_browser` is the write end of
@@ -95,14 +104,26 @@ impl Cdp {
         let (tx, rx) = mpsc::unbounded_channel();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let closed = CancellationToken::new();
+        let sent = Arc::new(AtomicU64::new(0));
+        let sink = Sink {
+            events: events_tx,
+            sent: Arc::clone(&sent),
+        };
         tokio::spawn(drive_pipe(
             to_browser,
             from_browser,
             rx,
-            events_tx,
+            sink,
             closed.clone(),
         ));
-        (Self { tx, closed }, events_rx)
+        (Self { tx, closed, sent }, events_rx)
+    }
+
+    /// How many events this connection has passed on. Read after an answer, it counts every
+    /// event the browser sent before that answer: a reader that waits until it has handled
+    /// that many sees what the command's effects announced (see `Live::caught_up`).
+    pub fn events_sent(&self) -> u64 {
+        self.sent.load(Ordering::Acquire)
     }
 
     /// Cancelled once the connection is gone.
@@ -179,14 +200,16 @@ fn to_value<C: Command>(method: &str, cmd: &C) -> Result<Value, CdpError> {
     })
 }
 
+/// Where events go, counted.
+pub(super) struct Sink {
+    pub events: mpsc::UnboundedSender<Event>,
+    pub sent: Arc<AtomicU64>,
+}
+
 type Pending = HashMap<CallId, (String, Option<oneshot::Sender<Result<Value, CdpError>>>)>;
 
 /// Answer a pending command, or pass an event on.
-pub(super) fn dispatch(
-    msg: Message<RawEvent>,
-    pending: &mut Pending,
-    events: &mpsc::UnboundedSender<Event>,
-) {
+pub(super) fn dispatch(msg: Message<RawEvent>, pending: &mut Pending, sink: &Sink) {
     match msg {
         Message::Response(resp) => {
             if let Some((method, Some(reply))) = pending.remove(&resp.id) {
@@ -202,11 +225,14 @@ pub(super) fn dispatch(
             }
         }
         Message::Event(ev) => {
-            let _ = events.send(Event {
+            let sent = sink.events.send(Event {
                 method: ev.method.to_string(),
                 session: ev.session_id,
                 params: ev.params,
             });
+            if sent.is_ok() {
+                sink.sent.fetch_add(1, Ordering::Release);
+            }
         }
     }
 }
@@ -228,7 +254,7 @@ async fn drive_pipe(
     mut writer: pipe::Sender,
     reader: pipe::Receiver,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    events: mpsc::UnboundedSender<Event>,
+    sink: Sink,
     closed: CancellationToken,
 ) {
     let mut pending: Pending = HashMap::new();
@@ -265,7 +291,7 @@ async fn drive_pipe(
                     Ok(_) => {
                         buf.pop();
                         match serde_json::from_slice::<Message<RawEvent>>(&buf) {
-                            Ok(msg) => dispatch(msg, &mut pending, &events),
+                            Ok(msg) => dispatch(msg, &mut pending, &sink),
                             // A message this version of the protocol types cannot read: skip it.
                             Err(e) => tracing::trace!("unreadable browser message: {e}"),
                         }
@@ -281,7 +307,7 @@ async fn drive_pipe(
 async fn drive(
     mut conn: Connection<RawEvent>,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    events: mpsc::UnboundedSender<Event>,
+    sink: Sink,
     closed: CancellationToken,
 ) {
     let mut pending: Pending = HashMap::new();
@@ -299,7 +325,7 @@ async fn drive(
                 }
             }
             msg = conn.next() => match msg {
-                Some(Ok(msg)) => dispatch(msg, &mut pending, &events),
+                Some(Ok(msg)) => dispatch(msg, &mut pending, &sink),
                 // A message this version of the protocol types cannot read: skip it.
                 Some(Err(chromiumoxide::error::CdpError::InvalidMessage(..))) => {}
                 Some(Err(e)) => {

@@ -415,6 +415,8 @@ impl Live {
     pub(super) fn on_event(&self, ev: Event) {
         tracing::trace!(method = %ev.method, session = ?ev.session, "browser event");
         let reduced = reduce(&mut self.lock(), self.guard, &ev);
+        self.reduced
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
         for effect in reduced.effects {
             self.apply(effect);
         }

@@ -65,6 +65,10 @@ impl BrowserInput {
     /// a `page.js` snapshot result and as a cookie. Returns a summary of what was understood.
     pub fn feed(&mut self, bytes: &[u8]) -> u64 {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let sink = cdp::Sink {
+            events: tx,
+            sent: Default::default(),
+        };
         let mut pending = HashMap::new();
         let mut seen = 0u64;
         for message in bytes.split(|b| *b == 0) {
@@ -73,10 +77,10 @@ impl BrowserInput {
                 let _ = super::wit::cookie_from_json(&value);
             }
             if let Ok(msg) = serde_json::from_slice::<Message<RawEvent>>(message) {
-                cdp::dispatch(msg, &mut pending, &tx);
+                cdp::dispatch(msg, &mut pending, &sink);
             }
         }
-        drop(tx);
+        drop(sink);
         while let Ok(ev) = rx.try_recv() {
             let reduced = reduce(&mut self.state, Guard::Browser, &ev);
             seen = seen

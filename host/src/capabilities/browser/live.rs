@@ -21,6 +21,7 @@ use super::state::{Owner, State, TabState};
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -43,6 +44,8 @@ pub struct Live {
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
+    /// Events reduced into `state` so far (see [`Live::caught_up`]).
+    pub(super) reduced: AtomicU64,
     /// A browser of one profile session: its session is the default (persistent) context,
     /// and starts with this emulation.
     profile_session: Option<Emulation>,
@@ -103,6 +106,7 @@ impl Live {
             forbidden,
             state: Mutex::new(State::default()),
             changed: watch::channel(0).0,
+            reduced: AtomicU64::new(0),
             profile_session: provider.profile_session.clone(),
             process: Mutex::new(process),
         });
@@ -475,6 +479,27 @@ impl Live {
     }
 
     /// Wait on a tab's state (see [`Live::wait_for`]).
+    /// Wait until every event the browser sent before now is in the state: events travel
+    /// from the connection to the event loop through a queue, so an answer can arrive before
+    /// the events that preceded it are reduced. Bounded: a stalled loop only costs the wait.
+    pub(super) async fn caught_up(&self) {
+        let sent = self.cdp.events_sent();
+        let deadline = tokio::time::Instant::now() + CATCH_UP;
+        let mut spins = 0u32;
+        while self.reduced.load(Ordering::Acquire) < sent
+            && tokio::time::Instant::now() < deadline
+            && !self.cdp.closed().is_cancelled()
+        {
+            // The loop runs on another worker and needs microseconds: yield before sleeping.
+            if spins < 16 {
+                spins += 1;
+                tokio::task::yield_now().await;
+            } else {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+    }
+
     pub async fn wait_tab<R>(
         &self,
         target: &str,
@@ -485,6 +510,9 @@ impl Live {
             .await
     }
 }
+
+/// The longest [`Live::caught_up`] waits.
+const CATCH_UP: Duration = Duration::from_millis(50);
 
 async fn event_loop(live: Weak<Live>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {
     while let Some(ev) = events.recv().await {

@@ -2,7 +2,7 @@
 //! check, upload, scroll. Each action that may start a navigation settles after it
 //! (`navigate.rs`).
 
-use super::navigate::{FIELD_SETTLE, SETTLE};
+use super::navigate::SETTLE;
 use super::script::WORLD;
 use super::{Tab, gone, split_handle};
 use crate::capabilities::browser::error::{BrowserError, Result};
@@ -153,7 +153,7 @@ impl Tab {
         }
         self.on_node(handle, |n| format!("changed({n}, {secret})"))
             .await?;
-        self.settle_for(before, FIELD_SETTLE, false).await
+        self.settle_field(before).await
     }
 
     pub(super) async fn key_press(&self, modifiers: i64, key: &keys::Key) -> Result<()> {
@@ -249,7 +249,7 @@ impl Tab {
         let (_, answer) = self
             .on_node(handle, |n| format!("select({n}, {})", json!(values)))
             .await?;
-        self.settle_for(before, FIELD_SETTLE, false).await?;
+        self.settle_field(before).await?;
         Ok(answer["values"]
             .as_array()
             .map(|a| {

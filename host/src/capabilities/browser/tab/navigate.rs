@@ -10,9 +10,6 @@ use std::time::Duration;
 
 /// How long an action waits to see whether it started a navigation.
 pub(super) const SETTLE: Duration = Duration::from_millis(150);
-/// The same for filling a field or choosing an option: what they start (a select's
-/// `onchange` navigation, a search box's fetch) starts at once, in the page's event handler.
-pub(super) const FIELD_SETTLE: Duration = Duration::from_millis(50);
 /// How long a navigation watches for the page moving on by itself after it loaded: a meta
 /// refresh or a redirect in a load handler starts within it (a refresh with a delay of up
 /// to a second is announced as scheduled, and waited for). Requests a load handler starts
@@ -317,6 +314,19 @@ impl Tab {
             Some(blocked) => Err(BrowserError::Denied(blocked)),
             None => Ok(()),
         }
+    }
+
+    /// The settle after filling a field or choosing an option. What they start (a select's
+    /// `onchange` navigation, a search box's fetch) starts in the page's event handlers, which
+    /// ran before the action returned, or in a task they queued. So there is no window to
+    /// watch: let the page run its queued tasks, read every event it sent meanwhile (the
+    /// page announces a navigation, a request, a dialog or a window before it answers), then
+    /// wait for what was started as any action does. A handler that waits longer (a
+    /// debounced search) is seen by the next call.
+    pub(super) async fn settle_field(&self, before: Mark) -> Result<()> {
+        self.yield_to_page().await;
+        self.live.caught_up().await;
+        self.settle_for(before, Duration::ZERO, false).await
     }
 
     /// Let the page run the tasks it has queued (a zero timeout in its own world), bounded.
