@@ -158,6 +158,28 @@ document.getElementById('q').addEventListener('input', async (e) => {
 """,
 )
 
+# Pages that move on by themselves once loaded: a load handler that redirects, and one that
+# fetches the page's data and renders it (what a navigation answers must be the page the
+# agent will act on).
+BOUNCE = page(
+    "Bounce",
+    """<p>Redirecting...</p><script>addEventListener('load', () => location.replace('/sorted?by=bounce'));</script>""",
+)
+LOADER = page(
+    "Orders",
+    """
+<div class=app><div class=side><a href=/search>Search</a></div><div id=main class=main>Loading...</div></div>
+<script>
+addEventListener('load', async () => {
+  const r = await fetch('/api/suggest?q=order');
+  const rows = await r.json();
+  document.getElementById('main').innerHTML =
+    rows.map((n) => '<div class=row><span>' + n + '</span><button>Open ' + n + '</button></div>').join('');
+});
+</script>
+""",
+)
+
 PAGES = {
     "/sortable": SORTABLE,
     "/slider": SLIDER,
@@ -165,6 +187,8 @@ PAGES = {
     "/covered": COVERED,
     "/focus": FOCUS,
     "/search": SEARCH,
+    "/bounce": BOUNCE,
+    "/loader": LOADER,
 }
 
 

@@ -132,6 +132,14 @@ async def test_what_a_field_starts_is_in_its_answer(start_warden, write_manifest
         assert '[link] "Back to search"' in chosen, chosen
 
 
+async def test_what_a_load_handler_starts_is_in_the_navigation_answer(start_warden, write_manifest, site) -> None:
+    async with start_warden(manifest(write_manifest, site)) as w:
+        bounced = await ok(w, "browse_navigate", {"url": site.url("/bounce")})
+        assert "/sorted?by=bounce" in bounced and '[link] "Back to search"' in bounced, bounced
+        loaded = await ok(w, "browse_navigate", {"url": site.url("/loader")})
+        assert '[button] "Open order lamp"' in loaded and '[button] "Open order vase"' in loaded, loaded
+
+
 async def test_pdf_is_an_embedded_resource(start_warden, write_manifest, site) -> None:
     async with start_warden(manifest(write_manifest, site)) as w:
         await ok(w, "browse_navigate", {"url": site.url("/sortable")})

@@ -153,7 +153,7 @@ impl Tab {
         }
         self.on_node(handle, |n| format!("changed({n}, {secret})"))
             .await?;
-        self.settle_field(before).await
+        self.settle_page(before).await
     }
 
     pub(super) async fn key_press(&self, modifiers: i64, key: &keys::Key) -> Result<()> {
@@ -249,7 +249,7 @@ impl Tab {
         let (_, answer) = self
             .on_node(handle, |n| format!("select({n}, {})", json!(values)))
             .await?;
-        self.settle_field(before).await?;
+        self.settle_page(before).await?;
         Ok(answer["values"]
             .as_array()
             .map(|a| {

@@ -10,11 +10,6 @@ use std::time::Duration;
 
 /// How long an action waits to see whether it started a navigation.
 pub(super) const SETTLE: Duration = Duration::from_millis(150);
-/// How long a navigation watches for the page moving on by itself after it loaded: a meta
-/// refresh or a redirect in a load handler starts within it (a refresh with a delay of up
-/// to a second is announced as scheduled, and waited for). Requests a load handler starts
-/// are waited for too; a page that acts later is seen by the next call.
-const AFTER_LOAD: Duration = Duration::from_millis(100);
 /// How long an action that opens a window waits for the browser to announce its tab.
 const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
 /// How long an action waits for a window it opened to show its URL.
@@ -113,12 +108,15 @@ impl Tab {
         if let Some(loader) = nav.get("loaderId").and_then(Value::as_str) {
             self.wait_loaded(Some(loader), wait, timeout, None).await?;
         }
-        // A page may move on by itself right after loading (meta refresh, script redirect).
+        // A page may move on by itself right after loading: a redirect or the requests its
+        // load handler starts are announced by the time it answers (see `settle_page`), a
+        // meta refresh of up to a second is announced as scheduled and waited for. A page
+        // that acts later is seen by the next call.
         let loaded = Mark {
             blocked: seq,
             ..self.mark()?
         };
-        self.settle_for(loaded, AFTER_LOAD, false).await?;
+        self.settle_page(loaded).await?;
         self.url()
     }
 
@@ -316,14 +314,15 @@ impl Tab {
         }
     }
 
-    /// The settle after filling a field or choosing an option. What they start (a select's
-    /// `onchange` navigation, a search box's fetch) starts in the page's event handlers, which
-    /// ran before the action returned, or in a task they queued. So there is no window to
-    /// watch: let the page run its queued tasks, read every event it sent meanwhile (the
-    /// page announces a navigation, a request, a dialog or a window before it answers), then
-    /// wait for what was started as any action does. A handler that waits longer (a
-    /// debounced search) is seen by the next call.
-    pub(super) async fn settle_field(&self, before: Mark) -> Result<()> {
+    /// The settle after a load, after filling a field or after choosing an option. What they
+    /// start (a load handler's redirect, a select's `onchange` navigation, a search box's
+    /// fetch) starts in the page's event handlers, which have run by then, or in a task they
+    /// queued. So there is no window to watch: let the page run its queued tasks, read every
+    /// event it sent meanwhile (the page announces a navigation, a request, a dialog or a
+    /// window on its DevTools session before it answers), then wait for what was started as
+    /// any action does. A handler that waits longer (a debounced search) is seen by the next
+    /// call.
+    pub(super) async fn settle_page(&self, before: Mark) -> Result<()> {
         self.yield_to_page().await;
         self.live.caught_up().await;
         self.settle_for(before, Duration::ZERO, false).await
