@@ -27,6 +27,24 @@ def chromium() -> str:
     return CHROMIUM
 
 
+def browser_manifest(write_manifest, origin: str, grants: str = "", browser: str = "") -> object:
+    """A manifest serving the built-in browser plugin with Warden's Chromium, granted `origin`;
+    `grants` adds keys to its browser grant (", eval_js = true"), `browser` adds lines to the
+    `[browser]` table."""
+    return write_manifest(
+        f"""
+[browser]
+executable = "{CHROMIUM}"
+{browser}
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{origin}"]{grants} }}
+"""
+    )
+
+
 def chromium_processes(warden_pid: int) -> list[psutil.Process]:
     """The Chromium processes under a warden process (one that exits meanwhile is left out)."""
     procs = []

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from browser_actions_site import ActionsSite, start_actions_site
-from browser_helpers import CHROMIUM, err, ok, ref_of
+from browser_helpers import browser_manifest, err, ok, ref_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -24,18 +24,7 @@ def site() -> Iterator[ActionsSite]:
 
 
 def manifest(write_manifest, site: ActionsSite) -> object:
-    return write_manifest(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"] }}
-"""
-    )
+    return browser_manifest(write_manifest, site.origin)
 
 
 def ref_line(snapshot: str, ref: int) -> str:

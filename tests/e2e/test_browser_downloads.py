@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, ok, ref_of
+from browser_helpers import browser_manifest, ok, ref_of
 from downloads_site import REPORT, DownloadsSite
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
@@ -26,18 +26,7 @@ def site() -> Iterator[DownloadsSite]:
 
 
 def manifest(write_manifest, site: DownloadsSite, grants: str = "") -> object:
-    return write_manifest(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"]{grants} }}
-"""
-    )
+    return browser_manifest(write_manifest, site.origin, grants)
 
 
 def files_under(root: Path) -> list[str]:

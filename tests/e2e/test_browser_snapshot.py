@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from browser_helpers import CHROMIUM, ok
+from browser_helpers import browser_manifest, ok
 from browser_site import Site, news_page, start_site
 from snapshot_site import PAGES
 
@@ -49,16 +49,7 @@ def site() -> Iterator[Site]:
 
 def manifest(write_manifest, site: Site) -> object:
     # eval_js only so the test can read the page's own words to compare against.
-    return write_manifest(f"""
-[browser]
-executable = "{CHROMIUM}"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"], eval_js = true }}
-""")
+    return browser_manifest(write_manifest, site.origin, ", eval_js = true")
 
 
 async def full(w) -> str:

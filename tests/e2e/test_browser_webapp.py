@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from browser_helpers import CHROMIUM, err, ok, ref_of
+from browser_helpers import browser_manifest, err, ok, ref_of
 from webapp_site import WebAppSite, start_webapp_site
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
@@ -33,18 +33,7 @@ def site() -> Iterator[WebAppSite]:
 
 
 def manifest(write_manifest, site: WebAppSite) -> object:
-    return write_manifest(
-        f"""
-[browser]
-executable = "{CHROMIUM}"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"] }}
-"""
-    )
+    return browser_manifest(write_manifest, site.origin)
 
 
 class Timed:
