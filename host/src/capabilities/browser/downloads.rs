@@ -399,7 +399,10 @@ impl Live {
         .is_ok()
     }
 
-    /// Move a completed download from `.partial/GUID` to its own name and audit it.
+    /// Move a completed download from `.partial/GUID` to its own name and audit it. Done on
+    /// the event loop on purpose: it is one metadata operation on the same filesystem, and
+    /// doing the placements one at a time is what keeps two downloads of one name from both
+    /// choosing the same free name (`rename` replaces what is there).
     pub(super) fn place_download(&self, guid: String) {
         let (download, places) = {
             let st = self.lock();

@@ -26,6 +26,9 @@ use url::Url;
 const MAX_STATES: usize = 32;
 /// The largest state kept (cookie and storage names and values together).
 const MAX_BYTES: usize = 8 * 1024 * 1024;
+/// What one plugin's states may hold together: host memory, so bounded well below the
+/// product of the two caps above.
+const MAX_TOTAL_BYTES: usize = 32 * 1024 * 1024;
 /// How long writing one origin's storage may take.
 const RESTORE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -261,11 +264,19 @@ impl View<'_, BrowserCtx> {
         let summary = state.summary(&name);
         {
             let mut states = self.browser.states.lock();
-            let mine = states.keys().filter(|(p, _)| *p == plugin).count();
             let key = (plugin.clone(), name.clone());
-            if !states.contains_key(&key) && mine >= MAX_STATES {
+            // The state it replaces does not count: saving again under a name frees the old.
+            let others = states.iter().filter(|(k, _)| k.0 == plugin && **k != key);
+            let (mine, held) = others.fold((0, 0), |(n, b), (_, st)| (n + 1, b + st.bytes()));
+            if mine >= MAX_STATES {
                 return Err(Error::LimitReached(format!(
                     "this plugin keeps {MAX_STATES} saved states already; delete one (browse_session {{\"action\": \"delete_state\"}}) first"
+                )));
+            }
+            if held + state.bytes() > MAX_TOTAL_BYTES {
+                return Err(Error::LimitReached(format!(
+                    "this plugin's saved states hold {held} bytes; with this one ({} bytes) they would pass {MAX_TOTAL_BYTES}; delete one (browse_session {{\"action\": \"delete_state\"}}) first",
+                    state.bytes()
                 )));
             }
             states.insert(key, state);
