@@ -17,6 +17,7 @@
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`app`] | start-up shared by the CLI commands |
 //! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
+//! | [`replica`] | this process's replica name, carried by every session handle it mints |
 
 pub mod admin;
 pub mod app;
@@ -31,5 +32,6 @@ pub mod mcp;
 pub mod metrics;
 pub mod net;
 pub mod reload;
+pub mod replica;
 pub mod runtime;
 pub mod trace;

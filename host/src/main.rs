@@ -32,6 +32,10 @@ enum Command {
         /// e.g. 127.0.0.1:9464. Never the --http address.
         #[arg(long, value_name = "ADDR")]
         admin: Option<std::net::SocketAddr>,
+        /// This process's name among replicas behind a load balancer (overrides [server]
+        /// replica): every session and task handle it mints starts with NAME., e.g. r1.
+        #[arg(long, value_name = "NAME", env = "WARDEN_REPLICA")]
+        replica: Option<String>,
     },
     /// List the tools the manifest serves: tool, plugin, annotations.
     Tools {
@@ -108,7 +112,8 @@ fn main() -> ExitCode {
                 manifest,
                 http,
                 admin,
-            } => cli::serve::run(manifest.as_deref(), http, admin).await,
+                replica,
+            } => cli::serve::run(manifest.as_deref(), http, admin, replica).await,
             Command::Tools { manifest } => cli::tools::run(manifest.as_deref()).await,
             Command::Call {
                 manifest,

@@ -102,12 +102,15 @@ def serve(
     http: str,
     admin: str | None = None,
     log_name: str | None = None,
+    replica: str | None = None,
 ) -> Iterator[subprocess.Popen]:
-    """`warden serve --http HTTP [--admin ADMIN]`, up once it says it serves."""
+    """`warden serve --http HTTP [--admin ADMIN] [--replica NAME]`, up once it says it serves."""
     log = manifest.parent / (log_name or f"serve-{http.replace(':', '_')}.log")
     args = [str(warden_bin), "serve", "--manifest", str(manifest), "--http", http]
     if admin:
         args += ["--admin", admin]
+    if replica:
+        args += ["--replica", replica]
     with open(log, "w") as errlog:
         proc = subprocess.Popen(
             args, env={**os.environ, **env}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog

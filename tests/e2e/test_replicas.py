@@ -2,7 +2,8 @@
 (docs/src/deploy/haproxy.cfg): many concurrent MCP clients, each with a terminal session,
 spread over the replicas; every request reaches the replica holding its session; one
 replica killed mid-run loses only its own clients, who get a clear error, never another
-replica's session; each replica's metrics agree with its own audit log."""
+replica's session; each replica's metrics agree with its own audit log. The same with
+stateless 2026-07-28 clients, routed by the replica name their session handles carry."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from test_approval import ALL_CAPABILITIES, modern_call, rpc_body
 from ops_helpers import (
     audit_counts,
     free_port,
@@ -36,11 +38,12 @@ CLIENTS = int(os.environ.get("WARDEN_REPLICA_CLIENTS", "50"))
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def replica_manifest(write_manifest, helpers, echo_wasm, i: int):
+def replica_manifest(write_manifest, helpers, echo_wasm, i: int, echo_keys: str = ""):
     body = (
         '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+        'require_approval = ["terminal_close"]\n'
         'limits = { call_timeout = "60s" }\ngrants.terminal = { local = true }\n\n'
-    ) + helpers.plugin_block("echo", echo_wasm, 'tools = { allow = ["echo"] }')
+    ) + helpers.plugin_block("echo", echo_wasm, 'tools = { allow = ["echo"] }' + echo_keys)
     return write_manifest(body, name=f"r{i}.toml", audit=f"r{i}.jsonl")
 
 
@@ -183,3 +186,132 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
         from_metrics = subtract(metric_counts(after[r]), metric_counts(before[r]))
         assert from_metrics == from_audit, (r, from_metrics, from_audit)
     print(f"{CLIENTS} clients opened sessions over 3 replicas {spread} in {opened_in:.1f}s; {len(victims)} lost with r2")
+
+
+STATELESS_CLIENTS = 12
+
+
+async def modern_rpc(url: str, method: str, params: dict, name: str) -> httpx2.Response:
+    """One stateless 2026-07-28 request other than a tool call, as raw HTTP (`name`: what
+    the Mcp-Name header names, the resource's URI for resources/read)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": method,
+        "params": {
+            **params,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
+        },
+    }
+    headers = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name}
+    async with httpx2.AsyncClient(timeout=30) as client:
+        return await client.post(url, json=body, headers=headers)
+
+
+async def test_stateless_clients_reach_the_replica_their_handles_name(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path
+):
+    """2026-07-28 clients send no MCP session: HAProxy reads the replica from the session
+    handle in the request body. Without that rule two calls in three would reach a replica
+    that does not hold the session."""
+    ports = [(free_port(), free_port()) for _ in range(3)]
+    approve_echo = '\nrequire_approval = ["echo"]'
+    manifests = [replica_manifest(write_manifest, helpers, echo_wasm, i + 1, approve_echo) for i in range(3)]
+    lb = free_port()
+    url = f"http://127.0.0.1:{lb}/mcp"
+
+    def text(response) -> str:
+        body = rpc_body(response)
+        if "error" in body:
+            return body["error"]["message"]
+        return " ".join(c.get("text", "") for c in body["result"]["content"])
+
+    with contextlib.ExitStack() as stack:
+        procs = [
+            stack.enter_context(
+                serve(
+                    warden_bin, m.path, warden_env, f"127.0.0.1:{mcp}", admin=f"127.0.0.1:{admin}",
+                    log_name=f"r{i + 1}.log", replica=f"r{i + 1}",
+                )
+            )
+            for i, (m, (mcp, admin)) in enumerate(zip(manifests, ports))
+        ]
+        stack.enter_context(haproxy(tmp_path, lb, ports))
+
+        handles: dict[int, str] = {}
+
+        async def client(i: int) -> None:
+            opened = rpc_body(await modern_call(url, "terminal_open", {}, {}))
+            handle = opened["result"]["structuredContent"]["id"]
+            assert handle.split(".")[0] in {"r1", "r2", "r3"}, handle
+            handles[i] = handle
+            for round in range(3):
+                ran = await modern_call(url, "terminal_execute", {"session_id": handle, "command": f"echo c{i}-{round}"}, {})
+                assert f"c{i}-{round}" in text(ran), text(ran)
+
+        async with anyio.create_task_group() as tg:
+            for i in range(STATELESS_CLIENTS):
+                tg.start_soon(client, i)
+        # A session's resources route by the handle in their URI.
+        for handle in handles.values():
+            uri = f"sessions://{handle}/info"
+            read = await modern_rpc(url, "resources/read", {"uri": uri}, uri)
+            body = rpc_body(read)
+            assert "result" in body and handle in str(body["result"]["contents"]), body
+        spread = {r: sum(1 for h in handles.values() if h.startswith(f"{r}.")) for r in ("r1", "r2", "r3")}
+        assert sum(1 for n in spread.values() if n) >= 2, spread
+        # Each replica wrote only into the sessions it holds, and into each of them.
+        for r, m in enumerate(manifests):
+            written = {
+                str(line.get("target")).rsplit(" ", 1)[-1]
+                for line in m.audit_lines()
+                if line.get("capability") == "terminal.write"
+            }
+            mine = {h for h in handles.values() if h.startswith(f"r{r + 1}.")}
+            assert written == mine, (r, written, mine)
+
+        # A replica handed another replica's handle says where it belongs, not "not found".
+        direct = f"http://127.0.0.1:{ports[0][0]}/mcp"
+        wrong = text(await modern_call(direct, "terminal_execute", {"session_id": "r3.pty-000001", "command": "id"}, {}))
+        assert 'made by replica "r3", and this is replica "r1"' in wrong, wrong
+
+        # Kill r2: its clients' next calls get the 503 that says what was lost; others go on.
+        procs[1].send_signal(signal.SIGKILL)
+        procs[1].wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while server_state(tmp_path).get("r2") != "DOWN":
+            assert time.monotonic() < deadline, server_state(tmp_path)
+            await anyio.sleep(0.1)
+        for i, handle in handles.items():
+            ran = await modern_call(url, "terminal_execute", {"session_id": handle, "command": f"echo after-{i}"}, {})
+            if handle.startswith("r2."):
+                assert ran.status_code == 503, (ran.status_code, ran.text)
+                assert "session or task handle" in ran.text, ran.text
+            else:
+                assert f"after-{i}" in text(ran), text(ran)
+        # A new session goes to a live replica.
+        fresh = rpc_body(await modern_call(url, "terminal_open", {}, {}))["result"]["structuredContent"]["id"]
+        assert not fresh.startswith("r2."), fresh
+
+        # Closing asks the user first (an input round): the retry carries the state sealed by
+        # the replica that asked, under its name, and reaches it again.
+        for handle in [h for h in handles.values() if not h.startswith("r2.")] + [fresh]:
+            args = {"session_id": handle}
+            asked = rpc_body(await modern_call(url, "terminal_close", args, ALL_CAPABILITIES))["result"]
+            assert asked["resultType"] == "input_required", asked
+            assert asked["requestState"].startswith(handle.split(".")[0] + "."), asked["requestState"][:20]
+            (key, _), = asked["inputRequests"].items()
+            yes = {key: {"action": "accept", "content": {"approve": True}}}
+            closed = rpc_body(
+                await modern_call(url, "terminal_close", args, ALL_CAPABILITIES, inputResponses=yes, requestState=asked["requestState"])
+            )
+            assert "error" not in closed and closed["result"].get("isError") is not True, closed
+        # A call that names no session: only the state's replica name routes the retry.
+        for n in range(6):
+            args = {"text": f"approved {n}"}
+            asked = rpc_body(await modern_call(url, "echo", args, ALL_CAPABILITIES))["result"]
+            (key, _), = asked["inputRequests"].items()
+            yes = {key: {"action": "accept", "content": {"approve": True}}}
+            done = rpc_body(await modern_call(url, "echo", args, ALL_CAPABILITIES, inputResponses=yes, requestState=asked["requestState"]))
+            assert "error" not in done and f"approved {n}" in str(done["result"]["content"]), done
+    print(f"stateless: {STATELESS_CLIENTS} clients over replicas {spread}")

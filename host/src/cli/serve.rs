@@ -12,8 +12,13 @@ pub async fn run(
     manifest: Option<&Path>,
     http_addr: Option<SocketAddr>,
     admin_addr: Option<SocketAddr>,
+    replica: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let parsed = App::read_manifest(manifest)?;
+    // Before any plugin starts: every handle minted from now on carries the name.
+    if let Some(name) = replica.as_deref().or(parsed.replica.as_deref()) {
+        warden::replica::set(name)?;
+    }
     // The admin listener answers liveness (and "not ready") while the plugins load.
     let admin = match admin_addr.or(parsed.admin_listen) {
         Some(addr) => Some(admin::start(addr, http_addr).await?),

@@ -344,6 +344,8 @@ pub struct Manifest {
     pub admin_listen: Option<std::net::SocketAddr>,
     /// `[telemetry] otlp_endpoint`: traces, off when `None`.
     pub otlp_endpoint: Option<url::Url>,
+    /// `[server] replica`: this process's name among replicas (see [`crate::replica`]).
+    pub replica: Option<String>,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub rdp_hosts: BTreeMap<String, RdpHostConfig>,
     pub browser: BrowserConfig,
@@ -700,6 +702,16 @@ impl Validator<'_> {
             }
             url
         });
+        let replica = file.server.replica.as_ref().and_then(|r| {
+            let name = r.get_ref().trim().to_string();
+            match crate::replica::check(&name) {
+                Ok(()) => Some(name),
+                Err(e) => {
+                    self.error(r.span(), format!("server.replica: {e}"));
+                    None
+                }
+            }
+        });
         Manifest {
             file_name: self.file_name.to_string(),
             audit_log,
@@ -707,6 +719,7 @@ impl Validator<'_> {
             http,
             admin_listen,
             otlp_endpoint,
+            replica,
             ssh_hosts,
             rdp_hosts,
             browser,

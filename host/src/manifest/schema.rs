@@ -46,6 +46,10 @@ pub struct ServerSection {
     /// Where compiled components are cached. Example: `cache_dir = ".warden-cache"`.
     /// `$WARDEN_CACHE_DIR` overrides it; default `$XDG_CACHE_HOME/warden` (`~/.cache/warden`).
     pub cache_dir: Option<Spanned<String>>,
+    /// This process's name among replicas behind a load balancer: every session and task
+    /// handle it mints starts with `NAME.`. Example: `replica = "r1"`. Default: none.
+    /// `--replica NAME` overrides it; read at start (a reload keeps the first name).
+    pub replica: Option<Spanned<String>>,
     /// The streamable HTTP transport (`warden serve --http ADDR`).
     #[serde(default)]
     pub http: HttpSection,

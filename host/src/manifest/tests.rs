@@ -27,6 +27,11 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `plugin`",
         ),
         (
+            "a replica name a handle cannot carry",
+            format!("[server]\nreplica = \"Replica.1\"\n{PLUGIN}"),
+            "warden.toml:2:11: server.replica: replica name \"Replica.1\" must be 1 to 32 characters of a-z, 0-9 and '-', e.g. \"r1\"",
+        ),
+        (
             "unknown plugin key",
             "[[plugin]]\nname = \"capture\"\nsorce = \"builtin:capture\"\n".to_string(),
             "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `tool_prefix`, `tools`, `require_approval`, `remember_approval`, `limits`, `grants`",

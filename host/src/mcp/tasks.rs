@@ -218,13 +218,15 @@ impl Tasks {
             .filter(|e| e.owner.as_deref() == owner && !e.expired(Instant::now()))
             .cloned()
             .ok_or_else(|| {
-                McpError::invalid_params(
-                    format!(
+                // Still -32602 (the revisions name no other code), with where it belongs.
+                let message = crate::replica::elsewhere(id).map_or_else(
+                    || format!(
                         "unknown task \"{id}\": it never existed, belongs to another client, or ended more than {} minutes ago",
                         TTL.as_secs() / 60
                     ),
-                    None,
-                )
+                    |e| e.to_string(),
+                );
+                McpError::invalid_params(message, None)
             })
     }
 
@@ -322,9 +324,9 @@ impl Tasks {
     }
 }
 
-/// A fresh task id: 128 random bits.
+/// A fresh task id: 128 random bits, under this replica's name when it has one.
 pub fn new_id() -> String {
-    format!("{:032x}", rand::random::<u128>())
+    crate::replica::handle(format!("{:032x}", rand::random::<u128>()))
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! `terminal_open {"rdp": ALIAS}`, listed beside the shells, written to with
 //! `terminal_write` (text and key chords), resized in pixels with `terminal_resize
 //! {width, height}`, and driven with the desktop-only tools `terminal_screenshot`,
-//! `terminal_mouse` and `terminal_wait`. Their ids start with `rdp-`.
+//! `terminal_mouse` and `terminal_wait`. Their ids start with `rdp-`
+//! (after the replica's name and a dot, when Warden runs as a named replica).
 
 use std::time::Duration;
 use warden_sdk::prelude::*;
@@ -11,9 +12,11 @@ use warden_sdk::rdp::{self, Codec, DesktopInfo, MouseButton, Rect, ResizeMethod}
 /// Longest `terminal_wait`.
 const MAX_WAIT_MS: u32 = 120_000;
 
-/// Is `id` a remote desktop session?
+/// Is `id` a remote desktop session? (`rdp-N`, or `REPLICA.rdp-N` from a named replica.)
 pub fn is_desktop(id: &str) -> bool {
-    id.starts_with("rdp-")
+    id.rsplit('.')
+        .next()
+        .is_some_and(|local| local.starts_with("rdp-"))
 }
 
 fn now_secs() -> u64 {
@@ -367,4 +370,17 @@ pub fn close(id: &str) -> Result<String, ToolError> {
 
 pub fn info(id: &str) -> Result<serde_json::Value, ToolError> {
     Ok(info_json(&rdp::info(id)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_desktop;
+
+    #[test]
+    fn desktops_are_known_by_their_local_id_with_or_without_a_replica() {
+        assert!(is_desktop("rdp-3"));
+        assert!(is_desktop("r2.rdp-3"));
+        assert!(!is_desktop("pty-1a2b3c"));
+        assert!(!is_desktop("r2.ssh-1a2b3c"));
+    }
 }

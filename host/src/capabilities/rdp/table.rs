@@ -46,7 +46,10 @@ impl DesktopTable {
         if self.count(plugin) >= MAX_DESKTOPS {
             return Err(OpenError::Limit);
         }
-        let id = format!("rdp-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let id = crate::replica::handle(format!(
+            "rdp-{}",
+            self.next.fetch_add(1, Ordering::Relaxed) + 1
+        ));
         let desktop = Desktop::open(id, alias, host, size).await?;
         if let Ok(mut d) = self.desktops.lock() {
             d.push((plugin.to_string(), desktop.clone()));

@@ -361,9 +361,14 @@ impl Host for View<'_, SftpCtx> {
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
         let session = self.sessions.find(&session_id).ok_or_else(|| {
-            Error::NotFound(format!(
-                "no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`"
-            ))
+            crate::replica::elsewhere(&session_id).map_or_else(
+                || {
+                    Error::NotFound(format!(
+                        "no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`"
+                    ))
+                },
+                |e| Error::Gone(e.to_string()),
+            )
         })?;
         let alias = session.ssh_alias().ok_or_else(|| {
             Error::InvalidArgument(format!(

@@ -243,7 +243,10 @@ impl SessionTable {
         let mut map = self.lock();
         // Unique across plugins, so another plugin (sftp) can name a session by its id.
         let id = loop {
-            let id = format!("{kind}-{:06x}", rand::random::<u32>() & 0x00ff_ffff);
+            let id = crate::replica::handle(format!(
+                "{kind}-{:06x}",
+                rand::random::<u32>() & 0x00ff_ffff
+            ));
             if !map.values().flatten().any(|s| s.id == id) {
                 break id;
             }

@@ -431,13 +431,25 @@ impl Rounds {
                 None,
             ));
         }
+        // Under the replica's name, like a session handle: the retry must reach the process
+        // whose key sealed it.
+        let state = crate::replica::handle(state);
         Ok(InputRequiredResult::new(Some(requests), Some(state)))
     }
 
     /// The record a retry's `requestState` carries, if this server sealed it for this request.
     fn open(&self, binding: &str, state: &str) -> Result<Record, McpError> {
+        if let Some(e) = crate::replica::elsewhere(state) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "requestState was sealed by replica \"{}\", and this is replica \"{}\": the retry reached the wrong replica, or \"{}\" stopped; send the request again without requestState and inputResponses",
+                    e.owner, e.me, e.owner
+                ),
+                None,
+            ));
+        }
         self.codec
-            .open_json_with(state, binding.as_bytes())
+            .open_json_with(crate::replica::local(state), binding.as_bytes())
             .map_err(|e| {
                 McpError::invalid_params(
                     format!(
