@@ -191,7 +191,7 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
 STATELESS_CLIENTS = 12
 
 
-async def modern_rpc(url: str, method: str, params: dict, name: str) -> httpx2.Response:
+async def modern_rpc(url: str, method: str, params: dict, name: str, headers: dict | None = None) -> httpx2.Response:
     """One stateless 2026-07-28 request other than a tool call, as raw HTTP (`name`: what
     the Mcp-Name header names, the resource's URI for resources/read)."""
     body = {
@@ -203,9 +203,9 @@ async def modern_rpc(url: str, method: str, params: dict, name: str) -> httpx2.R
             "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
         },
     }
-    headers = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name}
+    sent = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Mcp-Name": name, **(headers or {})}
     async with httpx2.AsyncClient(timeout=30) as client:
-        return await client.post(url, json=body, headers=headers)
+        return await client.post(url, json=body, headers=sent)
 
 
 async def test_stateless_clients_reach_the_replica_their_handles_name(
@@ -315,3 +315,52 @@ async def test_stateless_clients_reach_the_replica_their_handles_name(
             done = rpc_body(await modern_call(url, "echo", args, ALL_CAPABILITIES, inputResponses=yes, requestState=asked["requestState"]))
             assert "error" not in done and f"approved {n}" in str(done["result"]["content"]), done
     print(f"stateless: {STATELESS_CLIENTS} clients over replicas {spread}")
+
+
+async def test_rate_limits_pass_through_the_load_balancer_per_client(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path
+):
+    """Named clients with bearer tokens keep to one replica (HAProxy hashes the
+    Authorization header), so a client's rate limit holds across the fleet; its 429 and
+    Retry-After reach it unchanged, and another client is not slowed."""
+    tokens = {name: f"{name}-token-{os.urandom(12).hex()}" for name in ("alice", "bob")}
+    clients = (
+        '[server.http.clients.alice]\ntoken_env = "ALICE_TOKEN"\nrate = "5/min"\n\n'
+        '[server.http.clients.bob]\ntoken_env = "BOB_TOKEN"\n\n'
+    )
+    manifests = [
+        write_manifest(clients + helpers.plugin_block("echo", echo_wasm), name=f"r{i}.toml", audit=f"r{i}.jsonl")
+        for i in (1, 2, 3)
+    ]
+    env = {**warden_env, **{f"{n.upper()}_TOKEN": t for n, t in tokens.items()}}
+    ports = [(free_port(), free_port()) for _ in range(3)]
+    lb = free_port()
+    url = f"http://127.0.0.1:{lb}/mcp"
+    with contextlib.ExitStack() as stack:
+        for i, (m, (mcp, admin)) in enumerate(zip(manifests, ports)):
+            stack.enter_context(
+                serve(warden_bin, m.path, env, f"127.0.0.1:{mcp}", admin=f"127.0.0.1:{admin}", log_name=f"r{i + 1}.log", replica=f"r{i + 1}")
+            )
+        stack.enter_context(haproxy(tmp_path, lb, ports))
+
+        async def echo(who: str, n: int) -> httpx2.Response:
+            auth = {"Authorization": f"Bearer {tokens[who]}"}
+            params = {"name": "echo", "arguments": {"text": f"{who} {n}"}}
+            return await modern_rpc(url, "tools/call", params, "echo", auth)
+
+        flood = [await echo("alice", n) for n in range(20)]
+        statuses = [r.status_code for r in flood]
+        assert statuses[:5] == [200] * 5, statuses
+        limited = [r for r in flood if r.status_code == 429]
+        assert len(limited) == 15, statuses
+        assert all(int(r.headers["retry-after"]) >= 1 for r in limited), limited[0].headers
+        assert "rate limit of 5/min" in limited[0].text, limited[0].text
+        bob = [(await echo("bob", n)).status_code for n in range(10)]
+        assert bob == [200] * 10, bob
+    # Each client's calls were all answered by one replica.
+    for who in ("alice", "bob"):
+        holders = [
+            i for i, m in enumerate(manifests)
+            if any(line.get("event") == "tool_call" and str(line.get("client")).startswith(f"{who} ") for line in m.audit_lines())
+        ]
+        assert len(holders) == 1, (who, holders)
