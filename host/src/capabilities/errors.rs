@@ -31,6 +31,13 @@ impl Error {
             Self::Io(_) => "io",
         }
     }
+
+    /// A session handle this process does not hold: `gone` with where it belongs when
+    /// another replica made it (see [`crate::replica`]), else `not-found` with `message`.
+    pub fn unknown_handle(handle: &str, message: impl FnOnce() -> String) -> Self {
+        crate::replica::elsewhere(handle)
+            .map_or_else(|| Self::NotFound(message()), |e| Self::Gone(e.to_string()))
+    }
 }
 
 // The interface holds only types; any capability's view can serve it.

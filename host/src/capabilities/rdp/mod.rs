@@ -128,14 +128,11 @@ impl View<'_, RdpCtx> {
     /// The plugin's desktop `id`, after re-checking the grant of its alias.
     fn desktop(&self, id: &str) -> Result<Arc<Desktop>, Error> {
         let desktop = self.desktops.get(self.plugin(), id).ok_or_else(|| {
-            crate::replica::elsewhere(id).map_or_else(
-                || {
-                    Error::NotFound(format!(
-                        "no remote desktop session '{id}'; terminal_list_sessions shows the open ones"
-                    ))
-                },
-                |e| Error::Gone(e.to_string()),
-            )
+            Error::unknown_handle(id, || {
+                format!(
+                    "no remote desktop session '{id}'; terminal_list_sessions shows the open ones"
+                )
+            })
         })?;
         self.check_host(&desktop.alias)?;
         Ok(desktop)

@@ -361,14 +361,9 @@ impl Host for View<'_, SftpCtx> {
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
         let session = self.sessions.find(&session_id).ok_or_else(|| {
-            crate::replica::elsewhere(&session_id).map_or_else(
-                || {
-                    Error::NotFound(format!(
-                        "no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`"
-                    ))
-                },
-                |e| Error::Gone(e.to_string()),
-            )
+            Error::unknown_handle(&session_id, || {
+                format!("no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`")
+            })
         })?;
         let alias = session.ssh_alias().ok_or_else(|| {
             Error::InvalidArgument(format!(

@@ -179,14 +179,9 @@ impl Host for View<'_, TerminalCtx> {
 
     async fn attach(&mut self, id: String) -> Result<Resource<SessionHandle>, Error> {
         let session = self.sessions.get(self.plugin(), &id).ok_or_else(|| {
-            crate::replica::elsewhere(&id).map_or_else(
-                || {
-                    Error::NotFound(format!(
-                        "no session '{id}'; terminal_list_sessions shows the open ones"
-                    ))
-                },
-                |e| Error::Gone(e.to_string()),
-            )
+            Error::unknown_handle(&id, || {
+                format!("no session '{id}'; terminal_list_sessions shows the open ones")
+            })
         })?;
         self.check_target(&session.target)?;
         self.handle(session)
