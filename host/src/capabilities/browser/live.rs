@@ -478,7 +478,6 @@ impl Live {
             .await;
     }
 
-    /// Wait on a tab's state (see [`Live::wait_for`]).
     /// Wait until every event the browser sent before now is in the state: events travel
     /// from the connection to the event loop through a queue, so an answer can arrive before
     /// the events that preceded it are reduced. Bounded: a stalled loop only costs the wait.
@@ -500,6 +499,7 @@ impl Live {
         }
     }
 
+    /// Wait on a tab's state (see [`Live::wait_for`]).
     pub async fn wait_tab<R>(
         &self,
         target: &str,
