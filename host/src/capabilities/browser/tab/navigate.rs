@@ -16,6 +16,8 @@ const POPUP_ANNOUNCE: Duration = Duration::from_secs(2);
 const POPUP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long an action waits for the navigation it started.
 const ACTION_NAV_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long a navigation waits for the page's own requests in flight at its load.
+const LOAD_REQUESTS: Duration = Duration::from_secs(1);
 /// How long an action waits for the requests it started (a long poll never ends).
 const ACTION_REQUESTS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the page gets to run the tasks a same-document navigation queued.
@@ -108,9 +110,26 @@ impl Tab {
         if let Some(loader) = nav.get("loaderId").and_then(Value::as_str) {
             self.wait_loaded(Some(loader), wait, timeout, None).await?;
         }
-        // A page may move on by itself right after loading: a redirect or the requests its
-        // load handler starts are announced by the time it answers (see `settle_page`), a
-        // meta refresh of up to a second is announced as scheduled and waited for. A page
+        // The page's own requests still in flight at the load (its data, fetched by its
+        // scripts or its load handler, which runs before the load is announced): wait for
+        // them, briefly, so the answer shows what the page renders from them; a long poll
+        // costs at most LOAD_REQUESTS. Then let the page handle the responses.
+        let upto = self.state(|t| t.request_seq)?;
+        if self.state(|t| t.requests_between(before.requests, upto))? > 0 {
+            let _ = self
+                .live
+                .wait_tab(&self.target, LOAD_REQUESTS, |t| {
+                    (t.requests_between(before.requests, upto) == 0
+                        || t.dialog.is_some()
+                        || t.crashed)
+                        .then_some(())
+                })
+                .await;
+            self.yield_to_page().await;
+        }
+        // A page may move on by itself right after loading: a redirect or the requests a
+        // response handler starts are announced by the time it answers (see `settle_page`),
+        // a meta refresh of up to a second is announced as scheduled and waited for. A page
         // that acts later is seen by the next call.
         let loaded = Mark {
             blocked: seq,
