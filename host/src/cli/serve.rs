@@ -26,11 +26,14 @@ pub async fn run(
     };
     let otlp = parsed.otlp_endpoint.clone();
     // Every plugin loads before the first request is read: tools/list is never partial.
-    let app = App::start(parsed, None).await?;
+    let App { manifest: loaded, registry } = App::start(parsed, None).await?;
     if let Some(endpoint) = &otlp {
         warden::trace::start(endpoint);
     }
-    let server = WardenServer::new(app.registry.clone());
+    // Only the server holds the registry: after a reload the first one goes (its plugin
+    // instances, their memory, its audit file) like every later one.
+    let server = WardenServer::new(registry);
+    let http_config = loaded.http;
     if let Some(admin) = &admin {
         admin.serving(server.clone());
     }
@@ -50,7 +53,7 @@ pub async fn run(
     };
     let serving = async {
         match http_addr {
-            Some(addr) => http::serve(server.clone(), addr, &app.manifest.http)
+            Some(addr) => http::serve(server.clone(), addr, &http_config)
                 .await
                 .map_err(anyhow::Error::from),
             None => stdio::serve(server.clone()).await,

@@ -12,7 +12,7 @@
 
 use super::WardenServer;
 use super::oauth::{OAuth, OAuthError, Refusal};
-use crate::audit::{self, AuditLog, Outcome, Record};
+use crate::audit::{self, Outcome, Record};
 use crate::manifest::{HttpConfig, SecretSource};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -98,7 +98,9 @@ impl Tokens {
 struct Auth {
     tokens: Tokens,
     oauth: Option<Arc<OAuth>>,
-    audit: Arc<AuditLog>,
+    /// The audit log is the served manifest's, read when a token is refused (a reload may
+    /// name another).
+    server: WardenServer,
 }
 
 impl Auth {
@@ -140,7 +142,7 @@ impl Auth {
     /// One audit line per refused token: why, never the token itself.
     fn audit_refusal(&self, refusal: &Refusal) {
         let reason = refusal.to_string();
-        self.audit.write(&Record {
+        self.server.registry().services().audit.write(&Record {
             ts: audit::now(),
             event: "auth_refused",
             decision: "denied",
@@ -228,7 +230,7 @@ pub async fn serve(
     if !addr.ip().is_loopback() && tokens.0.is_empty() && oauth.is_none() {
         return Err(HttpError::TokenRequired(addr));
     }
-    let audit = server.registry().services().audit.clone();
+    let auth_server = server.clone();
     let mut hosts = config
         .allowed_hosts
         .clone()
@@ -271,7 +273,7 @@ pub async fn serve(
     let auth = Arc::new(Auth {
         tokens,
         oauth: oauth.clone(),
-        audit,
+        server: auth_server,
     });
     // The last layer runs first: the token check names the client, then its limits apply.
     let mut router = axum::Router::new()
