@@ -155,6 +155,20 @@ def fd_kinds(pid: int) -> dict[str, int]:
     return dict(kinds)
 
 
+def socket_peers(pid: int, names: dict[int, str]) -> dict[str, int]:
+    """Open TCP sockets by what they connect to (`names`: port -> what listens there; a
+    listening socket and its accepted connections count under `listen`), to tell a pool
+    from a leak when the socket count moves."""
+    kinds: Counter = Counter()
+    with contextlib.suppress(psutil.Error):
+        for c in psutil.Process(pid).net_connections(kind="inet"):
+            if c.status == psutil.CONN_LISTEN or not c.raddr:
+                kinds[f"listen:{c.laddr.port}"] += 1
+            else:
+                kinds[f"{names.get(c.raddr.port, 'to ' + str(c.raddr.port))} {c.status.lower()}"] += 1
+    return dict(kinds)
+
+
 async def worker(name: str, session: ClientSession, ledger: Ledger, ctx: dict, deadline: float, rng: random.Random):
     """Loop over the plugins until the deadline. Tool errors are answers too (Chromium or
     sshd may be down for a moment); only a call with no answer is a failure."""
@@ -329,6 +343,8 @@ async def test_soak(tmp_path, warden_bin, warden_env, helpers):
                         await anyio.sleep(5)
                         baseline = {n: sample(p, sshd_holder) for n, p in procs.items()}
                         kinds_before = {n: fd_kinds(p.pid) for n, p in procs.items()}
+                        peers = {sshd.port: "sshd", site.server.server_address[1]: "site", http.port: "http", port: "mcp"}
+                        sockets_before = {n: socket_peers(p.pid, peers) for n, p in procs.items()}
                         chromium_before = {n: chromium_kinds(p.pid) for n, p in procs.items()}
                         await run_phase(SECONDS, "load", True)
                         # Everything the workers opened is closed; idle time lets the host
@@ -347,6 +363,7 @@ async def test_soak(tmp_path, warden_bin, warden_env, helpers):
                         for n, p in procs.items():
                             rows.append({"t": round(time.monotonic() - t0, 1), "phase": "settled", "proc": n} | sample(p, sshd_holder))
                         kinds_after = {n: fd_kinds(p.pid) for n, p in procs.items()}
+                        sockets_after = {n: socket_peers(p.pid, peers) for n, p in procs.items()}
                         chromium_after = {n: chromium_kinds(p.pid) for n, p in procs.items()}
                         # Sessions still in a table are the clients' to close; none may be
                         # left, and no shell may outlive its session.
@@ -360,6 +377,7 @@ async def test_soak(tmp_path, warden_bin, warden_env, helpers):
                             ledger.answered[n] += 1
                         print(f"\nfds by kind, baseline: {kinds_before}\nfds by kind, settled: {kinds_after}")
                         print(f"Chromium by kind, baseline: {chromium_before}\nChromium by kind, settled: {chromium_after}")
+                        print(f"Sockets by peer, baseline: {sockets_before}\nSockets by peer, settled: {sockets_after}")
     finally:
         site.close()
         http.server.shutdown()
@@ -385,7 +403,10 @@ async def test_soak(tmp_path, warden_bin, warden_env, helpers):
         cache = lambda kinds: sum(v for k, v in kinds.items() if "warden-cache" in k)  # noqa: E731
         assert cache(kinds_after[name]) <= 10, (name, "cache fds", kinds_after[name])
         others = s["fds"] - cache(kinds_after[name])
-        assert others <= b["fds"] - cache(kinds_before[name]) + 8, (name, "fds", b, s, kinds_before[name], kinds_after[name])
+        assert others <= b["fds"] - cache(kinds_before[name]) + 8, (
+            f"{name}: fds {b['fds']} -> {s['fds']}; by kind {kinds_before[name]} -> {kinds_after[name]}; "
+            f"sockets {sockets_before[name]} -> {sockets_after[name]}"
+        )
         assert back_to_baseline(b, s), (name, "children", b, s)
         assert s["rss_mib"] <= b["rss_mib"] * 1.5 + 64, (name, "rss", b, s)
     assert settled["http"].get("ssh_shells", 0) <= baseline["http"].get("ssh_shells", 0), (baseline, settled)
