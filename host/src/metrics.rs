@@ -73,6 +73,11 @@ struct KindLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabels {
+    state: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
     result: &'static str,
 }
@@ -90,6 +95,7 @@ struct Metrics {
     limit_hits: Family<LimitLabels, Counter>,
     sessions: Family<KindLabels, Gauge>,
     connections: Family<KindLabels, Gauge>,
+    fleet_members: Family<StateLabels, Gauge>,
     reloads: Family<ResultLabels, Counter>,
     ready: Gauge,
 }
@@ -112,6 +118,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         limit_hits: Family::default(),
         sessions: Family::default(),
         connections: Family::default(),
+        fleet_members: Family::default(),
         reloads: Family::default(),
         ready: Gauge::default(),
     };
@@ -159,6 +166,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "connections_active",
         "Open connections by kind (browser: running browsers; ssh: SSH connections)",
         m.connections.clone(),
+    );
+    registry.register(
+        "browser_fleet_members",
+        "Remote browsers of [browser] endpoints by health (healthy, down)",
+        m.fleet_members.clone(),
     );
     registry.register(
         "manifest_reloads",
@@ -276,6 +288,9 @@ pub struct Census {
     pub ssh_sessions: usize,
     pub sftp_sessions: usize,
     pub ssh_connections: usize,
+    /// Members of the remote browser fleet whose last check passed, and those down.
+    pub fleet_healthy: usize,
+    pub fleet_down: usize,
 }
 
 /// The exposition text (OpenMetrics), with the gauges set from `census` and `ready`.
@@ -296,6 +311,14 @@ pub fn render(census: Census, ready: bool) -> String {
     ] {
         m.connections
             .get_or_create(&KindLabels { kind })
+            .set(gauge(n));
+    }
+    for (state, n) in [
+        ("healthy", census.fleet_healthy),
+        ("down", census.fleet_down),
+    ] {
+        m.fleet_members
+            .get_or_create(&StateLabels { state })
             .set(gauge(n));
     }
     m.ready.set(i64::from(ready));

@@ -201,7 +201,10 @@ impl HostServices {
         let ((browsers, browser_sessions), (captures, _)) =
             futures::future::join(self.browser.census(), self.capture_browser.census()).await;
         let (terminal_sessions, ssh_sessions) = self.sessions.census();
+        let (fleet_healthy, fleet_down) = self.browser.fleet_health();
         crate::metrics::Census {
+            fleet_healthy,
+            fleet_down,
             browser_sessions,
             browser_connections: browsers + captures,
             terminal_sessions,

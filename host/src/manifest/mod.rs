@@ -201,7 +201,9 @@ pub struct RdpHostConfig {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BrowserConfig {
     pub executable: Option<PathBuf>,
-    pub endpoint: Option<String>,
+    /// `[browser] endpoints` (or `endpoint`): remote browsers, one connection per session;
+    /// empty: Warden launches Chromium itself.
+    pub endpoints: Vec<String>,
     pub headless: bool,
     pub args: Vec<String>,
     /// `[browser.secrets]`: only the host reads them, when it types one into a page.
@@ -642,15 +644,12 @@ impl Validator<'_> {
                 |d| d.join("capture-profile"),
             ),
         };
-        self.check_user_data_dirs(
-            &persistent,
-            &capture_profile,
-            file.browser.endpoint.is_some(),
-        );
+        let endpoints = self.browser_endpoints(file.browser.endpoint, file.browser.endpoints);
+        self.check_user_data_dirs(&persistent, &capture_profile, !endpoints.is_empty());
         let browser = BrowserConfig {
             profiles,
             executable: file.browser.executable.map(|p| self.resolve(&p)),
-            endpoint: file.browser.endpoint,
+            endpoints,
             headless: file.browser.headless.unwrap_or(true),
             args: file.browser.args,
             secrets,
@@ -810,6 +809,57 @@ impl Validator<'_> {
             );
         }
         out
+    }
+
+    /// `[browser] endpoint` or `endpoints` (not both), each a DevTools WebSocket or HTTP URL.
+    fn browser_endpoints(
+        &mut self,
+        one: Option<Spanned<String>>,
+        many: Option<Spanned<Vec<Spanned<String>>>>,
+    ) -> Vec<String> {
+        let list = match (one, many) {
+            (Some(_), Some(many)) => {
+                self.error(
+                    many.span(),
+                    "browser: endpoint and endpoints both name remote browsers; keep endpoints (a list of one is fine)".into(),
+                );
+                return Vec::new();
+            }
+            (Some(one), None) => vec![one],
+            (None, Some(many)) => {
+                if many.get_ref().is_empty() {
+                    self.error(
+                        many.span(),
+                        "browser.endpoints is empty; name at least one remote browser, or remove the key to let Warden launch Chromium".into(),
+                    );
+                }
+                many.into_inner()
+            }
+            (None, None) => return Vec::new(),
+        };
+        let mut endpoints: Vec<String> = Vec::new();
+        for e in list {
+            let scheme = url::Url::parse(e.get_ref()).map(|u| u.scheme().to_string());
+            match scheme.as_deref() {
+                Ok("ws" | "wss" | "http" | "https") => {}
+                _ => {
+                    self.error(
+                        e.span(),
+                        format!("browser.endpoints: \"{}\" is not a DevTools endpoint; write \"http://HOST:PORT\" (the browser's --remote-debugging-port) or its \"ws://HOST:PORT/devtools/browser/ID\"", e.get_ref()),
+                    );
+                    continue;
+                }
+            }
+            if endpoints.contains(e.get_ref()) {
+                self.error(
+                    e.span(),
+                    format!("browser.endpoints names \"{}\" twice", e.get_ref()),
+                );
+                continue;
+            }
+            endpoints.push(e.into_inner());
+        }
+        endpoints
     }
 
     /// A user-data-dir belongs to one Chromium process: no two profiles, and not the capture

@@ -229,8 +229,12 @@ pub struct RdpHost {
 pub struct BrowserSection {
     /// Chromium binary. Example: `executable = "/usr/bin/chromium"`.
     pub executable: Option<String>,
-    /// Attach to a running browser instead. Example: `endpoint = "ws://127.0.0.1:9222/devtools/browser/ID"`.
-    pub endpoint: Option<String>,
+    /// Attach to a running browser instead. Example: `endpoint = "ws://127.0.0.1:9222/devtools/browser/ID"`
+    /// or `endpoint = "http://127.0.0.1:9222"`. Short for `endpoints = [ENDPOINT]`.
+    pub endpoint: Option<Spanned<String>>,
+    /// A fleet of remote browsers: every session gets a connection of its own to the
+    /// least-loaded healthy one. Example: `endpoints = ["http://10.0.0.5:9222", "http://10.0.0.6:9222"]`.
+    pub endpoints: Option<Spanned<Vec<Spanned<String>>>>,
     /// Run without a window. Example: `headless = true` (the default).
     pub headless: Option<bool>,
     /// Extra Chromium flags. Example: `args = ["--lang=de-DE"]`.

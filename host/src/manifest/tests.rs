@@ -125,6 +125,28 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:4:5: browser.profiles.a.user_data_dir needs a browser Warden starts itself; a remote [browser] endpoint keeps its own profile: remove one of the two",
         ),
         (
+            "a remote browser that is not a DevTools URL",
+            format!("[browser]\nendpoints = [\"http://127.0.0.1:9222\", \"ftp://b:21\"]\n{PLUGIN}"),
+            "warden.toml:2:39: browser.endpoints: \"ftp://b:21\" is not a DevTools endpoint; write \"http://HOST:PORT\" (the browser's --remote-debugging-port) or its \"ws://HOST:PORT/devtools/browser/ID\"",
+        ),
+        (
+            "a remote browser named twice",
+            format!("[browser]\nendpoints = [\"http://a:9222\", \"http://a:9222\"]\n{PLUGIN}"),
+            "warden.toml:2:31: browser.endpoints names \"http://a:9222\" twice",
+        ),
+        (
+            "endpoint and endpoints",
+            format!(
+                "[browser]\nendpoint = \"http://a:9222\"\nendpoints = [\"http://b:9222\"]\n{PLUGIN}"
+            ),
+            "warden.toml:3:13: browser: endpoint and endpoints both name remote browsers; keep endpoints (a list of one is fine)",
+        ),
+        (
+            "an empty fleet",
+            format!("[browser]\nendpoints = []\n{PLUGIN}"),
+            "warden.toml:2:13: browser.endpoints is empty; name at least one remote browser, or remove the key to let Warden launch Chromium",
+        ),
+        (
             "profile bypass without a proxy",
             format!("[browser.profiles]\nde = {{ proxy_bypass = [\"*.internal\"] }}\n{PLUGIN}"),
             "warden.toml:2:6: browser.profiles.de: proxy_bypass needs proxy",

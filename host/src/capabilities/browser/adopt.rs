@@ -30,11 +30,21 @@ impl BrowserProvider {
             let granted = browser_grants(manifest, &plugin)
                 .is_some_and(|g| g.check_browser_profile(&profile).is_ok());
             if !granted {
-                self.close_profile_session(&plugin, &session).await;
+                self.close_own_session(&plugin, &session).await;
                 closed += 1;
                 continue;
             }
             if let Some(live) = self.current_for(&plugin, &session).await {
+                let (k, c) = live.adopt(manifest).await;
+                kept += k;
+                closed += c;
+            }
+        }
+        for (plugin, session) in self.fleet_session_names() {
+            if browser_grants(manifest, &plugin).is_none() {
+                self.close_own_session(&plugin, &session).await;
+                closed += 1;
+            } else if let Some(live) = self.current_for(&plugin, &session).await {
                 let (k, c) = live.adopt(manifest).await;
                 kept += k;
                 closed += c;

@@ -14,6 +14,34 @@ use super::provider::BrowserProvider;
 use super::state::{Owner, State};
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Each browser's tabs per plugin, across the browsers of one provider (the shared one,
+/// profiles' and fleet sessions' own), so `limits.browser_tabs` caps a plugin's tabs in all
+/// of them together. Its lock is taken last (never while waiting for a browser's state).
+#[derive(Debug, Default)]
+pub struct TabCensus(Mutex<HashMap<u64, HashMap<String, usize>>>);
+
+impl TabCensus {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, HashMap<String, usize>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `plugin`'s tabs in the browsers other than `generation`.
+    fn elsewhere(&self, generation: u64, plugin: &str) -> usize {
+        self.lock()
+            .iter()
+            .filter(|(g, _)| **g != generation)
+            .filter_map(|(_, tabs)| tabs.get(plugin))
+            .sum()
+    }
+
+    /// A browser that is gone holds no tabs.
+    pub(super) fn forget(&self, generation: u64) {
+        self.lock().remove(&generation);
+    }
+}
 
 /// What `check` found: how many there are and the cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,8 +64,35 @@ impl State {
         self.by_owner.keys().filter(|(p, _)| p == plugin).count()
     }
 
-    /// Tabs in the sessions of `plugin` (not capture tabs, which have an owner of their own).
+    /// Tabs in the sessions of `plugin`, in this browser and the provider's others.
     fn tabs_of_plugin(&self, plugin: &str) -> usize {
+        let elsewhere = self.census.as_ref().map_or(0, |(generation, census)| {
+            census.elsewhere(*generation, plugin)
+        });
+        self.tabs_here(plugin) + elsewhere
+    }
+
+    /// Tell the census this browser's tabs when their number changed.
+    pub(super) fn tell_census(&mut self) {
+        let Some((generation, census)) = &self.census else {
+            return;
+        };
+        if self.census_told == Some(self.tabs.len()) {
+            return;
+        }
+        let mut tabs: HashMap<String, usize> = HashMap::new();
+        for owner in self.by_owner.keys().map(|(p, _)| p) {
+            if !tabs.contains_key(owner) {
+                tabs.insert(owner.clone(), self.tabs_here(owner));
+            }
+        }
+        census.lock().insert(*generation, tabs);
+        self.census_told = Some(self.tabs.len());
+    }
+
+    /// Tabs in this browser in the sessions of `plugin` (not capture tabs, which have an
+    /// owner of their own).
+    fn tabs_here(&self, plugin: &str) -> usize {
         self.tabs
             .iter()
             .filter(|(id, t)| t.owner.is_none() && !self.startup.contains(*id))

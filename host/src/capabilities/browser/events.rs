@@ -414,7 +414,12 @@ impl Live {
     /// Reduce one event and carry out what it calls for.
     pub(super) fn on_event(&self, ev: Event) {
         tracing::trace!(method = %ev.method, session = ?ev.session, "browser event");
-        let reduced = reduce(&mut self.lock(), self.guard, &ev);
+        let reduced = {
+            let mut st = self.lock();
+            let reduced = reduce(&mut st, self.guard, &ev);
+            st.tell_census();
+            reduced
+        };
         self.reduced
             .fetch_add(1, std::sync::atomic::Ordering::Release);
         for effect in reduced.effects {

@@ -13,6 +13,7 @@ use super::downloads::Place;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
 use super::events::ready_popups;
+use super::fleet;
 use super::guard::policy::Forbidden;
 use super::guard::{Guard, NetGuard};
 use super::launch::{self, Launched};
@@ -54,25 +55,38 @@ pub struct Live {
     process: Mutex<Option<Launched>>,
 }
 
+impl Drop for Live {
+    fn drop(&mut self) {
+        // A browser that is gone holds no tabs against its plugins' caps.
+        if let Some((generation, census)) = &self.lock().census {
+            census.forget(*generation);
+        }
+    }
+}
+
 impl Live {
     pub(super) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
         let (config, guard) = (&provider.config, provider.guard);
         let persistent = provider.persistent.as_ref();
-        let endpoint = config
-            .endpoint
-            .as_ref()
-            .filter(|_| guard == Guard::Browser && persistent.is_none());
         let mut forbidden = Forbidden::default();
-        let (cdp, events, process, net_guard) = match endpoint {
+        let (cdp, events, process, net_guard) = match &provider.endpoint {
             Some(endpoint) => {
-                // A remote browser's DevTools endpoint stays out of its pages' reach too.
-                if let Ok(url) = Url::parse(endpoint)
-                    && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
-                    && let Ok(addrs) = crate::net::resolve(host, port).await
-                {
-                    addrs.into_iter().for_each(|a| forbidden.add(a));
+                let ws = fleet::resolve(endpoint)
+                    .await
+                    .map_err(|e| BrowserError::Io(format!("the browser at {endpoint}: {e}")))?;
+                // No page reaches a DevTools endpoint: this browser's, nor another member's of
+                // the fleet (from one browser, another's port is as good as its own).
+                let fleet = config.endpoints.iter().map(String::as_str);
+                for url in fleet.chain([endpoint.as_str(), ws.as_str()]) {
+                    if let Ok(url) = Url::parse(url)
+                        && let (Some(host), Some(port)) =
+                            (url.host_str(), url.port_or_known_default())
+                        && let Ok(addrs) = crate::net::resolve(host, port).await
+                    {
+                        addrs.into_iter().for_each(|a| forbidden.add(a));
+                    }
                 }
-                let (cdp, events) = Cdp::connect(endpoint).await.map_err(|e| {
+                let (cdp, events) = Cdp::connect(&ws).await.map_err(|e| {
                     BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
                 })?;
                 (cdp, events, None, None)
@@ -104,7 +118,10 @@ impl Live {
             me: me.clone(),
             net_guard,
             forbidden,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                census: Some((generation, provider.census.clone())),
+                ..State::default()
+            }),
             changed: watch::channel(0).0,
             reduced: AtomicU64::new(0),
             profile_session: provider.profile_session.clone(),
@@ -312,6 +329,7 @@ impl Live {
         st.guards.remove(&id);
         st.downloads.forget(&id);
         st.tabs.retain(|_, t| t.context != id);
+        st.tell_census();
         Ok(())
     }
 

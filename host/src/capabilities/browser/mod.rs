@@ -5,7 +5,8 @@
 //! | file | job |
 //! |---|---|
 //! | `wit/` | the WIT host side: grant checks, handles, conversions, one file per part of the interface |
-//! | `provider.rs` | starting and restarting the browser; profile sessions' own browsers |
+//! | `provider.rs` | starting and restarting the browser; sessions with browsers of their own (profiles', the fleet's) |
+//! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
 //! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe) |
 //! | `live.rs` | a running browser: connecting, contexts (sessions), the tab registry, waits |
 //! | `state.rs` | what Warden knows about the browser: contexts, owners, each tab's state |
@@ -27,6 +28,7 @@ mod downloads;
 mod emulation;
 pub(crate) mod error;
 mod events;
+mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;
 mod guard;

@@ -103,7 +103,7 @@ impl View<'_, BrowserCtx> {
             // Kept as it is, in its profile's own browser.
             (None, true) => Ok(()),
             (profile, false) => {
-                let live = browser.live().await?;
+                let live = browser.live_for(plugin, &session, &owner).await?;
                 Ok(live
                     .create_session(plugin, &session, owner, profile.as_ref().map(|p| &p.1))
                     .await?)

@@ -1,10 +1,12 @@
-//! The browser provider: starts Chromium on first use (or attaches to `[browser] endpoint`)
-//! and restarts it after a crash; a session opened with a profile that has a
-//! `user_data_dir` gets a browser of its own. The running browser itself is [`Live`]
-//! (`live.rs`).
+//! The browser provider: starts Chromium on first use and restarts it after a crash; a
+//! session opened with a profile that has a `user_data_dir` gets a browser of its own, and
+//! with `[browser] endpoints` every session gets a connection of its own to a member of the
+//! remote fleet (`fleet.rs`). The running browser itself is [`Live`] (`live.rs`).
 
+use super::caps::TabCensus;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
+use super::fleet::{CONNECT_TIMEOUT, Fleet};
 use super::guard::Guard;
 use super::launch::Persistent;
 use super::live::Live;
@@ -22,13 +24,21 @@ pub(super) const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// handle to a tab of one can never be taken for a tab of another.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
-/// A session opened with a profile that has its own `user_data_dir`: it runs in a browser
-/// of its own on that directory.
-struct ProfileSession {
+/// A session that runs in a browser of its own: a profile's with its own `user_data_dir`,
+/// or its connection to a member of the remote fleet.
+struct OwnSession {
     plugin: String,
     session: String,
-    profile: String,
+    kind: Own,
     browser: Arc<BrowserProvider>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Own {
+    /// On the `user_data_dir` of this profile.
+    Profile(String),
+    /// On this member of the fleet (its index in `[browser] endpoints`).
+    Fleet(usize),
 }
 
 /// Starts and restarts the browser; shared by all plugins of one manifest.
@@ -40,9 +50,17 @@ pub struct BrowserProvider {
     pub(super) persistent: Option<Persistent>,
     /// For a profile's own browser: the emulation its session starts with.
     pub(super) profile_session: Option<Emulation>,
+    /// For a fleet session's browser: the remote member it connects to.
+    pub(super) endpoint: Option<String>,
+    /// The remote browsers of `[browser] endpoints`, when the manifest names some.
+    fleet: Option<Arc<Fleet>>,
     live: tokio::sync::Mutex<Option<Arc<Live>>>,
-    /// The sessions running in browsers of their own, one per persistent profile.
-    profile_sessions: Mutex<Vec<ProfileSession>>,
+    /// The sessions running in browsers of their own (profiles', the fleet's).
+    profile_sessions: Mutex<Vec<OwnSession>>,
+    /// Held while a fleet session is being placed, so one session is placed once.
+    placing: tokio::sync::Mutex<()>,
+    /// Tabs per plugin in this browser and the sessions' own, shared with those.
+    pub(super) census: Arc<TabCensus>,
     /// Session states plugins saved (`saved_state.rs`); kept across browser restarts.
     pub(super) states: SavedStates,
 }
@@ -67,14 +85,31 @@ impl BrowserProvider {
             guard,
             persistent,
             profile_session,
+            endpoint: None,
+            fleet: None,
             live: tokio::sync::Mutex::new(None),
             profile_sessions: Mutex::default(),
+            placing: tokio::sync::Mutex::new(()),
+            census: Arc::default(),
             states: SavedStates::default(),
         }
     }
 
     pub fn new(config: BrowserConfig) -> Self {
-        Self::with(config, Guard::Browser, None, None)
+        let fleet = (!config.endpoints.is_empty()).then(|| Fleet::new(&config.endpoints));
+        Self {
+            fleet,
+            ..Self::with(config, Guard::Browser, None, None)
+        }
+    }
+
+    /// The browser of one fleet session: a connection to `endpoint`.
+    fn remote(&self, endpoint: String) -> Self {
+        Self {
+            endpoint: Some(endpoint),
+            census: self.census.clone(),
+            ..Self::with(self.config.clone(), Guard::Browser, None, None)
+        }
     }
 
     /// The capture browser: its own Chromium on the persistent `[capture] profile_dir` (a
@@ -93,7 +128,8 @@ impl BrowserProvider {
         &self.config
     }
 
-    /// The running browser, started (or restarted after a crash) when needed.
+    /// The running browser, started (or restarted after a crash) when needed. With a fleet,
+    /// sessions have browsers of their own: reach them with [`Self::live_for`].
     pub async fn live(&self) -> Result<Arc<Live>> {
         let mut guard = self.live.lock().await;
         if let Some(live) = guard.as_ref() {
@@ -119,12 +155,33 @@ impl BrowserProvider {
     /// (running browsers, open sessions) for the metrics: this provider's browser if it
     /// runs, and each profile session with its own browser.
     pub async fn census(&self) -> (usize, usize) {
-        let profile_sessions = self.sessions_lock().len();
+        let (own, members) = {
+            let sessions = self.sessions_lock();
+            let mut members: Vec<usize> = sessions
+                .iter()
+                .filter_map(|s| match s.kind {
+                    Own::Fleet(m) => Some(m),
+                    Own::Profile(_) => None,
+                })
+                .collect();
+            let fleet_sessions = members.len();
+            members.sort_unstable();
+            members.dedup();
+            (
+                sessions.len(),
+                members.len() + sessions.len() - fleet_sessions,
+            )
+        };
         let (browsers, sessions) = match self.current().await {
             Some(live) => (1, live.session_count()),
             None => (0, 0),
         };
-        (browsers + profile_sessions, sessions + profile_sessions)
+        (browsers + members, sessions + own)
+    }
+
+    /// (healthy, down) members of `[browser] endpoints` ((0, 0) without a fleet).
+    pub fn fleet_health(&self) -> (usize, usize) {
+        self.fleet.as_ref().map_or((0, 0), |f| f.health())
     }
 
     /// Close the browser (cleanly, so a persistent profile is written out) and the browsers
@@ -143,48 +200,153 @@ impl BrowserProvider {
         }
     }
 
-    fn sessions_lock(&self) -> std::sync::MutexGuard<'_, Vec<ProfileSession>> {
+    fn sessions_lock(&self) -> std::sync::MutexGuard<'_, Vec<OwnSession>> {
         self.profile_sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The browser of a session opened with a persistent profile, if this is one.
-    fn profile_browser(&self, plugin: &str, session: &str) -> Option<Arc<BrowserProvider>> {
+    /// The browser of a session that runs in one of its own, and which kind it is.
+    fn own_browser(&self, plugin: &str, session: &str) -> Option<(Arc<BrowserProvider>, Own)> {
         self.sessions_lock()
             .iter()
             .find(|s| s.plugin == plugin && s.session == session)
-            .map(|s| s.browser.clone())
+            .map(|s| (s.browser.clone(), s.kind.clone()))
     }
 
-    /// The browser a session lives in (its profile's own, or the shared one), started when
-    /// needed.
-    pub async fn live_for(&self, plugin: &str, session: &str) -> Result<Arc<Live>> {
-        match self.profile_browser(plugin, session) {
-            Some(browser) => browser.live().await,
+    /// The browser a session lives in (its profile's own, its fleet member, or the shared
+    /// one), started or placed when needed. A fleet session whose member went away is
+    /// placed afresh (its tabs' handles say what was lost, see [`Self::lost`]).
+    pub async fn live_for(&self, plugin: &str, session: &str, owner: &Owner) -> Result<Arc<Live>> {
+        if let Some((browser, kind)) = self.own_browser(plugin, session) {
+            match kind {
+                Own::Fleet(_) if browser.current().await.is_none() => {
+                    self.forget_own(plugin, session);
+                }
+                _ => return browser.live().await,
+            }
+        }
+        match &self.fleet {
+            Some(fleet) => self.place(fleet, plugin, session, owner).await,
             None => self.live().await,
         }
     }
 
     /// The running browser a session lives in, if it runs (no start).
     pub async fn current_for(&self, plugin: &str, session: &str) -> Option<Arc<Live>> {
-        match self.profile_browser(plugin, session) {
-            Some(browser) => browser.current().await,
+        match self.own_browser(plugin, session) {
+            Some((browser, _)) => browser.current().await,
+            None if self.fleet.is_some() => None,
             None => self.current().await,
         }
+    }
+
+    /// The remote member a fleet session ran on, when that browser has gone away (its
+    /// connection closed): what a call on one of its tabs reports as lost.
+    pub async fn lost(&self, plugin: &str, session: &str) -> Option<String> {
+        let (browser, _) = self
+            .own_browser(plugin, session)
+            .filter(|(_, kind)| matches!(kind, Own::Fleet(_)))?;
+        match browser.current().await {
+            Some(_) => None,
+            None => browser.endpoint.clone(),
+        }
+    }
+
+    /// Place a new session on the least-loaded healthy member of the fleet, trying the
+    /// next when one does not take the connection.
+    async fn place(
+        &self,
+        fleet: &Arc<Fleet>,
+        plugin: &str,
+        session: &str,
+        owner: &Owner,
+    ) -> Result<Arc<Live>> {
+        fleet.start_checks();
+        let _placing = self.placing.lock().await;
+        if let Some((browser, _)) = self.own_browser(plugin, session) {
+            return browser.live().await;
+        }
+        self.check_session_cap(owner).await?;
+        let loads = {
+            let sessions = self.sessions_lock();
+            move |member: usize| {
+                sessions
+                    .iter()
+                    .filter(|s| s.kind == Own::Fleet(member))
+                    .count()
+            }
+        };
+        let order = fleet.candidates(loads);
+        let mut refused = Vec::new();
+        for member in order {
+            let endpoint = fleet.endpoint(member).to_string();
+            let browser = Arc::new(self.remote(endpoint.clone()));
+            let started = tokio::time::timeout(2 * CONNECT_TIMEOUT, browser.live())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(BrowserError::Timeout(format!(
+                        "no answer within {} s",
+                        (2 * CONNECT_TIMEOUT).as_secs()
+                    )))
+                });
+            match started {
+                Ok(live) => {
+                    fleet.mark(member, Ok(()));
+                    tracing::info!(plugin, session, endpoint, "browser session placed");
+                    self.sessions_lock().push(OwnSession {
+                        plugin: plugin.to_string(),
+                        session: session.to_string(),
+                        kind: Own::Fleet(member),
+                        browser,
+                    });
+                    return Ok(live);
+                }
+                Err(e) => {
+                    fleet.mark(member, Err(e.to_string()));
+                    refused.push(format!("{endpoint}: {e}"));
+                }
+            }
+        }
+        Err(BrowserError::Io(format!(
+            "no browser of the fleet ([browser] endpoints) took the session: {}; start one or fix the endpoints",
+            refused.join("; ")
+        )))
+    }
+
+    /// Drop a session's own browser from the table (it closed, or its member went away).
+    fn forget_own(&self, plugin: &str, session: &str) -> Option<OwnSession> {
+        let mut sessions = self.sessions_lock();
+        let at = sessions
+            .iter()
+            .position(|s| s.plugin == plugin && s.session == session)?;
+        Some(sessions.remove(at))
     }
 
     /// (plugin, session, profile) of every session running in a profile's own browser.
     pub(super) fn profile_session_names(&self) -> Vec<(String, String, String)> {
         self.sessions_lock()
             .iter()
-            .map(|s| (s.plugin.clone(), s.session.clone(), s.profile.clone()))
+            .filter_map(|s| match &s.kind {
+                Own::Profile(p) => Some((s.plugin.clone(), s.session.clone(), p.clone())),
+                Own::Fleet(_) => None,
+            })
+            .collect()
+    }
+
+    /// (plugin, session) of every session running on a member of the fleet.
+    pub(super) fn fleet_session_names(&self) -> Vec<(String, String)> {
+        self.sessions_lock()
+            .iter()
+            .filter(|s| matches!(s.kind, Own::Fleet(_)))
+            .map(|s| (s.plugin.clone(), s.session.clone()))
             .collect()
     }
 
     /// Whether (plugin, session) runs in a profile's own browser.
     pub fn is_profile_session(&self, plugin: &str, session: &str) -> bool {
-        self.profile_browser(plugin, session).is_some()
+        self.own_browser(plugin, session)
+            .is_some_and(|(_, kind)| matches!(kind, Own::Profile(_)))
     }
 
     /// Open (plugin, session) in a browser of its own on `profile`'s `user_data_dir`. One
@@ -219,12 +381,18 @@ impl BrowserProvider {
                 .iter()
                 .find(|s| s.plugin == plugin && s.session == session)
             {
+                let with = match &s.kind {
+                    Own::Profile(p) => format!(" (with profile \"{p}\")"),
+                    Own::Fleet(_) => String::new(),
+                };
                 return Err(BrowserError::Invalid(format!(
-                    "session \"{session}\" is open already (with profile \"{}\"); close it (browse_session close) to open it with a profile",
-                    s.profile
+                    "session \"{session}\" is open already{with}; close it (browse_session close) to open it with a profile"
                 )));
             }
-            if let Some(s) = sessions.iter().find(|s| s.profile == name) {
+            if let Some(s) = sessions
+                .iter()
+                .find(|s| s.kind == Own::Profile(name.to_string()))
+            {
                 let whose = if s.plugin == plugin {
                     String::new()
                 } else {
@@ -241,16 +409,19 @@ impl BrowserProvider {
                 proxy: profile.proxy.clone(),
                 proxy_bypass: profile.proxy_bypass.clone(),
             };
-            let browser = Arc::new(Self::with(
-                self.config.clone(),
-                Guard::Browser,
-                Some(persistent),
-                Some(super::profiles::emulation_of(profile)),
-            ));
-            sessions.push(ProfileSession {
+            let browser = Arc::new(Self {
+                census: self.census.clone(),
+                ..Self::with(
+                    self.config.clone(),
+                    Guard::Browser,
+                    Some(persistent),
+                    Some(super::profiles::emulation_of(profile)),
+                )
+            });
+            sessions.push(OwnSession {
                 plugin: plugin.to_string(),
                 session: session.to_string(),
-                profile: name.to_string(),
+                kind: Own::Profile(name.to_string()),
                 browser: browser.clone(),
             });
             browser
@@ -271,21 +442,24 @@ impl BrowserProvider {
         Ok(())
     }
 
-    /// Close a session that runs in a profile's own browser: the browser closes cleanly,
-    /// writing the profile out. `None` when the session is not one of those.
-    pub async fn close_profile_session(&self, plugin: &str, session: &str) -> Option<()> {
-        let closed = {
-            let mut sessions = self.sessions_lock();
-            let at = sessions
-                .iter()
-                .position(|s| s.plugin == plugin && s.session == session)?;
-            sessions.remove(at)
-        };
+    /// Close a session that runs in a browser of its own: a profile's browser closes
+    /// cleanly, writing the profile out; a fleet session's context is disposed and its
+    /// connection closed. `None` when the session is not one of those.
+    pub async fn close_own_session(&self, plugin: &str, session: &str) -> Option<()> {
+        let closed = self.forget_own(plugin, session)?;
+        if let Own::Fleet(_) = closed.kind
+            && let Some(live) = closed.browser.current().await
+        {
+            let close = live.close_session(plugin, session);
+            if let Ok(Err(e)) = tokio::time::timeout(CONNECT_TIMEOUT, close).await {
+                tracing::warn!(plugin, session, "closing a fleet session: {e}");
+            }
+        }
         closed.browser.shutdown_own().await;
         Some(())
     }
 
-    /// The sessions a plugin has open, in the shared browser and in profiles' own.
+    /// The sessions a plugin has open, in the shared browser and in browsers of their own.
     pub async fn sessions_of(&self, plugin: &str) -> Vec<String> {
         let mut names = match self.current().await {
             Some(live) => live.sessions_of(plugin),

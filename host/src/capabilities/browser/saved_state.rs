@@ -319,7 +319,7 @@ impl View<'_, BrowserCtx> {
                 "session \"{session}\" runs on a persistent profile, which keeps its own cookies and storage; open the state in another session"
             )));
         }
-        let live = self.browser.live().await?;
+        let live = self.session_browser(&session).await?;
         if live.has_session(&plugin, &session) {
             return Err(Error::InvalidArgument(format!(
                 "session \"{session}\" is open already; close it (browse_session close) or pick another name to open the state in"

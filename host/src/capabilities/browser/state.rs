@@ -103,6 +103,11 @@ pub(super) struct State {
     pub(super) front: Option<String>,
     /// Where each session saves downloads, and every session's downloads.
     pub(super) downloads: Downloads,
+    /// The tabs of the other browsers of this provider (profiles', fleet sessions'), so a
+    /// plugin's tab cap holds across them: this browser's generation and the shared count.
+    pub(super) census: Option<(u64, std::sync::Arc<super::caps::TabCensus>)>,
+    /// How many tabs this browser had when it last told the census.
+    pub(super) census_told: Option<usize>,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams

@@ -475,3 +475,34 @@ fn windows_over_the_tab_cap_are_closed_before_they_run() {
     assert!(!st.tabs.contains_key("OVER"));
     assert_eq!(st.tabs["T0"].blocked_seq, 1);
 }
+
+#[test]
+fn the_tab_cap_counts_the_plugins_tabs_in_its_other_browsers() {
+    // Two browsers of one provider (say two fleet sessions): what one holds counts in the other.
+    let census = Arc::new(crate::capabilities::browser::caps::TabCensus::default());
+    let mut first = State {
+        census: Some((1, census.clone())),
+        ..state()
+    };
+    let mut second = State {
+        census: Some((2, census.clone())),
+        ..state()
+    };
+    let cap = first.contexts[CONTEXT].grants.caps.browser_tabs;
+    for i in 0..cap - 1 {
+        attach(&mut first, &format!("F{i}"), None);
+        first.tell_census();
+    }
+    attach(&mut second, "S0", None);
+    second.tell_census();
+    let r = attach(&mut second, "OVER", Some("S0"));
+    assert!(
+        r.effects
+            .iter()
+            .any(|e| matches!(e, Effect::ClosePopup { target, .. } if target == "OVER")),
+        "{cap} tabs together: the next window is over the cap"
+    );
+    census.forget(1);
+    let r = attach(&mut second, "FITS", Some("S0"));
+    assert!(r.effects.iter().any(|e| matches!(e, Effect::SetUp { .. })));
+}

@@ -36,7 +36,7 @@ impl View<'_, BrowserCtx> {
     ) -> Result<(Arc<Live>, String), Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.browser.live_for(self.plugin(), &session).await?;
+        let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;

@@ -17,7 +17,7 @@ impl Host for View<'_, BrowserCtx> {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.browser.live_for(self.plugin(), &session).await?;
+        let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -53,7 +53,7 @@ impl Host for View<'_, BrowserCtx> {
     ) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
         let session = session_name(session)?;
-        let live = self.browser.live_for(self.plugin(), &session).await?;
+        let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -70,7 +70,7 @@ impl Host for View<'_, BrowserCtx> {
         let session = session_name(Some(session))?;
         let browser = &self.browser;
         if browser
-            .close_profile_session(self.plugin(), &session)
+            .close_own_session(self.plugin(), &session)
             .await
             .is_some()
         {

@@ -20,11 +20,14 @@ use super::bindings::warden::browser::browser::{
 };
 use super::bindings::warden::browser::types::{self, Error};
 use super::error::BrowserError;
+use super::live::Live;
+use super::state::Owner;
 use super::tab::{self, Click, Tab};
 use super::{BrowserCtx, DEFAULT_SESSION, PageHandle, keys};
 use crate::capabilities::View;
 use crate::manifest::grants::Denied;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
 use wasmtime::component::Resource;
 
@@ -128,16 +131,32 @@ impl View<'_, BrowserCtx> {
             .browser
             .current_for(self.plugin(), &session)
             .await
-            .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled())
-            .ok_or_else(|| {
-                Error::Gone(
-                    "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
-                        .into(),
-                )
-            })?;
+            .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled());
+        let Some(live) = live else {
+            return Err(Error::Gone(match self.browser.lost(self.plugin(), &session).await {
+                Some(endpoint) => format!(
+                    "browser session \"{session}\" was lost: the remote browser {endpoint} holding it went away, with its tabs and cookies; open a new page to start the session again on another browser of the fleet"
+                ),
+                None => "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
+                    .into(),
+            }));
+        };
         live.context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
         Ok(Tab { live, target })
+    }
+
+    /// The browser (plugin, `session`) lives in, started or placed on a fleet member when
+    /// needed.
+    pub(super) async fn session_browser(&mut self, session: &str) -> Result<Arc<Live>, Error> {
+        let owner = Owner {
+            grants: Arc::clone(&self.grants),
+            scope: self.scope.clone(),
+        };
+        Ok(self
+            .browser
+            .live_for(self.plugin(), session, &owner)
+            .await?)
     }
 
     pub(super) async fn handle_for(

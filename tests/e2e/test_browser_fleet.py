@@ -1,0 +1,188 @@
+"""A fleet of remote browsers (`[browser] endpoints`): two Chromiums started here with
+`--remote-debugging-port`, as an operator would run them on other machines. Each plugin
+session gets a connection of its own to the least-loaded healthy one; the network guard and
+the DevTools-endpoint rule still hold there; a member that dies loses only its own sessions,
+reported by name, and the next session goes to a member that answers."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import os
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from browser_helpers import CHROMIUM, err, ok
+from local_site import LocalSite, QuietHandler
+from ops_helpers import free_port, scrape, total
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
+
+
+class Remote:
+    """A Chromium with its DevTools on a TCP port, like a fleet member on another machine."""
+
+    def __init__(self, dir: Path) -> None:
+        dir.mkdir(parents=True)
+        args = [
+            CHROMIUM,
+            "--headless=new",
+            "--disable-gpu",
+            "--remote-debugging-port=0",
+            f"--user-data-dir={dir}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "about:blank",
+        ]
+        if os.geteuid() == 0:
+            args.insert(1, "--no-sandbox")
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        active = dir / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (active.exists() and len(active.read_text().split()) == 2):
+            assert self.proc.poll() is None, "the remote Chromium exited at start"
+            assert time.monotonic() < deadline, "the remote Chromium wrote no DevToolsActivePort"
+            time.sleep(0.1)
+        port, path = active.read_text().split()
+        self.port = int(port)
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}{path}"
+
+    def pages(self) -> list[str]:
+        with urllib.request.urlopen(f"{self.http}/json/list", timeout=10) as r:
+            return [t["url"] for t in json.load(r) if t.get("type") == "page"]
+
+    def holds(self, tag: str) -> bool:
+        return any(f"tag={tag}" in url for url in self.pages())
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture()
+def remotes(tmp_path: Path) -> Iterator[list[Remote]]:
+    started: list[Remote] = []
+    try:
+        for name in ("a", "b"):
+            started.append(Remote(tmp_path / f"remote-{name}"))
+        yield started
+    finally:
+        for r in started:
+            with contextlib.suppress(Exception):
+                r.kill()
+
+
+class Hits:
+    paths: list[str] = []
+
+
+def pages_handler(other: str) -> type[QuietHandler]:
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            tag = self.path.partition("tag=")[2]
+            body = (
+                f"<!doctype html><title>{tag}</title><div class=app><div>Page of {tag}</div>"
+                f'<img src="{other}/pixel?from={tag}"></div>'
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+class OtherHandler(QuietHandler):
+    def do_GET(self) -> None:  # noqa: N802
+        Hits.paths.append(self.path)
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+async def test_sessions_spread_over_the_fleet_under_the_guard_and_a_dead_member_loses_only_its_own(
+    start_warden, write_manifest, remotes
+) -> None:
+    a, b = remotes
+    other = LocalSite(OtherHandler)
+    # The other origin is the same server by another name: not granted.
+    other_origin = other.origin.replace("127.0.0.1", "localhost")
+    site = LocalSite(pages_handler(other_origin))
+    admin = f"127.0.0.1:{free_port()}"
+    # A member that never answers: placement passes over it.
+    nobody = f"http://127.0.0.1:{free_port()}"
+    # Every 127.0.0.1 port is granted, the members' DevTools ports included: the guard must
+    # still keep pages away from them.
+    m = write_manifest(
+        f"""
+[admin]
+listen = "{admin}"
+
+[browser]
+endpoints = ["{nobody}", "{a.http}", "{b.ws}"]
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
+"""
+    )
+    try:
+        async with start_warden(m) as w:
+            # s1 on the first member that answers, s2 on the least loaded (the other), s3 back
+            # on the first.
+            for tag in ("s1", "s2", "s3"):
+                await ok(w, "browse_session", {"action": "create", "name": tag})
+                snap = await ok(w, "browse_navigate", {"url": site.url(f"/?tag={tag}")})
+                assert f'Page: "{tag}"' in snap, snap
+            assert a.holds("s1") and b.holds("s2") and a.holds("s3"), (a.pages(), b.pages())
+            assert not b.holds("s1") and not a.holds("s2")
+
+            # The guard holds on a remote member: no request to an origin not granted ...
+            assert Hits.paths == [], Hits.paths
+            # ... and no page reaches a member's DevTools endpoint, granted port or not.
+            for endpoint in (a.http, b.http):
+                await ok(w, "browse_navigate", {"url": f"{endpoint}/json/version"})
+                shown = await ok(w, "browse_snapshot", {"mode": "full"})
+                assert "is the browser's own control endpoint" in shown, shown
+                assert "webSocketDebuggerUrl" not in shown, shown
+
+            # Member a dies: its sessions are reported lost by its name; b's are untouched.
+            a.kill()
+            await ok(w, "browse_session", {"action": "switch", "name": "s1"})
+            lost = await err(w, "browse_snapshot")
+            assert "was lost" in lost and a.http in lost, lost
+            await ok(w, "browse_session", {"action": "switch", "name": "s2"})
+            assert "Page of s2" in await ok(w, "browse_snapshot", {"mode": "full"})
+
+            # The lost session starts again on the member that answers.
+            await ok(w, "browse_session", {"action": "switch", "name": "s1"})
+            snap = await ok(w, "browse_navigate", {"url": site.url("/?tag=s1-again")})
+            assert 'Page: "s1-again"' in snap, snap
+            assert b.holds("s1-again")
+
+            # The health checks mark a down within their interval.
+            with anyio.fail_after(20):
+                while total(scrape(admin), "warden_browser_fleet_members", state="down") != 2:
+                    await anyio.sleep(0.5)
+            samples = scrape(admin)
+            assert total(samples, "warden_browser_fleet_members", state="healthy") == 1
+
+            # Closing a session closes its context on the member.
+            await ok(w, "browse_session", {"action": "close", "name": "s2"})
+            assert not b.holds("s2"), b.pages()
+            listed = await ok(w, "browse_session", {"action": "list"})
+            assert "s2" not in listed, listed
+    finally:
+        site.close()
+        other.close()
