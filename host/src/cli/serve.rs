@@ -26,7 +26,10 @@ pub async fn run(
     };
     let otlp = parsed.otlp_endpoint.clone();
     // Every plugin loads before the first request is read: tools/list is never partial.
-    let App { manifest: loaded, registry } = App::start(parsed, None).await?;
+    let App {
+        manifest: loaded,
+        registry,
+    } = App::start(parsed, None).await?;
     if let Some(endpoint) = &otlp {
         warden::trace::start(endpoint);
     }
