@@ -17,6 +17,12 @@ export const info = (message) => log('info', message);
 export const warning = (message) => log('warning', message);
 export const error = (message) => log('error', message);
 
+/** An opaque id of this call's conversation (its MCP session, or its client on the stateless
+ * wire; empty for stdio): key per-agent state by it. */
+export function conversation() {
+  return raw.conversation();
+}
+
 /** True once the client has cancelled this call: return early. */
 export function cancelled() {
   return raw.cancelled();

@@ -188,6 +188,9 @@ export declare const context: {
   info(message: string): void;
   warning(message: string): void;
   error(message: string): void;
+  /** An opaque id of this call's conversation (its MCP session, or its client on the
+   * stateless wire; empty for stdio): key per-agent state by it. */
+  conversation(): string;
   /** True once the client has cancelled this call. */
   cancelled(): boolean;
   /** Go on as an MCP task; false when the call cannot be one. */

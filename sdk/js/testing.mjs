@@ -8,7 +8,7 @@ import { registerHooks } from 'node:module';
 const UNAVAILABLE = 'host capabilities are unavailable outside Warden (this is a unit test in Node)';
 
 const NAMES = {
-  'warden:plugin/context': ['progress', 'log', 'cancelled', 'asTask', 'capabilities', 'ask'],
+  'warden:plugin/context': ['progress', 'log', 'conversation', 'cancelled', 'asTask', 'capabilities', 'ask'],
   'warden:capture/http': ['get'],
   'warden:capture/page': ['capturePage', 'getCookies', 'loginThenCapture', 'ensureLogin'],
   'warden:browser/browser': ['openPage', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
@@ -25,6 +25,7 @@ function stub(specifier) {
     return [
       'export function progress() {}',
       'export function log() {}',
+      "export function conversation() { return ''; }",
       'export function cancelled() { return false; }',
       'export function asTask() { return false; }',
       'export function capabilities() { return { elicitation: false, sampling: false, roots: false }; }',

@@ -42,6 +42,14 @@ pub fn log(level: Level, message: impl AsRef<str>) {
     wit::log(level.into(), message.as_ref());
 }
 
+/// An opaque id of the conversation this call belongs to: one MCP session on the 2025-11-25
+/// wire, the authenticated client on the stateless 2026-07-28 wire, empty for the one local
+/// client (stdio, the CLI). Key what the plugin remembers between calls for its agent (a
+/// current tab, a cursor) by it: one plugin instance serves every agent of the server.
+pub fn conversation() -> String {
+    wit::conversation()
+}
+
 /// True once the client has cancelled the current call. Long loops should check it and
 /// return early; a call that ignores cancellation is interrupted by the host.
 pub fn cancelled() -> bool {

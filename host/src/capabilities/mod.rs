@@ -7,6 +7,7 @@
 
 pub mod browser;
 pub mod capture;
+pub mod conversation;
 pub mod errors;
 pub mod rdp;
 pub mod resource_events;
@@ -225,6 +226,7 @@ impl HostServices {
             browser: BrowserCtx {
                 base: base.clone(),
                 browser: self.browser.clone(),
+                conversation: Default::default(),
             },
             terminal: TerminalCtx {
                 base: base.clone(),

@@ -16,6 +16,7 @@ pub mod stdio;
 mod subscriptions;
 mod tasks;
 
+use crate::capabilities::conversation::Conversation;
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
 use crate::runtime::bindings::TaskSupport;
@@ -368,6 +369,26 @@ fn call_context(
         client: client.map(Arc::from),
         session: Some(Arc::from(session_of(context))),
         trace: crate::trace::for_call(context),
+        conversation: conversation_of(context),
+    }
+}
+
+/// The conversation a request belongs to: its MCP session (ended when the session's
+/// transport closes), else the authenticated client of a stateless request; stdio has one.
+fn conversation_of(context: &RequestContext<RoleServer>) -> Conversation {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return Conversation::default();
+    };
+    match parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(id) => {
+            let peer = context.peer.clone();
+            Conversation::session(id, Arc::new(move || !peer.is_transport_closed()))
+        }
+        None => Conversation::client(http_client(context).as_deref()),
     }
 }
 

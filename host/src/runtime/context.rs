@@ -68,6 +68,10 @@ impl Host for PluginState {
         }
     }
 
+    async fn conversation(&mut self) -> String {
+        self.call.conversation.key().to_string()
+    }
+
     async fn cancelled(&mut self) -> bool {
         self.call.cancel.is_cancelled()
     }

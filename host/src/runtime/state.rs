@@ -60,6 +60,8 @@ pub struct CallContext {
     pub session: Option<Arc<str>>,
     /// The call's trace, when traces are exported.
     pub trace: Option<crate::trace::CallTrace>,
+    /// The conversation the call belongs to: what browser sessions are scoped by.
+    pub conversation: crate::capabilities::conversation::Conversation,
 }
 
 /// Linear-memory cap that remembers whether the guest hit it, so the trap that follows can be
@@ -147,6 +149,7 @@ impl PluginState {
             events: call.events.clone(),
             scope: self.scope.clone(),
         }));
+        self.caps.browser.conversation = call.conversation.clone();
         self.call = call;
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);
         self.events = EventBudget::default();

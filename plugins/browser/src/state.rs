@@ -1,10 +1,11 @@
-//! What the plugin remembers between calls: the sessions it opened, their tabs, each tab's
-//! refs and last rendering (for diffs). It lives in the plugin's long-lived instance.
+//! What the plugin remembers between calls, per conversation (each agent its own): the
+//! sessions it opened, their tabs, each tab's refs and last rendering (for diffs). It lives
+//! in the plugin's long-lived instance.
 
 use crate::refs::RefMap;
 use crate::render::Rendered;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use warden_sdk::browser::{self, Page};
 use warden_sdk::prelude::*;
 
@@ -59,16 +60,51 @@ pub struct State {
     pub current: String,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State {
-        sessions: BTreeMap::new(),
-        current: DEFAULT_SESSION.to_string(),
-    });
+/// Conversations whose state is held at once; past it the least recently used is dropped (its
+/// agent finds its sessions again through the host, see `adopt_open_tabs`; refs start afresh).
+const CONVERSATIONS: usize = 256;
+
+/// Each conversation's state (one plugin instance serves every agent of the server), with
+/// when it was last used.
+#[derive(Default)]
+struct Conversations {
+    states: HashMap<String, (u64, State)>,
+    clock: u64,
 }
 
-/// Run `f` with the plugin's state.
+thread_local! {
+    static STATE: RefCell<Conversations> = RefCell::new(Conversations::default());
+}
+
+/// Run `f` with the state of the calling conversation: its current session, tabs and refs.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
+    let key = warden_sdk::context::conversation();
+    STATE.with(|all| {
+        let mut all = all.borrow_mut();
+        all.clock += 1;
+        let now = all.clock;
+        if !all.states.contains_key(&key) && all.states.len() >= CONVERSATIONS {
+            let oldest = all
+                .states
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                all.states.remove(&oldest);
+            }
+        }
+        let (used, state) = all.states.entry(key).or_insert_with(|| {
+            (
+                0,
+                State {
+                    sessions: BTreeMap::new(),
+                    current: DEFAULT_SESSION.to_string(),
+                },
+            )
+        });
+        *used = now;
+        f(state)
+    })
 }
 
 /// The host answers this when a tab's browser has exited.

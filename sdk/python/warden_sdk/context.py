@@ -23,6 +23,14 @@ def log(level: Level, message: str) -> None:
     context.log(context.LogLevel[level.upper()], message)
 
 
+def conversation() -> str:
+    """An opaque id of this call's conversation (its MCP session, or its client on the
+    stateless wire; empty for stdio): key per-agent state by it."""
+    from wit_world.imports import context
+
+    return str(context.conversation())
+
+
 def cancelled() -> bool:
     """True once the client has cancelled the current call: long loops should return early."""
     from wit_world.imports import context

@@ -297,6 +297,11 @@ impl Live {
         self.lock().by_owner.len()
     }
 
+    /// (plugin, session) of every session this browser holds.
+    pub(super) fn session_keys(&self) -> Vec<(String, String)> {
+        self.lock().by_owner.keys().cloned().collect()
+    }
+
     /// The session names a plugin has open.
     pub fn sessions_of(&self, plugin: &str) -> Vec<String> {
         let st = self.lock();
@@ -315,7 +320,10 @@ impl Live {
             .lock()
             .by_owner
             .remove(&(plugin.to_string(), session.to_string()))
-            .ok_or_else(|| BrowserError::NotFound(format!("no session named \"{session}\"")))?;
+            .ok_or_else(|| {
+                let name = super::scope::split(session).0;
+                BrowserError::NotFound(format!("no session named \"{name}\""))
+            })?;
         self.cdp
             .call_raw(
                 None,

@@ -24,6 +24,7 @@ mod adopt;
 pub mod bindings;
 mod caps;
 mod cdp;
+mod conversations;
 mod downloads;
 mod emulation;
 pub(crate) mod error;
@@ -41,6 +42,7 @@ mod profiles;
 pub(crate) mod provider;
 mod routes;
 mod saved_state;
+mod scope;
 mod secrets;
 pub(crate) mod state;
 pub(crate) mod tab;
@@ -61,6 +63,8 @@ use wasmtime::component::Linker;
 pub struct BrowserCtx {
     pub base: Base,
     pub browser: Arc<BrowserProvider>,
+    /// The conversation of the call in progress: session names are scoped by it.
+    pub conversation: crate::capabilities::conversation::Conversation,
 }
 
 impl Deref for BrowserCtx {

@@ -7,7 +7,6 @@ use super::emulation::{Emulation, Viewport};
 use super::error::{BrowserError, Result};
 use super::live::Live;
 use super::state::Owner;
-use super::wit::session_name;
 use crate::audit::GuestScope;
 use crate::capabilities::View;
 use crate::manifest::BrowserProfile;
@@ -49,6 +48,7 @@ impl Live {
             return Ok(());
         };
         if self.lock().by_owner.contains_key(&key) {
+            let session = super::scope::split(session).0;
             return Err(BrowserError::Invalid(format!(
                 "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
             )));
@@ -75,7 +75,7 @@ impl View<'_, BrowserCtx> {
         profile: Option<String>,
     ) -> std::result::Result<(), Error> {
         self.browser_allowed()?;
-        let session = session_name(Some(session))?;
+        let session = self.session_key(Some(session))?;
         let profile = match profile {
             None => None,
             Some(name) => {

@@ -4,6 +4,7 @@
 //! remote fleet (`fleet.rs`). The running browser itself is [`Live`] (`live.rs`).
 
 use super::caps::TabCensus;
+use super::conversations::Conversations;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
 use super::fleet::{CONNECT_TIMEOUT, Fleet};
@@ -63,6 +64,8 @@ pub struct BrowserProvider {
     pub(super) census: Arc<TabCensus>,
     /// Session states plugins saved (`saved_state.rs`); kept across browser restarts.
     pub(super) states: SavedStates,
+    /// The conversations with sessions here, watched for their end (`conversations.rs`).
+    pub(super) conversations: Conversations,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -92,6 +95,7 @@ impl BrowserProvider {
             placing: tokio::sync::Mutex::new(()),
             census: Arc::default(),
             states: SavedStates::default(),
+            conversations: Conversations::default(),
         }
     }
 
@@ -323,6 +327,14 @@ impl BrowserProvider {
         Some(sessions.remove(at))
     }
 
+    /// (plugin, session) of every session running in a browser of its own.
+    pub(super) fn own_session_keys(&self) -> Vec<(String, String)> {
+        self.sessions_lock()
+            .iter()
+            .map(|s| (s.plugin.clone(), s.session.clone()))
+            .collect()
+    }
+
     /// (plugin, session, profile) of every session running in a profile's own browser.
     pub(super) fn profile_session_names(&self) -> Vec<(String, String, String)> {
         self.sessions_lock()
@@ -365,6 +377,7 @@ impl BrowserProvider {
             )));
         };
         self.check_session_cap(&owner).await?;
+        let shown = super::scope::split(session).0;
         if let Some(live) = self.current().await
             && live
                 .lock()
@@ -372,7 +385,7 @@ impl BrowserProvider {
                 .contains_key(&(plugin.to_string(), session.to_string()))
         {
             return Err(BrowserError::Invalid(format!(
-                "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
+                "session \"{shown}\" is open already; close it (browse_session close) to open it with a profile"
             )));
         }
         let browser = {
@@ -386,21 +399,23 @@ impl BrowserProvider {
                     Own::Fleet(_) => String::new(),
                 };
                 return Err(BrowserError::Invalid(format!(
-                    "session \"{session}\" is open already{with}; close it (browse_session close) to open it with a profile"
+                    "session \"{shown}\" is open already{with}; close it (browse_session close) to open it with a profile"
                 )));
             }
             if let Some(s) = sessions
                 .iter()
                 .find(|s| s.kind == Own::Profile(name.to_string()))
             {
-                let whose = if s.plugin == plugin {
-                    String::new()
-                } else {
+                let (theirs, scope) = super::scope::split(&s.session);
+                let whose = if s.plugin != plugin {
                     format!(" of plugin \"{}\"", s.plugin)
+                } else if scope != super::scope::split(session).1 {
+                    " of another client".to_string()
+                } else {
+                    String::new()
                 };
                 return Err(BrowserError::Invalid(format!(
-                    "profile \"{name}\" is in use by session \"{}\"{whose}: its user_data_dir serves one session at a time; close that session first",
-                    s.session
+                    "profile \"{name}\" is in use by session \"{theirs}\"{whose}: its user_data_dir serves one session at a time; close that session first"
                 )));
             }
             let persistent = Persistent {

@@ -12,8 +12,8 @@ use super::bindings::warden::browser::types::Error;
 use super::cdp::s;
 use super::error::{BrowserError, Result};
 use super::live::Live;
+use super::scope::SessionKey;
 use super::tab::{Tab, WaitUntil};
-use super::wit::session_name;
 use crate::audit::Used;
 use crate::capabilities::View;
 use serde_json::{Value, json};
@@ -67,11 +67,17 @@ impl State {
     }
 }
 
-/// Every plugin's saved states, by (plugin, name).
+/// Every plugin's saved states, by (plugin, name as the host keeps it: `scope.rs`).
 #[derive(Default)]
 pub struct SavedStates(Mutex<HashMap<(String, String), State>>);
 
 impl SavedStates {
+    /// Drop the states saved in the conversation `key` (it ended).
+    pub(super) fn forget_scope(&self, key: &str) {
+        self.lock()
+            .retain(|(_, name), _| super::scope::split(name).1 != key);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), State>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -240,8 +246,8 @@ impl View<'_, BrowserCtx> {
         name: String,
     ) -> std::result::Result<WitState, Error> {
         self.browser_allowed()?;
-        let session = session_name(session)?;
-        let name = session_name(Some(name)).map_err(|_| {
+        let session = self.session_key(session)?;
+        let name = self.session_key(Some(name)).map_err(|_| {
             Error::InvalidArgument("a state's name is 1-64 letters, digits, '-' or '_'".into())
         })?;
         let plugin = self.plugin().to_string();
@@ -261,10 +267,10 @@ impl View<'_, BrowserCtx> {
                 state.bytes()
             )));
         }
-        let summary = state.summary(&name);
+        let summary = state.summary(&name.to_string());
         {
             let mut states = self.browser.states.lock();
-            let key = (plugin.clone(), name.clone());
+            let key = (plugin.clone(), name.clone().into_key());
             // The state it replaces does not count: saving again under a name frees the old.
             let others = states.iter().filter(|(k, _)| k.0 == plugin && **k != key);
             let (mine, held) = others.fold((0, 0), |(n, b), (_, st)| (n + 1, b + st.bytes()));
@@ -301,13 +307,14 @@ impl View<'_, BrowserCtx> {
         state: String,
     ) -> std::result::Result<WitState, Error> {
         self.browser_allowed()?;
-        let session = session_name(Some(session))?;
+        let session = self.session_key(Some(session))?;
         let plugin = self.plugin().to_string();
+        let key = self.state_key(&state)?;
         let saved = self
             .browser
             .states
             .lock()
-            .get(&(plugin.clone(), state.clone()))
+            .get(&(plugin.clone(), key))
             .cloned()
             .ok_or_else(|| {
                 Error::NotFound(format!(
@@ -343,6 +350,14 @@ impl View<'_, BrowserCtx> {
         Ok(saved.summary(&state))
     }
 
+    /// A state's name as the host keeps it (scoped like a session's); a name no state can
+    /// have is simply not found.
+    fn state_key(&self, name: &str) -> std::result::Result<String, Error> {
+        SessionKey::new(name, &self.conversation)
+            .map(SessionKey::into_key)
+            .map_err(|_| Error::NotFound(format!("this plugin saved no state named \"{name}\"")))
+    }
+
     pub(super) fn list_states_impl(&self) -> std::result::Result<Vec<WitState>, Error> {
         self.browser_allowed()?;
         let plugin = self.plugin();
@@ -350,7 +365,9 @@ impl View<'_, BrowserCtx> {
         let mut list: Vec<WitState> = states
             .iter()
             .filter(|((p, _), _)| p == plugin)
-            .map(|((_, name), st)| st.summary(name))
+            .filter_map(|((_, key), st)| {
+                SessionKey::visible(key, &self.conversation).map(|name| st.summary(name))
+            })
             .collect();
         list.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(list)
@@ -359,10 +376,11 @@ impl View<'_, BrowserCtx> {
     pub(super) fn delete_state_impl(&self, name: String) -> std::result::Result<(), Error> {
         self.browser_allowed()?;
         let plugin = self.plugin().to_string();
+        let key = self.state_key(&name)?;
         self.browser
             .states
             .lock()
-            .remove(&(plugin, name.clone()))
+            .remove(&(plugin, key))
             .map(|_| ())
             .ok_or_else(|| Error::NotFound(format!("this plugin saved no state named \"{name}\"")))
     }

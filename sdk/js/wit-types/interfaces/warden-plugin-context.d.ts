@@ -10,6 +10,14 @@ declare module 'warden:plugin/context@0.1.0' {
    */
   export function log(level: LogLevel, message: string): void;
   /**
+   * An opaque id of the conversation this call belongs to: one MCP session on the
+   * 2025-11-25 wire, the authenticated client on the stateless 2026-07-28 wire, empty for
+   * the one local client (stdio, the CLI). Key what the plugin remembers between calls for
+   * its agent (a current tab, a cursor) by it, so two agents never move each other's. The
+   * host scopes browser session names by it already.
+   */
+  export function conversation(): string;
+  /**
    * True once the client has cancelled the current call. Long loops should check it
    * and return early; a call that ignores cancellation is interrupted by the host.
    */

@@ -12,7 +12,6 @@ use super::super::emulation::{self, Emulation as Emu};
 use super::super::live::Live;
 use super::super::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
-use super::session_name;
 use crate::capabilities::View;
 use std::sync::Arc;
 use wasmtime::component::Resource;
@@ -35,7 +34,7 @@ impl View<'_, BrowserCtx> {
         session: Option<String>,
     ) -> Result<(Arc<Live>, String), Error> {
         self.browser_allowed()?;
-        let session = session_name(session)?;
+        let session = self.session_key(session)?;
         let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)

@@ -9,14 +9,14 @@ use super::super::bindings::warden::browser::browser::{
     StorageArea, TabInfo,
 };
 use super::super::bindings::warden::browser::types::Error;
-use super::session_name;
+use super::super::scope::SessionKey;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
 impl Host for View<'_, BrowserCtx> {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
-        let session = session_name(session)?;
+        let session = self.session_key(session)?;
         let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
@@ -27,7 +27,7 @@ impl Host for View<'_, BrowserCtx> {
 
     async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
         self.browser_allowed()?;
-        let session = session_name(session)?;
+        let session = self.session_key(session)?;
         let Some(live) = self.browser.current_for(self.plugin(), &session).await else {
             return Ok(Vec::new());
         };
@@ -52,7 +52,7 @@ impl Host for View<'_, BrowserCtx> {
         id: String,
     ) -> Result<Resource<PageHandle>, Error> {
         self.browser_allowed()?;
-        let session = session_name(session)?;
+        let session = self.session_key(session)?;
         let live = self.session_browser(&session).await?;
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)
@@ -67,7 +67,7 @@ impl Host for View<'_, BrowserCtx> {
 
     async fn close_session(&mut self, session: String) -> Result<(), Error> {
         self.browser_allowed()?;
-        let session = session_name(Some(session))?;
+        let session = self.session_key(Some(session))?;
         let browser = &self.browser;
         if browser
             .close_own_session(self.plugin(), &session)
@@ -85,7 +85,12 @@ impl Host for View<'_, BrowserCtx> {
 
     async fn list_sessions(&mut self) -> Result<Vec<String>, Error> {
         self.browser_allowed()?;
-        Ok(self.browser.sessions_of(self.plugin()).await)
+        let keys = self.browser.sessions_of(self.plugin()).await;
+        Ok(keys
+            .iter()
+            .filter_map(|key| SessionKey::visible(key, &self.conversation))
+            .map(str::to_string)
+            .collect())
     }
 
     // Logs, routes, emulation and storage: see `extras.rs`.

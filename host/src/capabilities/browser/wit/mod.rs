@@ -21,6 +21,7 @@ use super::bindings::warden::browser::browser::{
 use super::bindings::warden::browser::types::{self, Error};
 use super::error::BrowserError;
 use super::live::Live;
+use super::scope::SessionKey;
 use super::state::Owner;
 use super::tab::{self, Click, Tab};
 use super::{BrowserCtx, DEFAULT_SESSION, PageHandle, keys};
@@ -80,22 +81,16 @@ pub(super) fn click(o: ClickOptions) -> Click {
     }
 }
 
-pub(super) fn session_name(session: Option<String>) -> Result<String, Error> {
-    let name = session.unwrap_or_else(|| DEFAULT_SESSION.to_string());
-    if name.is_empty()
-        || name.len() > 64
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(Error::InvalidArgument(format!(
-            "session name \"{name}\" must be 1-64 letters, digits, '-' or '_'"
-        )));
-    }
-    Ok(name)
-}
-
 impl View<'_, BrowserCtx> {
+    /// The session `name` (or the default one) of the call's conversation, as the host
+    /// keeps it.
+    pub(super) fn session_key(&self, name: Option<String>) -> Result<SessionKey, Error> {
+        SessionKey::new(
+            name.as_deref().unwrap_or(DEFAULT_SESSION),
+            &self.conversation,
+        )
+    }
+
     /// A grant check's refusal, audited, as the WIT `access-denied` error.
     pub(super) fn granted<T>(&self, check: Result<T, Denied>) -> Result<T, Error> {
         check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
@@ -127,6 +122,14 @@ impl View<'_, BrowserCtx> {
             handle.target.clone(),
             handle.session.clone(),
         );
+        // A handle kept from another conversation's call (a plugin that shares its state
+        // across clients) does not reach that conversation's tab.
+        let Some(name) = SessionKey::visible(&session, &self.conversation) else {
+            return Err(Error::NotFound(
+                "this tab belongs to another client's session; open a page in this one".into(),
+            ));
+        };
+        let name = name.to_string();
         let live = self
             .browser
             .current_for(self.plugin(), &session)
@@ -135,7 +138,7 @@ impl View<'_, BrowserCtx> {
         let Some(live) = live else {
             return Err(Error::Gone(match self.browser.lost(self.plugin(), &session).await {
                 Some(endpoint) => format!(
-                    "browser session \"{session}\" was lost: the remote browser {endpoint} holding it went away, with its tabs and cookies; open a new page to start the session again on another browser of the fleet"
+                    "browser session \"{name}\" was lost: the remote browser {endpoint} holding it went away, with its tabs and cookies; open a new page to start the session again on another browser of the fleet"
                 ),
                 None => "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
                     .into(),
@@ -149,6 +152,7 @@ impl View<'_, BrowserCtx> {
     /// The browser (plugin, `session`) lives in, started or placed on a fleet member when
     /// needed.
     pub(super) async fn session_browser(&mut self, session: &str) -> Result<Arc<Live>, Error> {
+        self.browser.conversation_started(&self.conversation);
         let owner = Owner {
             grants: Arc::clone(&self.grants),
             scope: self.scope.clone(),
@@ -161,7 +165,7 @@ impl View<'_, BrowserCtx> {
 
     pub(super) async fn handle_for(
         &mut self,
-        session: String,
+        session: SessionKey,
         target: String,
         generation: u64,
     ) -> Result<Resource<PageHandle>, Error> {
@@ -169,7 +173,7 @@ impl View<'_, BrowserCtx> {
             .push(PageHandle {
                 generation,
                 target,
-                session,
+                session: session.into_key(),
             })
             .map_err(|e| Error::Io(format!("cannot hand out the tab: {e}")))
     }

@@ -1,0 +1,98 @@
+//! Closing what a conversation left: when an MCP session ends (the client deleted it, or
+//! it timed out), the browser sessions scoped to it (`scope.rs`) and the states it saved
+//! can never be named again, so they are closed within [`REAP_EVERY`] instead of holding a
+//! browser context, its tabs and their memory until Warden stops.
+
+use super::provider::BrowserProvider;
+use super::scope;
+use crate::capabilities::conversation::Conversation;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+/// How often ended conversations are looked for.
+const REAP_EVERY: Duration = Duration::from_secs(5);
+
+/// The conversations that opened sessions and can end, by key.
+#[derive(Default)]
+pub(crate) struct Conversations {
+    open: Mutex<HashMap<String, Conversation>>,
+    watching: std::sync::atomic::AtomicBool,
+}
+
+impl Conversations {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Conversation>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The conversations that ended since the last look, forgotten here.
+    fn ended(&self) -> Vec<String> {
+        let mut ended = Vec::new();
+        self.lock().retain(|key, c| {
+            let alive = c.is_alive();
+            if !alive {
+                ended.push(key.clone());
+            }
+            alive
+        });
+        ended
+    }
+}
+
+impl BrowserProvider {
+    /// `conversation` is about to use a session: watch for its end.
+    pub(crate) fn conversation_started(self: &Arc<Self>, conversation: &Conversation) {
+        if !conversation.can_end() {
+            return;
+        }
+        self.conversations
+            .lock()
+            .entry(conversation.key().to_string())
+            .or_insert_with(|| conversation.clone());
+        if !self
+            .conversations
+            .watching
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tokio::spawn(watch(Arc::downgrade(self)));
+        }
+    }
+
+    /// Close every session scoped to the conversation `key`, and drop the states it saved.
+    async fn close_conversation(&self, key: &str) {
+        let mine = |(_, session): &(String, String)| scope::split(session).1 == key;
+        for (plugin, session) in self.own_session_keys().into_iter().filter(mine) {
+            self.close_own_session(&plugin, &session).await;
+        }
+        if let Some(live) = self.current().await {
+            for (plugin, session) in live.session_keys().into_iter().filter(mine) {
+                if let Err(e) = live.close_session(&plugin, &session).await {
+                    tracing::warn!(
+                        plugin,
+                        session,
+                        "closing an ended conversation's session: {e}"
+                    );
+                }
+            }
+        }
+        self.states.forget_scope(key);
+        tracing::info!(
+            conversation = key,
+            "closed the browser sessions of an ended conversation"
+        );
+    }
+}
+
+/// Every [`REAP_EVERY`], close the sessions of conversations that ended; stop with the
+/// provider (a reloaded manifest's provider is dropped).
+async fn watch(provider: Weak<BrowserProvider>) {
+    loop {
+        tokio::time::sleep(REAP_EVERY).await;
+        let Some(provider) = provider.upgrade() else {
+            return;
+        };
+        for key in provider.conversations.ended() {
+            provider.close_conversation(&key).await;
+        }
+    }
+}
