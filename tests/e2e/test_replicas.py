@@ -1,6 +1,6 @@
 """Three `warden serve --http` replicas behind HAProxy with the documented configuration
-(docs/src/deploy/haproxy.cfg): many concurrent MCP clients, each with a terminal session,
-spread over the replicas; every request reaches the replica holding its session; one
+(docs/src/deploy/haproxy.cfg): many concurrent MCP clients, each with a terminal session and
+every fifth with a browser session on a fleet of two remote Chromiums, spread over the replicas; every request reaches the replica holding its session; one
 replica killed mid-run loses only its own clients, who get a clear error, never another
 replica's session; each replica's metrics agree with its own audit log. The same with
 stateless 2026-07-28 clients, routed by the replica name their session handles carry."""
@@ -20,7 +20,10 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from local_site import LocalSite
 from test_approval import ALL_CAPABILITIES, modern_call, rpc_body
+from test_browser_conversations import AccountPage
+from test_browser_fleet import Remote
 from ops_helpers import (
     audit_counts,
     free_port,
@@ -38,8 +41,8 @@ CLIENTS = int(os.environ.get("WARDEN_REPLICA_CLIENTS", "50"))
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def replica_manifest(write_manifest, helpers, echo_wasm, i: int, echo_keys: str = ""):
-    body = (
+def replica_manifest(write_manifest, helpers, echo_wasm, i: int, echo_keys: str = "", browser: str = ""):
+    body = browser + (
         '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
         'require_approval = ["terminal_close"]\n'
         'limits = { call_timeout = "60s" }\ngrants.terminal = { local = true }\n\n'
@@ -52,9 +55,43 @@ def session_digest(session_id: str) -> str:
     return "http session " + hashlib.sha256(session_id.encode()).hexdigest()[:12]
 
 
+def fleet_block(remotes: list[Remote]) -> str:
+    """The replicas share one fleet of remote browsers; each replica's browser plugin."""
+    endpoints = ", ".join(f'"{r.http}"' for r in remotes)
+    return (
+        f"[browser]\nendpoints = [{endpoints}]\n\n"
+        '[[plugin]]\nname = "browser"\nsource = "builtin:browser"\n'
+        'limits = { call_timeout = "60s" }\ngrants.browser = { origins = ["http://127.0.0.1:*"] }\n\n'
+    )
+
+
+def browses(i: int) -> bool:
+    """Every fifth client also has a browser session."""
+    return i % 5 == 0
+
+
+@pytest.mark.usefixtures("chromium")
 async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path):
+    remotes = [Remote(tmp_path / f"remote-{n}") for n in ("a", "b")]
+    site = LocalSite(AccountPage)
+    try:
+        await replicas_behind_haproxy(
+            warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path, remotes, site
+        )
+    finally:
+        site.close()
+        for r in remotes:
+            with contextlib.suppress(Exception):
+                r.kill()
+
+
+async def replicas_behind_haproxy(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm, tmp_path, remotes, site
+) -> None:
     ports = [(free_port(), free_port()) for _ in range(3)]
-    manifests = [replica_manifest(write_manifest, helpers, echo_wasm, i + 1) for i in range(3)]
+    manifests = [
+        replica_manifest(write_manifest, helpers, echo_wasm, i + 1, browser=fleet_block(remotes)) for i in range(3)
+    ]
     lb = free_port()
     url = f"http://127.0.0.1:{lb}/mcp"
     with contextlib.ExitStack() as stack:
@@ -108,6 +145,14 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
                                     assert f"client-{i}-{round}" in helpers.text_of(ran), helpers.text_of(ran)
                                 echoed = await session.call_tool("echo", {"text": f"client {i}"})
                                 assert echoed.structured_content == {"text": f"client {i}"}
+                                if browses(i):
+                                    # Clients of one replica share its browser plugin: each
+                                    # sees its own page in its own "default" session.
+                                    args = {"url": site.url(f"/?who=client-{i}-{round}")}
+                                    shown = helpers.text_of(await session.call_tool("browse_navigate", args))
+                                    assert f'Page: "client-{i}-{round}"' in shown, shown
+                                    full = await session.call_tool("browse_snapshot", {"mode": "full"})
+                                    assert f"Dashboard of client-{i}-{round}" in helpers.text_of(full)
                         opened += 1
                         if opened == CLIENTS:
                             all_open.set()
@@ -120,7 +165,12 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
                                     )
                                 else:
                                     ran = await session.call_tool("echo", {"text": f"after-{i}"})
-                            after_kill[i] = "ok" if f"after-{i}" in helpers.text_of(ran) else helpers.text_of(ran)
+                                expect = f"after-{i}"
+                                if browses(i) and expect in helpers.text_of(ran):
+                                    # Its own page, still: its browser session lives on.
+                                    ran = await session.call_tool("browse_snapshot", {"mode": "full"})
+                                    expect = f"Dashboard of client-{i}-1"
+                            after_kill[i] = "ok" if expect in helpers.text_of(ran) else helpers.text_of(ran)
                         except Exception as e:  # the transport's error, or our timeout
                             after_kill[i] = f"failed: {type(e).__name__}: {e}"
                             raise
@@ -128,6 +178,9 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
                 if not killed.is_set():
                     raise
                 after_kill.setdefault(i, f"failed: {type(e).__name__}: {e}")
+
+        def pages() -> list[str]:
+            return [u for r in remotes for u in r.pages()]
 
         started = time.monotonic()
         async with anyio.create_task_group() as tg:
@@ -153,11 +206,26 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
             # Kill replica 2 as a crash would.
             procs[1].send_signal(signal.SIGKILL)
             procs[1].wait(timeout=10)
+            # Its browser sessions go with its DevTools connections; the others' pages stay.
+            lost = [i for i, r in holder.items() if r == 1 and browses(i)]
+            kept = [i for i, r in holder.items() if r != 1 and browses(i)]
+            assert lost and kept, (lost, kept)
+            deadline = time.monotonic() + 15
+            while any(f"who=client-{i}-" in u for i in lost for u in pages()):
+                assert time.monotonic() < deadline, pages()
+                await anyio.sleep(0.2)
+            for i in kept:
+                assert any(f"who=client-{i}-1" in u for u in pages()), (i, pages())
             killed.set()
         victims = [i for i, r in holder.items() if r == 1]
         survivors = [i for i, r in holder.items() if r != 1]
         assert all(after_kill[i] == "ok" for i in survivors), {i: after_kill[i] for i in survivors}
         assert all(after_kill[i] != "ok" for i in victims), {i: after_kill[i] for i in victims}
+        # Every client has left: the sessions of the MCP sessions that ended were closed.
+        deadline = time.monotonic() + 15
+        while any("who=client-" in u for u in pages()):
+            assert time.monotonic() < deadline, pages()
+            await anyio.sleep(0.2)
 
         # What a victim's next request gets: a clear 503, from no other replica.
         async with httpx2.AsyncClient(timeout=30) as raw:
@@ -185,7 +253,11 @@ async def test_replicas_behind_haproxy(warden_bin, warden_env, write_manifest, h
         from_audit = audit_counts(manifests[r].audit_lines())
         from_metrics = subtract(metric_counts(after[r]), metric_counts(before[r]))
         assert from_metrics == from_audit, (r, from_metrics, from_audit)
-    print(f"{CLIENTS} clients opened sessions over 3 replicas {spread} in {opened_in:.1f}s; {len(victims)} lost with r2")
+    browsing = sum(1 for i in range(CLIENTS) if browses(i))
+    print(
+        f"{CLIENTS} clients ({browsing} with a browser session on a fleet of 2) opened sessions over 3 replicas"
+        f" {spread} in {opened_in:.1f}s; {len(victims)} lost with r2"
+    )
 
 
 STATELESS_CLIENTS = 12
