@@ -7,6 +7,7 @@
 //! rebinding). The caller connects to the addresses returned here, never to the name again.
 
 pub mod addr;
+pub mod chain;
 
 use addr::{Class, canonical, classify};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};

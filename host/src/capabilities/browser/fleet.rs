@@ -7,6 +7,7 @@
 //! or its HTTP address (`http://host:port`), resolved through `/json/version` on every
 //! connection, so a member that restarts (and gets a new browser id) is found again.
 
+use crate::net::chain::error_chain;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -162,10 +163,10 @@ pub(super) async fn resolve(endpoint: &str) -> Result<String, String> {
         .send()
         .await
         .and_then(reqwest::Response::error_for_status)
-        .map_err(|e| format!("{version} did not answer: {}", chain(&e)))?
+        .map_err(|e| format!("{version} did not answer: {}", error_chain(&e)))?
         .bytes()
         .await
-        .map_err(|e| format!("{version} did not answer: {}", chain(&e)))?;
+        .map_err(|e| format!("{version} did not answer: {}", error_chain(&e)))?;
     let answer: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| format!("{version} answered something else than JSON: {e}"))?;
     let said = answer["webSocketDebuggerUrl"]
@@ -178,17 +179,6 @@ pub(super) async fn resolve(endpoint: &str) -> Result<String, String> {
     ws.set_path(said.path());
     ws.set_query(None);
     Ok(ws.to_string())
-}
-
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -11,6 +11,7 @@ use crate::audit::Used;
 use crate::capabilities::View;
 use crate::manifest::grants::host_port;
 use crate::net::NetError;
+use crate::net::chain::error_chain;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use std::time::{Duration, Instant};
 use url::Url;
@@ -220,16 +221,4 @@ async fn read_body(
         redirects,
         truncated,
     })
-}
-
-/// reqwest's top-level message hides the cause ("error sending request"); show the chain.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
