@@ -183,6 +183,15 @@ grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
             assert not b.holds("s2"), b.pages()
             listed = await ok(w, "browse_session", {"action": "list"})
             assert "s2" not in listed, listed
+
+        # Each placement is audited with the member and the session.
+        placed = [(line["target"], line["detail"]) for line in m.audit_lines() if line.get("capability") == "browser.place"]
+        assert placed == [
+            (a.http, "session s1"),
+            (b.ws, "session s2"),
+            (a.http, "session s3"),
+            (b.ws, "session s1"),
+        ], placed
     finally:
         site.close()
         other.close()

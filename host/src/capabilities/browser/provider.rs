@@ -13,6 +13,7 @@ use super::launch::Persistent;
 use super::live::Live;
 use super::saved_state::SavedStates;
 use super::state::Owner;
+use crate::audit::Used;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -298,6 +299,12 @@ impl BrowserProvider {
                 Ok(live) => {
                     fleet.mark(member, Ok(()));
                     tracing::info!(plugin, session, endpoint, "browser session placed");
+                    owner.scope.used(&Used {
+                        capability: "browser.place",
+                        target: &endpoint,
+                        detail: Some(&format!("session {}", super::scope::split(session).0)),
+                        ..Used::default()
+                    });
                     self.sessions_lock().push(OwnSession {
                         plugin: plugin.to_string(),
                         session: session.to_string(),
