@@ -195,3 +195,65 @@ grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
     finally:
         site.close()
         other.close()
+
+
+def proxied(guard: tuple[str, int], source: str, url: str) -> bytes:
+    """A proxy request to the guard from the local address `source`: what comes back."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind((source, 0))
+        s.settimeout(10)
+        s.connect(guard)
+        host = url.split("/")[2]
+        s.sendall(f"GET {url} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := s.recv(65536):
+                answer += chunk
+        return answer
+
+
+async def test_a_guard_on_another_address_serves_only_its_member(start_warden, write_manifest, tmp_path) -> None:
+    """`guard_address`: a member on another machine reaches its sessions' guards there; the
+    guard serves that member's address only, so it is no proxy for the rest of the network.
+    Here the member is 127.0.0.1 and the guard listens on 127.0.0.3; a neighbour is 127.0.0.5."""
+    import psutil
+
+    from test_browser_conversations import AccountPage
+
+    a = Remote(tmp_path / "remote-a")
+    site = LocalSite(AccountPage)
+    m = write_manifest(
+        f"""
+[browser]
+endpoints = ["{a.http}"]
+guard_address = "127.0.0.3"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
+"""
+    )
+    try:
+        async with start_warden(m) as w:
+            snap = await ok(w, "browse_navigate", {"url": site.url("/?who=member")})
+            assert 'Page: "member"' in snap, snap
+            assert w.pid is not None
+            guards = [
+                c.laddr
+                for c in psutil.Process(w.pid).net_connections(kind="tcp")
+                if c.status == psutil.CONN_LISTEN and c.laddr.ip == "127.0.0.3"
+            ]
+            assert guards, "no network guard listens on the guard_address"
+            guard = (guards[0].ip, guards[0].port)
+            # The member's address is served, under the grants ...
+            assert b"Dashboard of member-again" in proxied(guard, "127.0.0.1", site.url("/?who=member-again"))
+            # ... a neighbour's is closed unanswered, granted origin or not.
+            assert proxied(guard, "127.0.0.5", site.url("/?who=neighbour")) == b""
+            assert "refused a connection from an address it does not serve" in w.stderr()
+    finally:
+        site.close()
+        a.kill()

@@ -204,6 +204,9 @@ pub struct BrowserConfig {
     /// `[browser] endpoints` (or `endpoint`): remote browsers, one connection per session;
     /// empty: Warden launches Chromium itself.
     pub endpoints: Vec<String>,
+    /// `[browser] guard_address`: where fleet sessions' network guards listen (loopback when
+    /// `None`).
+    pub guard_address: Option<std::net::IpAddr>,
     pub headless: bool,
     pub args: Vec<String>,
     /// `[browser.secrets]`: only the host reads them, when it types one into a page.
@@ -645,11 +648,13 @@ impl Validator<'_> {
             ),
         };
         let endpoints = self.browser_endpoints(file.browser.endpoint, file.browser.endpoints);
+        let guard_address = self.guard_address(file.browser.guard_address, !endpoints.is_empty());
         self.check_user_data_dirs(&persistent, &capture_profile, !endpoints.is_empty());
         let browser = BrowserConfig {
             profiles,
             executable: file.browser.executable.map(|p| self.resolve(&p)),
             endpoints,
+            guard_address,
             headless: file.browser.headless.unwrap_or(true),
             args: file.browser.args,
             secrets,
@@ -860,6 +865,37 @@ impl Validator<'_> {
             endpoints.push(e.into_inner());
         }
         endpoints
+    }
+
+    /// `[browser] guard_address`: an IP address of this machine (one a browser can connect
+    /// to, so not `0.0.0.0`), for a fleet only.
+    fn guard_address(
+        &mut self,
+        address: Option<Spanned<String>>,
+        fleet: bool,
+    ) -> Option<std::net::IpAddr> {
+        let address = address?;
+        let span = address.span();
+        if !fleet {
+            self.error(
+                span,
+                "browser.guard_address is where remote browsers reach Warden's network guards; it needs [browser] endpoints (a browser Warden launches uses loopback)".into(),
+            );
+            return None;
+        }
+        match address.get_ref().parse::<std::net::IpAddr>() {
+            Ok(ip) if !ip.is_unspecified() => Some(ip),
+            _ => {
+                self.error(
+                    span,
+                    format!(
+                        "browser.guard_address: \"{}\" is not an address the browsers can connect to; write an IP address of this machine, such as \"10.0.0.2\"",
+                        address.get_ref()
+                    ),
+                );
+                None
+            }
+        }
     }
 
     /// A user-data-dir belongs to one Chromium process: no two profiles, and not the capture

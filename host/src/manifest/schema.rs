@@ -235,6 +235,10 @@ pub struct BrowserSection {
     /// A fleet of remote browsers: every session gets a connection of its own to the
     /// least-loaded healthy one. Example: `endpoints = ["http://10.0.0.5:9222", "http://10.0.0.6:9222"]`.
     pub endpoints: Option<Spanned<Vec<Spanned<String>>>>,
+    /// An address of this machine the fleet's browsers reach Warden at: each session's
+    /// network guard listens there (default 127.0.0.1) and serves only its member. Example:
+    /// `guard_address = "10.0.0.2"`.
+    pub guard_address: Option<Spanned<String>>,
     /// Run without a window. Example: `headless = true` (the default).
     pub headless: Option<bool>,
     /// Extra Chromium flags. Example: `args = ["--lang=de-DE"]`.

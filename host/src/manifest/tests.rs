@@ -130,6 +130,18 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:2:39: browser.endpoints: \"ftp://b:21\" is not a DevTools endpoint; write \"http://HOST:PORT\" (the browser's --remote-debugging-port) or its \"ws://HOST:PORT/devtools/browser/ID\"",
         ),
         (
+            "a guard address without a fleet",
+            format!("[browser]\nguard_address = \"10.0.0.2\"\n{PLUGIN}"),
+            "warden.toml:2:17: browser.guard_address is where remote browsers reach Warden's network guards; it needs [browser] endpoints (a browser Warden launches uses loopback)",
+        ),
+        (
+            "a guard address no browser can connect to",
+            format!(
+                "[browser]\nendpoint = \"http://a:9222\"\nguard_address = \"0.0.0.0\"\n{PLUGIN}"
+            ),
+            "warden.toml:3:17: browser.guard_address: \"0.0.0.0\" is not an address the browsers can connect to; write an IP address of this machine, such as \"10.0.0.2\"",
+        ),
+        (
             "a remote browser named twice",
             format!("[browser]\nendpoints = [\"http://a:9222\", \"http://a:9222\"]\n{PLUGIN}"),
             "warden.toml:2:31: browser.endpoints names \"http://a:9222\" twice",

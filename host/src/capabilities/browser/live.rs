@@ -14,6 +14,7 @@ use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
 use super::events::ready_popups;
 use super::fleet;
+use super::guard::listen::Listen;
 use super::guard::policy::Forbidden;
 use super::guard::{Guard, NetGuard};
 use super::launch::{self, Launched};
@@ -42,6 +43,8 @@ pub struct Live {
     net_guard: Option<NetGuard>,
     /// What no page of this browser may reach: its DevTools endpoint, if it has a port.
     pub(super) forbidden: Forbidden,
+    /// Where its contexts' guards listen and whom they serve (`guard/listen.rs`).
+    pub(super) listen: Listen,
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
@@ -64,11 +67,27 @@ impl Drop for Live {
     }
 }
 
+/// The addresses a fleet member connects from, as far as its endpoint tells: those its
+/// endpoint's and its DevTools URL's hosts resolve to.
+async fn member_addresses(endpoint: &str, ws: &str) -> Vec<std::net::IpAddr> {
+    let mut ips = Vec::new();
+    for url in [endpoint, ws] {
+        if let Ok(url) = Url::parse(url)
+            && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
+            && let Ok(addrs) = crate::net::resolve(host, port).await
+        {
+            ips.extend(addrs.into_iter().map(|a| a.ip()));
+        }
+    }
+    ips
+}
+
 impl Live {
     pub(super) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
         let (config, guard) = (&provider.config, provider.guard);
         let persistent = provider.persistent.as_ref();
         let mut forbidden = Forbidden::default();
+        let mut listen = Listen::loopback();
         let (cdp, events, process, net_guard) = match &provider.endpoint {
             Some(endpoint) => {
                 let ws = fleet::resolve(endpoint)
@@ -86,6 +105,9 @@ impl Live {
                         addrs.into_iter().for_each(|a| forbidden.add(a));
                     }
                 }
+                if let Some(ip) = config.guard_address {
+                    listen = Listen::for_member(ip, member_addresses(endpoint, &ws).await);
+                }
                 let (cdp, events) = Cdp::connect(&ws).await.map_err(|e| {
                     BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
                 })?;
@@ -97,7 +119,7 @@ impl Live {
                 // chained to the profile's own proxy if it has one.
                 let upstream = persistent
                     .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
-                let net_guard = NetGuard::start(guard, upstream, Forbidden::default())
+                let net_guard = NetGuard::start(guard, upstream, Forbidden::default(), &listen)
                     .await
                     .map_err(BrowserError::Io)?;
                 let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
@@ -118,6 +140,7 @@ impl Live {
             me: me.clone(),
             net_guard,
             forbidden,
+            listen,
             state: Mutex::new(State {
                 census: Some((generation, provider.census.clone())),
                 ..State::default()

@@ -17,6 +17,7 @@
 //! so a manifest reload applies to open sessions at once.
 
 mod deny_log;
+pub mod listen;
 pub mod policy;
 mod proxy;
 pub mod upstream;
@@ -29,7 +30,7 @@ use crate::manifest::grants::Grants;
 use deny_log::DenyLog;
 use policy::{Forbidden, Refusal, Target};
 use serde_json::json;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock, RwLock, Weak};
 use upstream::Upstream;
 use url::Url;
@@ -91,6 +92,8 @@ pub(super) struct Shared {
     bypass_loopback: bool,
     forbidden: RwLock<Forbidden>,
     deny_log: DenyLog,
+    /// Whom it serves.
+    listen: listen::Listen,
 }
 
 impl Shared {
@@ -126,12 +129,13 @@ pub struct NetGuard {
 }
 
 impl NetGuard {
-    /// Start a guard on a free loopback port. `upstream`: an admin's proxy URL to chain to,
-    /// with its bypass rules.
+    /// Start a guard on a free port of `listen`'s address. `upstream`: an admin's proxy URL
+    /// to chain to, with its bypass rules.
     pub async fn start(
         guard: Guard,
         upstream: Option<(&str, &[String])>,
         forbidden: Forbidden,
+        listen: &listen::Listen,
     ) -> Result<Self, String> {
         let (upstream, bypass, bypass_loopback) = match upstream {
             None => (None, None, false),
@@ -149,9 +153,14 @@ impl NetGuard {
                 (Some(Upstream::parse(url)?), Some(set), loopback)
             }
         };
-        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        let listener = tokio::net::TcpListener::bind(listen.addr())
             .await
-            .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;
+            .map_err(|e| {
+                format!(
+                    "cannot start the browser's network guard on {}: {e}",
+                    listen.addr().ip()
+                )
+            })?;
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;
@@ -166,6 +175,7 @@ impl NetGuard {
             bypass_loopback,
             forbidden: RwLock::new(forbidden),
             deny_log: DenyLog::new(guard.capability()),
+            listen: listen.clone(),
         });
         let task = tokio::spawn(proxy::serve(listener, shared.clone()));
         Ok(Self { addr, shared, task })
@@ -201,7 +211,7 @@ impl Live {
         upstream: Option<(&str, &[String])>,
         downloads: Option<Place>,
     ) -> Result<String, BrowserError> {
-        let guard = NetGuard::start(self.guard, upstream, self.forbidden.clone())
+        let guard = NetGuard::start(self.guard, upstream, self.forbidden.clone(), &self.listen)
             .await
             .map_err(BrowserError::Io)?;
         let created = self

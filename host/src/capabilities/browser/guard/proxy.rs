@@ -39,7 +39,7 @@ const HOP_BY_HOP: &[&str] = &[
 /// Accept connections until the task is aborted (the guard is dropped).
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
                 tracing::debug!("network guard accept failed: {e}");
@@ -47,6 +47,11 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
+        if !shared.listen.admits(peer.ip()) {
+            // Not the browser it serves: another host on the network, closed unanswered.
+            tracing::warn!(%peer, "network guard: refused a connection from an address it does not serve");
+            continue;
+        }
         let shared = shared.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
