@@ -67,19 +67,15 @@ impl Drop for Live {
     }
 }
 
-/// The addresses a fleet member connects from, as far as its endpoint tells: those its
-/// endpoint's and its DevTools URL's hosts resolve to.
-async fn member_addresses(endpoint: &str, ws: &str) -> Vec<std::net::IpAddr> {
-    let mut ips = Vec::new();
-    for url in [endpoint, ws] {
-        if let Ok(url) = Url::parse(url)
-            && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
-            && let Ok(addrs) = crate::net::resolve(host, port).await
-        {
-            ips.extend(addrs.into_iter().map(|a| a.ip()));
-        }
+/// The addresses a DevTools URL's host resolves to (none when it does not parse or resolve).
+async fn addresses_of(url: &str) -> Vec<std::net::SocketAddr> {
+    match Url::parse(url) {
+        Ok(url) => match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => crate::net::resolve(host, port).await.unwrap_or_default(),
+            _ => Vec::new(),
+        },
+        Err(_) => Vec::new(),
     }
-    ips
 }
 
 impl Live {
@@ -95,18 +91,19 @@ impl Live {
                     .map_err(|e| BrowserError::Io(format!("the browser at {endpoint}: {e}")))?;
                 // No page reaches a DevTools endpoint: this browser's, nor another member's of
                 // the fleet (from one browser, another's port is as good as its own).
-                let fleet = config.endpoints.iter().map(String::as_str);
-                for url in fleet.chain([endpoint.as_str(), ws.as_str()]) {
-                    if let Ok(url) = Url::parse(url)
-                        && let (Some(host), Some(port)) =
-                            (url.host_str(), url.port_or_known_default())
-                        && let Ok(addrs) = crate::net::resolve(host, port).await
-                    {
-                        addrs.into_iter().for_each(|a| forbidden.add(a));
-                    }
+                let mut own = addresses_of(endpoint).await;
+                own.extend(addresses_of(&ws).await);
+                let others = config.endpoints.iter().filter(|e| *e != endpoint);
+                for other in others {
+                    addresses_of(other)
+                        .await
+                        .into_iter()
+                        .for_each(|a| forbidden.add(a));
                 }
+                own.iter().for_each(|a| forbidden.add(*a));
+                // A guard on another address serves the addresses this member connects from.
                 if let Some(ip) = config.guard_address {
-                    listen = Listen::for_member(ip, member_addresses(endpoint, &ws).await);
+                    listen = Listen::for_member(ip, own.iter().map(|a| a.ip()).collect());
                 }
                 let (cdp, events) = Cdp::connect(&ws).await.map_err(|e| {
                     BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
