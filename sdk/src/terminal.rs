@@ -90,12 +90,12 @@ pub fn open(target: Target, cols: u16, rows: u16) -> Result<Session, CapabilityE
     Ok(Session(wit::open(&target, cols, rows)?))
 }
 
-/// A handle to the plugin's session `id`.
+/// A handle to the plugin's session `id`, opened by the calling client.
 pub fn attach(id: &str) -> Result<Session, CapabilityError> {
     Ok(Session(wit::attach(id)?))
 }
 
-/// The plugin's sessions, oldest first.
+/// The plugin's sessions that the calling client opened, oldest first.
 pub fn list_sessions() -> Vec<SessionInfo> {
     wit::list_sessions().into_iter().map(Into::into).collect()
 }

@@ -129,8 +129,9 @@ def serve(
 
 
 @contextlib.asynccontextmanager
-async def mcp_session(url: str, headers: dict[str, str] | None = None):
-    """An initialized MCP client session over streamable HTTP."""
+async def mcp_session(url: str, headers: dict[str, str] | None = None, **session_kw):
+    """An initialized MCP client session over streamable HTTP (`session_kw`: for the
+    `ClientSession`, such as a `message_handler`)."""
     import anyio
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -138,7 +139,7 @@ async def mcp_session(url: str, headers: dict[str, str] | None = None):
 
     async with create_mcp_http_client(headers=headers) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, **session_kw) as session:
                 with anyio.fail_after(30):
                     await session.initialize()
                 yield session

@@ -3,19 +3,45 @@
 //! the CLI. State a plugin keeps between calls without a handle on the wire (a browser
 //! session's name, its current tab) is scoped by it, so two agents on one server never
 //! reach each other's. Made by the MCP layer; read by the capabilities and the plugin.
+//!
+//! A conversation also names its [`Owner`]: the authenticated client it belongs to. Sessions
+//! an agent comes back to from a later conversation (terminals, remote desktops) are bound to
+//! the owner, not to one conversation.
 
 use std::sync::Arc;
 
 /// Whether the conversation is still open (its MCP session's transport has not closed).
 pub type Alive = Arc<dyn Fn() -> bool + Send + Sync>;
 
-/// One conversation: an opaque key, and how to tell it ended.
+/// Who a session that outlives one conversation belongs to: the authenticated HTTP client
+/// (by the name the manifest gives it), or the local client (stdio, the CLI, and every
+/// request of an HTTP server without tokens: such a server has one client).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Owner(Option<Arc<str>>);
+
+impl Owner {
+    pub fn client(name: Option<&str>) -> Self {
+        Self(name.map(Arc::from))
+    }
+}
+
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(name) => write!(f, "Owner({name})"),
+            None => f.write_str("Owner(local)"),
+        }
+    }
+}
+
+/// One conversation: an opaque key, how to tell it ended, and whose it is.
 #[derive(Clone, Default)]
 pub struct Conversation {
     /// Empty for the local client; otherwise `s` or `c` and a digest: never the session ID
     /// or the client's name themselves.
     key: Arc<str>,
     alive: Option<Alive>,
+    owner: Owner,
 }
 
 impl std::fmt::Debug for Conversation {
@@ -25,22 +51,33 @@ impl std::fmt::Debug for Conversation {
 }
 
 impl Conversation {
-    /// The MCP session `id` (2025-11-25 wire); it ends when `alive` says so.
-    pub fn session(id: &str, alive: Alive) -> Self {
+    /// The MCP session `id` (2025-11-25 wire) of the authenticated `client`; it ends when
+    /// `alive` says so.
+    pub fn session(id: &str, client: Option<&str>, alive: Alive) -> Self {
         Self {
             key: format!("s{}", &crate::audit::digest(id.as_bytes())[..16]).into(),
             alive: Some(alive),
+            owner: Owner::client(client),
         }
     }
 
     /// A stateless request's client: its authenticated name, or every anonymous request
     /// together (a server without tokens has one client).
     pub fn client(name: Option<&str>) -> Self {
-        let name = name.unwrap_or("");
         Self {
-            key: format!("c{}", &crate::audit::digest(name.as_bytes())[..16]).into(),
+            key: format!(
+                "c{}",
+                &crate::audit::digest(name.unwrap_or("").as_bytes())[..16]
+            )
+            .into(),
             alive: None,
+            owner: Owner::client(name),
         }
+    }
+
+    /// The client the conversation belongs to.
+    pub fn owner(&self) -> &Owner {
+        &self.owner
     }
 
     /// The opaque key: empty for the local client.

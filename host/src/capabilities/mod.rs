@@ -22,6 +22,7 @@ use crate::manifest::grants::Grants;
 use crate::manifest::{BrowserConfig, Manifest, RdpHostConfig, SshHostConfig};
 use browser::BrowserCtx;
 use capture::CaptureCtx;
+use conversation::Owner;
 use rdp::RdpCtx;
 use sftp::SftpCtx;
 use std::collections::BTreeMap;
@@ -233,16 +234,19 @@ impl HostServices {
                 sessions: self.sessions.clone(),
                 ssh: self.ssh.clone(),
                 events: self.resource_events.clone(),
+                owner: Owner::default(),
             },
             sftp: SftpCtx {
                 base: base.clone(),
                 sftp: self.sftp.clone(),
                 sessions: self.sessions.clone(),
+                owner: Owner::default(),
             },
             rdp: RdpCtx {
                 base: base.clone(),
                 hosts: self.rdp_hosts.clone(),
                 desktops: self.desktops.clone(),
+                owner: Owner::default(),
             },
             capture: CaptureCtx {
                 base,

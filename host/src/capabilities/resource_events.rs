@@ -1,8 +1,11 @@
 //! Changes of plugin resources that a capability observes (a terminal session printed), for
 //! the MCP layer to tell the clients subscribed to them. A plugin names which of its resources
 //! a host object backs (`session.watch`); the MCP layer forwards a change only for a URI that
-//! plugin serves, so a plugin cannot make clients hear of another plugin's resources.
+//! plugin serves, so a plugin cannot make clients hear of another plugin's resources, and
+//! only to the subscribers of the client that owns the host object, so a user does not hear
+//! of another's shell.
 
+use super::conversation::Owner;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -15,6 +18,8 @@ const BACKLOG: usize = 1024;
 pub struct ResourceChange {
     pub plugin: Arc<str>,
     pub uri: Arc<str>,
+    /// The client whose subscribers hear of it.
+    pub owner: Owner,
 }
 
 /// The bus of resource changes of one Warden process.
@@ -32,12 +37,13 @@ impl Default for ResourceEvents {
 }
 
 impl ResourceEvents {
-    /// `uri` of `plugin` changed. Costs nothing when nobody listens.
-    pub fn changed(&self, plugin: &Arc<str>, uri: &Arc<str>) {
+    /// `uri` of `plugin` changed, for `owner`'s subscribers. Costs nothing when nobody listens.
+    pub fn changed(&self, plugin: &Arc<str>, uri: &Arc<str>, owner: &Owner) {
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(ResourceChange {
                 plugin: plugin.clone(),
                 uri: uri.clone(),
+                owner: owner.clone(),
             });
         }
     }

@@ -16,7 +16,7 @@ pub mod stdio;
 mod subscriptions;
 mod tasks;
 
-use crate::capabilities::conversation::Conversation;
+use crate::capabilities::conversation::{Conversation, Owner};
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
 use crate::runtime::bindings::TaskSupport;
@@ -379,6 +379,7 @@ fn conversation_of(context: &RequestContext<RoleServer>) -> Conversation {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return Conversation::default();
     };
+    let client = http_client(context);
     match parts
         .headers
         .get("mcp-session-id")
@@ -386,9 +387,10 @@ fn conversation_of(context: &RequestContext<RoleServer>) -> Conversation {
     {
         Some(id) => {
             let peer = context.peer.clone();
-            Conversation::session(id, Arc::new(move || !peer.is_transport_closed()))
+            let alive = Arc::new(move || !peer.is_transport_closed());
+            Conversation::session(id, client.as_deref(), alive)
         }
-        None => Conversation::client(http_client(context).as_deref()),
+        None => Conversation::client(client.as_deref()),
     }
 }
 
@@ -782,7 +784,11 @@ impl ServerHandler for WardenServer {
         let listen = match &context.accepted().resource_subscriptions {
             Some(uris) => Some(
                 self.subscriptions
-                    .listen(uris, context.sink())
+                    .listen(
+                        uris,
+                        context.sink(),
+                        &Owner::client(http_client(context.request_context()).as_deref()),
+                    )
                     .map_err(|e| McpError::invalid_params(e.to_string(), None))?,
             ),
             None => None,
@@ -820,7 +826,11 @@ impl ServerHandler for WardenServer {
             ));
         }
         self.subscriptions
-            .subscribe(uri, context.peer)
+            .subscribe(
+                uri,
+                context.peer.clone(),
+                Owner::client(http_client(&context).as_deref()),
+            )
             .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
 

@@ -2,8 +2,10 @@
 //! `resourceSubscriptions` in a 2026-07-28 `subscriptions/listen` filter. Changes come from the
 //! host's resource bus ([`ResourceEvents`]); one forwarder task coalesces them (a session that
 //! prints a megabyte is one notification per [`WINDOW`], not thousands) and tells each
-//! subscriber of a URI, if the plugin that announced the change is the one that serves it.
+//! subscriber of a URI, if the plugin that announced the change is the one that serves it
+//! and the subscriber's client owns what changed (another user's shell is not announced).
 
+use crate::capabilities::conversation::Owner;
 use crate::capabilities::resource_events::{ResourceChange, ResourceEvents};
 use crate::runtime::registry::Registry;
 use rmcp::model::ResourceUpdatedNotificationParam;
@@ -20,10 +22,29 @@ pub const WINDOW: Duration = Duration::from_millis(200);
 /// Subscriptions one server holds at most (sessions and listen streams together).
 pub const MAX_SUBSCRIPTIONS: usize = 4096;
 
-/// Who hears of a URI's changes.
-enum Subscriber {
+/// Who hears of a URI's changes, and for which client.
+struct Subscriber {
+    to: Target,
+    owner: Owner,
+}
+
+enum Target {
     Session(Peer<RoleServer>),
     Listener(u64, SubscriptionSink),
+}
+
+impl Subscriber {
+    fn is_session(&self, peer: &Peer<RoleServer>) -> bool {
+        matches!(&self.to, Target::Session(p) if same_peer(p, peer))
+    }
+
+    fn is_listener(&self, listen: ListenId) -> bool {
+        matches!(&self.to, Target::Listener(id, _) if *id == listen.0)
+    }
+
+    fn is_gone(&self) -> bool {
+        matches!(&self.to, Target::Session(p) if p.is_transport_closed())
+    }
 }
 
 /// One listen stream's subscriptions, dropped when the stream ends ([`Subscriptions::end`]).
@@ -51,25 +72,30 @@ impl Subscriptions {
     /// that went away without unsubscribing must not fill the server).
     fn count(map: &mut HashMap<String, Vec<Subscriber>>) -> usize {
         map.retain(|_, list| {
-            list.retain(|s| !matches!(s, Subscriber::Session(p) if p.is_transport_closed()));
+            list.retain(|s| !s.is_gone());
             !list.is_empty()
         });
         map.values().map(Vec::len).sum()
     }
 
-    /// `peer` hears of changes of `uri` (once, however often it subscribes).
-    pub fn subscribe(&self, uri: &str, peer: Peer<RoleServer>) -> Result<(), SubscribeError> {
+    /// `peer`, a session of `owner`, hears of changes of `uri` (once, however often it
+    /// subscribes).
+    pub fn subscribe(
+        &self,
+        uri: &str,
+        peer: Peer<RoleServer>,
+        owner: Owner,
+    ) -> Result<(), SubscribeError> {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
         if Self::count(&mut map) >= MAX_SUBSCRIPTIONS {
             return Err(SubscribeError::Full);
         }
         let list = map.entry(uri.to_string()).or_default();
-        let known = list.iter().any(|s| match s {
-            Subscriber::Session(p) => same_peer(p, &peer),
-            Subscriber::Listener(..) => false,
-        });
-        if !known {
-            list.push(Subscriber::Session(peer));
+        if !list.iter().any(|s| s.is_session(&peer)) {
+            list.push(Subscriber {
+                to: Target::Session(peer),
+                owner,
+            });
         }
         Ok(())
     }
@@ -77,18 +103,19 @@ impl Subscriptions {
     pub fn unsubscribe(&self, uri: &str, peer: &Peer<RoleServer>) {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(list) = map.get_mut(uri) {
-            list.retain(|s| !matches!(s, Subscriber::Session(p) if same_peer(p, peer)));
+            list.retain(|s| !s.is_session(peer));
             if list.is_empty() {
                 map.remove(uri);
             }
         }
     }
 
-    /// A 2026-07-28 listen stream hears of changes of `uris` until [`Self::end`].
+    /// A 2026-07-28 listen stream of `owner` hears of changes of `uris` until [`Self::end`].
     pub fn listen(
         &self,
         uris: &[String],
         sink: &SubscriptionSink,
+        owner: &Owner,
     ) -> Result<ListenId, SubscribeError> {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
         if Self::count(&mut map) + uris.len() > MAX_SUBSCRIPTIONS {
@@ -98,9 +125,10 @@ impl Subscriptions {
             .next_listen
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         for uri in uris {
-            map.entry(uri.clone())
-                .or_default()
-                .push(Subscriber::Listener(id, sink.clone()));
+            map.entry(uri.clone()).or_default().push(Subscriber {
+                to: Target::Listener(id, sink.clone()),
+                owner: owner.clone(),
+            });
         }
         Ok(ListenId(id))
     }
@@ -109,13 +137,14 @@ impl Subscriptions {
     pub fn end(&self, listen: ListenId) {
         let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|_, list| {
-            list.retain(|s| !matches!(s, Subscriber::Listener(id, _) if *id == listen.0));
+            list.retain(|s| !s.is_listener(listen));
             !list.is_empty()
         });
     }
 
-    /// Tell every subscriber of `uri`; drop those that are gone.
-    async fn notify(&self, uri: &str) {
+    /// Tell the subscribers of `uri` that `owner` has (every one when `None`); drop those
+    /// that are gone.
+    async fn notify(&self, uri: &str, owner: Option<&Owner>) {
         let targets: Vec<Subscriber> = {
             let mut map = self.by_uri.lock().unwrap_or_else(|p| p.into_inner());
             match map.remove(uri) {
@@ -125,12 +154,18 @@ impl Subscriptions {
         };
         let mut alive = Vec::new();
         for target in targets {
-            let sent = match &target {
-                Subscriber::Session(peer) => peer
-                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.to_string()))
-                    .await
-                    .is_ok(),
-                Subscriber::Listener(_, sink) => sink.notify_resource_updated(uri).await.is_ok(),
+            let sent = if owner.is_some_and(|o| *o != target.owner) {
+                true
+            } else {
+                match &target.to {
+                    Target::Session(peer) => peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(
+                            uri.to_string(),
+                        ))
+                        .await
+                        .is_ok(),
+                    Target::Listener(_, sink) => sink.notify_resource_updated(uri).await.is_ok(),
+                }
             };
             if sent {
                 alive.push(target);
@@ -194,18 +229,24 @@ pub fn forward(
                 .unwrap_or_else(|p| p.into_inner())
                 .registry
                 .clone();
-            let uris: Vec<String> = if lagged {
-                subscriptions.all_uris()
+            // After a lag, what changed is unknown: every subscriber hears, which tells
+            // nobody of anything in particular.
+            let uris: Vec<(String, Option<Owner>)> = if lagged {
+                subscriptions
+                    .all_uris()
+                    .into_iter()
+                    .map(|uri| (uri, None))
+                    .collect()
             } else {
                 changed
                     .into_iter()
                     .filter(|c| owned_by(&served, &c.uri, &c.plugin))
-                    .map(|c| c.uri.to_string())
+                    .map(|c| (c.uri.to_string(), Some(c.owner)))
                     .collect()
             };
-            for uri in uris {
+            for (uri, owner) in uris {
                 tracing::debug!(uri, "resource changed; telling its subscribers");
-                subscriptions.notify(&uri).await;
+                subscriptions.notify(&uri, owner.as_ref()).await;
             }
         }
     });

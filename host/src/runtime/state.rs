@@ -150,6 +150,10 @@ impl PluginState {
             scope: self.scope.clone(),
         }));
         self.caps.browser.conversation = call.conversation.clone();
+        let owner = call.conversation.owner();
+        self.caps.terminal.owner = owner.clone();
+        self.caps.sftp.owner = owner.clone();
+        self.caps.rdp.owner = owner.clone();
         self.call = call;
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);
         self.events = EventBudget::default();

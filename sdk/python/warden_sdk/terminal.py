@@ -172,5 +172,5 @@ def attach(id: str) -> Session:  # noqa: A002
 
 
 def list_sessions() -> list[SessionInfo]:
-    """The plugin's sessions, oldest first."""
+    """The plugin's sessions that the calling client opened, oldest first."""
     return [_info(i) for i in _t().list_sessions()]

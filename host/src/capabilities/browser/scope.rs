@@ -71,8 +71,8 @@ mod tests {
 
     #[test]
     fn two_conversations_get_two_keys_for_one_name_and_see_only_their_own() {
-        let a = Conversation::session("session-a", Arc::new(|| true));
-        let b = Conversation::session("session-b", Arc::new(|| true));
+        let a = Conversation::session("session-a", None, Arc::new(|| true));
+        let b = Conversation::session("session-b", None, Arc::new(|| true));
         let local = Conversation::default();
         let ka = SessionKey::new("default", &a).expect("a valid name");
         let kb = SessionKey::new("default", &b).expect("a valid name");

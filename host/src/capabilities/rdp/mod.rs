@@ -89,6 +89,8 @@ pub struct RdpCtx {
     pub base: Base,
     pub hosts: Arc<BTreeMap<String, RdpHostConfig>>,
     pub desktops: Arc<DesktopTable>,
+    /// The client of the call in progress: it reaches only the desktops it opened.
+    pub owner: crate::capabilities::conversation::Owner,
 }
 
 impl Deref for RdpCtx {
@@ -127,7 +129,7 @@ impl View<'_, RdpCtx> {
 
     /// The plugin's desktop `id`, after re-checking the grant of its alias.
     fn desktop(&self, id: &str) -> Result<Arc<Desktop>, Error> {
-        let desktop = self.desktops.get(self.plugin(), id).ok_or_else(|| {
+        let desktop = self.desktops.get(self.plugin(), &self.owner, id).ok_or_else(|| {
             Error::unknown_handle(id, || {
                 format!(
                     "no remote desktop session '{id}'; terminal_list_sessions shows the open ones"
@@ -271,7 +273,7 @@ impl Host for View<'_, RdpCtx> {
         let desktop = self
             .desktops
             .clone()
-            .open(&plugin, &host, config, size)
+            .open(&plugin, &self.owner, &host, config, size)
             .await
             .map_err(|e| match e {
                 OpenError::Limit => {
@@ -307,7 +309,7 @@ impl Host for View<'_, RdpCtx> {
 
     async fn list_desktops(&mut self) -> Vec<DesktopInfo> {
         self.desktops
-            .list(self.plugin())
+            .list(self.plugin(), &self.owner)
             .iter()
             .filter(|d| self.grants.check_rdp_host(&d.alias).is_ok())
             .map(|d| self.info_of(d))
@@ -558,7 +560,7 @@ impl Host for View<'_, RdpCtx> {
     async fn close(&mut self, id: String) -> Result<(), Error> {
         let desktop = self.desktop(&id)?;
         let plugin = self.plugin().to_string();
-        self.desktops.close(&plugin, &id).await;
+        self.desktops.close(&plugin, &self.owner, &id).await;
         self.audit_use(
             "close",
             &desktop,

@@ -1,8 +1,9 @@
 //! The desktops of every plugin, kept by the host so they outlive a plugin instance. Each
-//! plugin sees only its own.
+//! plugin sees only its own, and of those only the ones its caller's client opened.
 
 use super::connect::ConnectError;
 use super::session::Desktop;
+use crate::capabilities::conversation::Owner;
 use crate::manifest::RdpHostConfig;
 use ironrdp_connector::DesktopSize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,10 +23,24 @@ pub enum OpenError {
     Connect(#[from] ConnectError),
 }
 
+/// One open desktop: the plugin and the client that opened it.
+#[derive(Debug)]
+struct Entry {
+    plugin: String,
+    owner: Owner,
+    desktop: Arc<Desktop>,
+}
+
+impl Entry {
+    fn is(&self, plugin: &str, owner: &Owner, id: &str) -> bool {
+        self.plugin == plugin && &self.owner == owner && self.desktop.id == id
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct DesktopTable {
-    /// (plugin, desktop), oldest first.
-    desktops: Mutex<Vec<(String, Arc<Desktop>)>>,
+    /// Oldest first.
+    desktops: Mutex<Vec<Entry>>,
     next: AtomicU64,
 }
 
@@ -33,12 +48,13 @@ impl DesktopTable {
     fn count(&self, plugin: &str) -> usize {
         self.desktops
             .lock()
-            .map_or(0, |d| d.iter().filter(|(p, _)| p == plugin).count())
+            .map_or(0, |d| d.iter().filter(|e| e.plugin == plugin).count())
     }
 
     pub async fn open(
         &self,
         plugin: &str,
+        owner: &Owner,
         alias: &str,
         host: RdpHostConfig,
         size: DesktopSize,
@@ -52,36 +68,42 @@ impl DesktopTable {
         ));
         let desktop = Desktop::open(id, alias, host, size).await?;
         if let Ok(mut d) = self.desktops.lock() {
-            d.push((plugin.to_string(), desktop.clone()));
+            d.push(Entry {
+                plugin: plugin.to_string(),
+                owner: owner.clone(),
+                desktop: desktop.clone(),
+            });
         }
         Ok(desktop)
     }
 
-    pub fn get(&self, plugin: &str, id: &str) -> Option<Arc<Desktop>> {
+    /// `plugin`'s desktop `id`, if `owner` opened it.
+    pub fn get(&self, plugin: &str, owner: &Owner, id: &str) -> Option<Arc<Desktop>> {
         self.desktops.lock().ok().and_then(|d| {
             d.iter()
-                .find(|(p, s)| p == plugin && s.id == id)
-                .map(|(_, s)| s.clone())
+                .find(|e| e.is(plugin, owner, id))
+                .map(|e| e.desktop.clone())
         })
     }
 
-    pub fn list(&self, plugin: &str) -> Vec<Arc<Desktop>> {
+    /// `plugin`'s desktops that `owner` opened, oldest first.
+    pub fn list(&self, plugin: &str, owner: &Owner) -> Vec<Arc<Desktop>> {
         self.desktops.lock().map_or_else(
             |_| Vec::new(),
             |d| {
                 d.iter()
-                    .filter(|(p, _)| p == plugin)
-                    .map(|(_, s)| s.clone())
+                    .filter(|e| e.plugin == plugin && &e.owner == owner)
+                    .map(|e| e.desktop.clone())
                     .collect()
             },
         )
     }
 
-    /// Disconnect and forget one desktop.
-    pub async fn close(&self, plugin: &str, id: &str) {
+    /// Disconnect and forget one desktop, if `owner` opened it.
+    pub async fn close(&self, plugin: &str, owner: &Owner, id: &str) {
         let taken = self.desktops.lock().ok().and_then(|mut d| {
-            let at = d.iter().position(|(p, s)| p == plugin && s.id == id)?;
-            Some(d.remove(at).1)
+            let at = d.iter().position(|e| e.is(plugin, owner, id))?;
+            Some(d.remove(at).desktop)
         });
         if let Some(desktop) = taken {
             desktop.close().await;
@@ -93,9 +115,10 @@ impl DesktopTable {
     pub async fn retain(&self, keep: impl Fn(&str, &Desktop) -> bool) -> (usize, usize) {
         let dropped: Vec<_> = match self.desktops.lock() {
             Ok(mut d) => {
-                let (kept, dropped): (Vec<_>, Vec<_>) = d.drain(..).partition(|(p, s)| keep(p, s));
+                let (kept, dropped): (Vec<_>, Vec<_>) =
+                    d.drain(..).partition(|e| keep(&e.plugin, &e.desktop));
                 *d = kept;
-                dropped.into_iter().map(|(_, s)| s).collect()
+                dropped.into_iter().map(|e| e.desktop).collect()
             }
             Err(_) => Vec::new(),
         };
@@ -108,7 +131,7 @@ impl DesktopTable {
         let all: Vec<_> = self
             .desktops
             .lock()
-            .map(|mut d| d.drain(..).map(|(_, s)| s).collect())
+            .map(|mut d| d.drain(..).map(|e| e.desktop).collect())
             .unwrap_or_default();
         futures::future::join_all(all.iter().map(|d| d.close())).await;
     }

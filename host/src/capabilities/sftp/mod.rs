@@ -41,6 +41,8 @@ pub struct SftpCtx {
     pub base: Base,
     pub sftp: Arc<SftpPool>,
     pub sessions: Arc<SessionTable>,
+    /// The client of the call in progress: it names only the terminal sessions it opened.
+    pub owner: super::conversation::Owner,
 }
 
 impl Deref for SftpCtx {
@@ -360,7 +362,7 @@ impl Host for View<'_, SftpCtx> {
             };
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
-        let session = self.sessions.find(&session_id).ok_or_else(|| {
+        let session = self.sessions.find(&self.owner, &session_id).ok_or_else(|| {
             Error::unknown_handle(&session_id, || {
                 format!("no open terminal session '{session_id}'; open one with terminal_open, or name the host alias with `host`")
             })

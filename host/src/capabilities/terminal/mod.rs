@@ -17,6 +17,7 @@ pub mod session;
 pub mod ssh;
 pub mod table;
 
+use super::conversation::Owner;
 use super::view::{Base, Project};
 use super::{HasView, View};
 use crate::audit::Used;
@@ -73,6 +74,8 @@ pub struct TerminalCtx {
     pub ssh: Arc<SshPool>,
     /// Where session output is announced to subscribers of the resources that show it.
     pub events: Arc<super::resource_events::ResourceEvents>,
+    /// The client of the call in progress: it reaches only the sessions it opened.
+    pub owner: Owner,
 }
 
 impl Deref for TerminalCtx {
@@ -102,13 +105,17 @@ impl View<'_, TerminalCtx> {
         check.map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))
     }
 
-    /// The session behind a handle, after re-checking the grant of its target.
+    /// The session behind a handle, after re-checking the grant of its target. A handle kept
+    /// from another client's call (a plugin that shares its state across clients) is
+    /// refused as if it did not exist.
     fn session(&mut self, handle: &Resource<SessionHandle>) -> Result<Arc<Session>, Error> {
         let session = self
             .table
             .get(handle)
             .map(|h| h.0.clone())
-            .map_err(|_| Error::NotFound("no such session handle".into()))?;
+            .ok()
+            .filter(|s| s.owner == self.owner)
+            .ok_or_else(|| Error::NotFound("no such session handle".into()))?;
         self.check_target(&session.target)?;
         Ok(session)
     }
@@ -163,8 +170,12 @@ impl Host for View<'_, TerminalCtx> {
         let (sessions, ssh) = (self.sessions.clone(), self.ssh.clone());
         let plugin = self.plugin().to_string();
         let session = match &target {
-            Target::Local => sessions.open_local(&plugin, cols, rows).await,
-            Target::Ssh(alias) => sessions.open_ssh(&ssh, &plugin, alias, cols, rows).await,
+            Target::Local => sessions.open_local(&plugin, &self.owner, cols, rows).await,
+            Target::Ssh(alias) => {
+                sessions
+                    .open_ssh(&ssh, &plugin, &self.owner, alias, cols, rows)
+                    .await
+            }
         }
         .map_err(|e| match e {
             OpenError::Limit => {
@@ -178,18 +189,21 @@ impl Host for View<'_, TerminalCtx> {
     }
 
     async fn attach(&mut self, id: String) -> Result<Resource<SessionHandle>, Error> {
-        let session = self.sessions.get(self.plugin(), &id).ok_or_else(|| {
-            Error::unknown_handle(&id, || {
-                format!("no session '{id}'; terminal_list_sessions shows the open ones")
-            })
-        })?;
+        let session = self
+            .sessions
+            .get(self.plugin(), &self.owner, &id)
+            .ok_or_else(|| {
+                Error::unknown_handle(&id, || {
+                    format!("no session '{id}'; terminal_list_sessions shows the open ones")
+                })
+            })?;
         self.check_target(&session.target)?;
         self.handle(session)
     }
 
     async fn list_sessions(&mut self) -> Vec<SessionInfo> {
         self.sessions
-            .list(self.plugin())
+            .list(self.plugin(), &self.owner)
             .iter()
             .map(|s| self.session_info(s))
             .collect()
@@ -198,12 +212,9 @@ impl Host for View<'_, TerminalCtx> {
 
 impl HostSession for View<'_, TerminalCtx> {
     async fn info(&mut self, s: Resource<SessionHandle>) -> SessionInfo {
-        match self.table.get(&s) {
-            Ok(h) => {
-                let session = h.0.clone();
-                self.session_info(&session)
-            }
-            Err(_) => SessionInfo {
+        match self.table.get(&s).map(|h| h.0.clone()) {
+            Ok(session) if session.owner == self.owner => self.session_info(&session),
+            _ => SessionInfo {
                 id: String::new(),
                 target: String::new(),
                 cols: 0,
@@ -267,7 +278,10 @@ impl HostSession for View<'_, TerminalCtx> {
                 "a resource URI of 1 to 512 bytes".into(),
             ));
         }
-        if session.log.watch(&self.events, self.plugin(), &uri) {
+        if session
+            .log
+            .watch(&self.events, self.plugin(), &session.owner, &uri)
+        {
             Ok(())
         } else {
             Err(Error::LimitReached(format!(
@@ -312,7 +326,7 @@ impl HostSession for View<'_, TerminalCtx> {
     async fn close(&mut self, s: Resource<SessionHandle>) -> Result<(), Error> {
         let session = self.session(&s)?;
         let plugin = self.plugin().to_string();
-        self.sessions.close(&plugin, &session.id).await;
+        self.sessions.close(&plugin, &self.owner, &session.id).await;
         self.audit_use("close", &session, None, Some(session.log.total()));
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! PTY reader) never blocks on a slow reader: old output is dropped, and a read says how
 //! much it missed.
 
+use crate::capabilities::conversation::Owner;
 use crate::capabilities::resource_events::ResourceEvents;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -117,6 +118,7 @@ fn cursor_line(screen: &vt100::Screen) -> String {
 struct Watchers {
     events: Arc<ResourceEvents>,
     plugin: Arc<str>,
+    owner: Owner,
     uris: Vec<Arc<str>>,
 }
 
@@ -210,18 +212,25 @@ impl OutputLog {
         let watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(w) = watchers.as_ref() {
             for uri in &w.uris {
-                w.events.changed(&w.plugin, uri);
+                w.events.changed(&w.plugin, uri, &w.owner);
             }
         }
     }
 
-    /// `uri` of `plugin` shows this output from now on; false when the session already has
-    /// [`MAX_WATCHED`] of them.
-    pub fn watch(&self, events: &Arc<ResourceEvents>, plugin: &str, uri: &str) -> bool {
+    /// `uri` of `plugin` shows this output from now on, to the subscribers of `owner` (the
+    /// session's); false when the session already has [`MAX_WATCHED`] of them.
+    pub fn watch(
+        &self,
+        events: &Arc<ResourceEvents>,
+        plugin: &str,
+        owner: &Owner,
+        uri: &str,
+    ) -> bool {
         let mut watchers = self.watchers.lock().unwrap_or_else(|p| p.into_inner());
         let w = watchers.get_or_insert_with(|| Watchers {
             events: events.clone(),
             plugin: Arc::from(plugin),
+            owner: owner.clone(),
             uris: Vec::new(),
         });
         if w.uris.iter().any(|u| &**u == uri) {

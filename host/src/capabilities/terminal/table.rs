@@ -1,10 +1,13 @@
 //! The sessions of every plugin, kept by the host so they outlive a plugin instance (a trap
-//! or timeout replaces the instance, not the sessions). Each plugin sees only its own.
+//! or timeout replaces the instance, not the sessions). Each plugin sees only its own, and
+//! of those only the ones its caller's client opened (`Session::owner`): two users of one
+//! server never reach each other's shells, whatever ids they pass.
 
 use super::channel::{self, ShellInput};
 use super::pty::{self, Pty};
 use super::session::OutputLog;
 use super::ssh::{Connection, SshPool};
+use crate::capabilities::conversation::Owner;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +31,8 @@ pub struct Session {
     /// `local` or `ssh:ALIAS`.
     pub target: String,
     pub log: Arc<OutputLog>,
+    /// The client whose calls opened it, the only one that reaches it.
+    pub owner: Owner,
     input: Input,
     closed: AtomicBool,
 }
@@ -137,13 +142,14 @@ impl SessionTable {
     pub async fn open_local(
         &self,
         plugin: &str,
+        owner: &Owner,
         cols: u16,
         rows: u16,
     ) -> Result<Arc<Session>, OpenError> {
         self.make_room(plugin).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
         let pty = pty::spawn(cols, rows, log.clone()).map_err(OpenError::Failed)?;
-        self.insert(plugin, "local".into(), log, Input::Pty(pty))
+        self.insert(plugin, owner, "local".into(), log, Input::Pty(pty))
             .await
     }
 
@@ -152,6 +158,7 @@ impl SessionTable {
         &self,
         pool: &SshPool,
         plugin: &str,
+        owner: &Owner,
         alias: &str,
         cols: u16,
         rows: u16,
@@ -181,6 +188,7 @@ impl SessionTable {
         };
         self.insert(
             plugin,
+            owner,
             format!("ssh:{alias}"),
             log,
             Input::Ssh {
@@ -217,12 +225,13 @@ impl SessionTable {
     async fn insert(
         &self,
         plugin: &str,
+        owner: &Owner,
         target: String,
         log: Arc<OutputLog>,
         input: Input,
     ) -> Result<Arc<Session>, OpenError> {
         let kind = if target == "local" { "local" } else { "ssh" };
-        let (session, kept) = self.insert_now(plugin, kind, target, log, input);
+        let (session, kept) = self.insert_now(plugin, owner, kind, target, log, input);
         if !kept {
             session.close().await;
             return Err(OpenError::Failed(
@@ -235,6 +244,7 @@ impl SessionTable {
     fn insert_now(
         &self,
         plugin: &str,
+        owner: &Owner,
         kind: &str,
         target: String,
         log: Arc<OutputLog>,
@@ -256,6 +266,7 @@ impl SessionTable {
             id,
             target,
             log,
+            owner: owner.clone(),
             input,
             closed: AtomicBool::new(false),
         });
@@ -267,21 +278,29 @@ impl SessionTable {
         (session, true)
     }
 
-    /// `plugin`'s session `id`.
-    pub fn get(&self, plugin: &str, id: &str) -> Option<Arc<Session>> {
+    /// `plugin`'s session `id`, if `owner` opened it.
+    pub fn get(&self, plugin: &str, owner: &Owner, id: &str) -> Option<Arc<Session>> {
         self.lock()
             .get(plugin)
-            .and_then(|l| l.iter().find(|s| s.id == id).cloned())
+            .and_then(|l| l.iter().find(|s| s.id == id && &s.owner == owner).cloned())
     }
 
-    /// The session `id` of whichever plugin opened it (ids are unique across plugins).
-    pub fn find(&self, id: &str) -> Option<Arc<Session>> {
-        self.lock().values().flatten().find(|s| s.id == id).cloned()
+    /// The session `id` of whichever plugin opened it (ids are unique across plugins), if
+    /// `owner` opened it.
+    pub fn find(&self, owner: &Owner, id: &str) -> Option<Arc<Session>> {
+        self.lock()
+            .values()
+            .flatten()
+            .find(|s| s.id == id && &s.owner == owner)
+            .cloned()
     }
 
-    /// `plugin`'s sessions, oldest first.
-    pub fn list(&self, plugin: &str) -> Vec<Arc<Session>> {
-        self.lock().get(plugin).cloned().unwrap_or_default()
+    /// `plugin`'s sessions that `owner` opened, oldest first.
+    pub fn list(&self, plugin: &str, owner: &Owner) -> Vec<Arc<Session>> {
+        self.lock()
+            .get(plugin)
+            .map(|l| l.iter().filter(|s| &s.owner == owner).cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Take over the live sessions of `previous` for which `keep(plugin, session)` holds
@@ -325,14 +344,14 @@ impl SessionTable {
         futures::future::join_all(all.iter().map(|s| s.close())).await;
     }
 
-    /// Close and forget `plugin`'s session `id`.
-    pub async fn close(&self, plugin: &str, id: &str) -> bool {
+    /// Close and forget `plugin`'s session `id`, if `owner` opened it.
+    pub async fn close(&self, plugin: &str, owner: &Owner, id: &str) -> bool {
         let session = {
             let mut map = self.lock();
             let Some(list) = map.get_mut(plugin) else {
                 return false;
             };
-            let Some(i) = list.iter().position(|s| s.id == id) else {
+            let Some(i) = list.iter().position(|s| s.id == id && &s.owner == owner) else {
                 return false;
             };
             list.remove(i)
@@ -351,13 +370,28 @@ mod tests {
         // Found by the soak test: a call still running on the previous manifest opened a
         // session in a table nobody read any more, and its shell lived on.
         let old = SessionTable::default();
-        let kept = old.open_local("t", 80, 24).await.expect("open");
+        let local = Owner::default();
+        let kept = old.open_local("t", &local, 80, 24).await.expect("open");
         let new = SessionTable::default();
         assert_eq!(new.adopt(&old, |_, _| true).await, (1, 0));
-        assert!(new.get("t", &kept.id).is_some());
-        let late = old.open_local("t", 80, 24).await;
+        assert!(new.get("t", &local, &kept.id).is_some());
+        let late = old.open_local("t", &local, 80, 24).await;
         assert!(matches!(late, Err(OpenError::Failed(m)) if m.contains("reloaded")));
-        assert!(old.list("t").is_empty());
+        assert!(old.list("t", &local).is_empty());
         new.close_all().await;
+    }
+
+    #[tokio::test]
+    async fn a_client_reaches_only_the_sessions_it_opened() {
+        let table = SessionTable::default();
+        let (alice, bob) = (Owner::client(Some("alice")), Owner::client(Some("bob")));
+        let s = table.open_local("t", &alice, 80, 24).await.expect("open");
+        assert!(table.get("t", &bob, &s.id).is_none());
+        assert!(table.find(&bob, &s.id).is_none());
+        assert!(table.list("t", &bob).is_empty());
+        assert!(table.list("t", &Owner::default()).is_empty());
+        assert!(!table.close("t", &bob, &s.id).await);
+        assert!(table.get("t", &alice, &s.id).is_some());
+        assert!(table.close("t", &alice, &s.id).await);
     }
 }

@@ -6,11 +6,11 @@ declare module 'warden:rdp/desktop@0.1.0' {
    */
   export function open(host: string, size: DesktopSize | undefined): DesktopInfo;
   /**
-   * The plugin's session `id`.
+   * The plugin's session `id`, opened by the calling client.
    */
   export function info(id: string): DesktopInfo;
   /**
-   * The plugin's sessions, oldest first.
+   * The plugin's sessions the calling client opened, oldest first.
    */
   export function listDesktops(): Array<DesktopInfo>;
   /**

@@ -2,11 +2,11 @@
 declare module 'warden:terminal/terminal@0.1.0' {
   export function open(target: Target, cols: number, rows: number): Session;
   /**
-   * A handle to the plugin's session `id`.
+   * A handle to the plugin's session `id`, opened by the calling client.
    */
   export function attach(id: string): Session;
   /**
-   * The plugin's sessions, oldest first.
+   * The plugin's sessions the calling client opened, oldest first.
    */
   export function listSessions(): Array<SessionInfo>;
   export type Error = import('warden:terminal/types@0.1.0').Error;
