@@ -119,9 +119,22 @@ grants.browser = {{ origins = ["http://127.0.0.1:*"], cookies = true }}
                     assert browser_sessions() == 4
 
                 # Alice's MCP session ended (the client deleted it): her sessions close.
+                def ended() -> list[tuple[str, str]]:
+                    return sorted(
+                        (line["capability"], line["target"])
+                        for line in m.audit_lines()
+                        if line.get("detail") == "its conversation ended"
+                    )
+
                 with anyio.fail_after(20):
-                    while browser_sessions() != 2:
+                    while browser_sessions() != 2 or len(ended()) < 3:
                         await anyio.sleep(0.25)
+                # Each close is audited, under the agent's own names.
+                assert ended() == [
+                    ("browser.end_session", "default"),
+                    ("browser.end_session", "work"),
+                    ("browser.forget_state", "login"),
+                ], ended()
                 # Bob goes on where he was.
                 assert "Dashboard of bob" not in await ok(bob, "browse_snapshot", {"mode": "full"})
                 await ok(bob, "browse_session", {"action": "switch", "name": "default"})

@@ -1,13 +1,15 @@
 //! Closing what a conversation left: when an MCP session ends (the client deleted it, or
 //! it timed out), the browser sessions scoped to it (`scope.rs`) and the states it saved
 //! can never be named again, so they are closed within [`REAP_EVERY`] instead of holding a
-//! browser context, its tabs and their memory until Warden stops.
+//! browser context, its tabs and their memory until Warden stops. Each one closed is audited
+//! (`browser.end_session`, `browser.forget_state`), with no tool: no call asked for it.
 
 use super::provider::BrowserProvider;
 use super::scope;
+use crate::audit::{AuditLog, Record};
 use crate::capabilities::conversation::Conversation;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 /// How often ended conversations are looked for.
@@ -18,6 +20,8 @@ const REAP_EVERY: Duration = Duration::from_secs(5);
 pub(crate) struct Conversations {
     open: Mutex<HashMap<String, Conversation>>,
     watching: std::sync::atomic::AtomicBool,
+    /// Where the closes are audited (the server's one audit log).
+    audit: OnceLock<Arc<AuditLog>>,
 }
 
 impl Conversations {
@@ -41,10 +45,15 @@ impl Conversations {
 
 impl BrowserProvider {
     /// `conversation` is about to use a session: watch for its end.
-    pub(crate) fn conversation_started(self: &Arc<Self>, conversation: &Conversation) {
+    pub(crate) fn conversation_started(
+        self: &Arc<Self>,
+        conversation: &Conversation,
+        audit: &Arc<AuditLog>,
+    ) {
         if !conversation.can_end() {
             return;
         }
+        self.conversations.audit.get_or_init(|| audit.clone());
         self.conversations
             .lock()
             .entry(conversation.key().to_string())
@@ -62,24 +71,48 @@ impl BrowserProvider {
     async fn close_conversation(&self, key: &str) {
         let mine = |(_, session): &(String, String)| scope::split(session).1 == key;
         for (plugin, session) in self.own_session_keys().into_iter().filter(mine) {
-            self.close_own_session(&plugin, &session).await;
+            if self.close_own_session(&plugin, &session).await.is_some() {
+                self.audit_ended("browser.end_session", &plugin, &session);
+            }
         }
         if let Some(live) = self.current().await {
             for (plugin, session) in live.session_keys().into_iter().filter(mine) {
-                if let Err(e) = live.close_session(&plugin, &session).await {
-                    tracing::warn!(
+                match live.close_session(&plugin, &session).await {
+                    Ok(()) => self.audit_ended("browser.end_session", &plugin, &session),
+                    Err(e) => tracing::warn!(
                         plugin,
                         session,
                         "closing an ended conversation's session: {e}"
-                    );
+                    ),
                 }
             }
         }
-        self.states.forget_scope(key);
+        for (plugin, state) in self.states.forget_scope(key) {
+            self.audit_ended("browser.forget_state", &plugin, &state);
+        }
         tracing::info!(
             conversation = key,
             "closed the browser sessions of an ended conversation"
         );
+    }
+}
+
+impl BrowserProvider {
+    /// An audit line for a session or state of `plugin` closed because its conversation ended.
+    fn audit_ended(&self, capability: &str, plugin: &str, name: &str) {
+        let Some(audit) = self.conversations.audit.get() else {
+            return;
+        };
+        audit.write(&Record {
+            ts: crate::audit::now(),
+            event: "capability_used",
+            plugin,
+            decision: "allowed",
+            capability: Some(capability),
+            target: Some(scope::split(name).0),
+            detail: Some("its conversation ended"),
+            ..Record::default()
+        });
     }
 }
 

@@ -72,10 +72,18 @@ impl State {
 pub struct SavedStates(Mutex<HashMap<(String, String), State>>);
 
 impl SavedStates {
-    /// Drop the states saved in the conversation `key` (it ended).
-    pub(super) fn forget_scope(&self, key: &str) {
-        self.lock()
-            .retain(|(_, name), _| super::scope::split(name).1 != key);
+    /// Drop the states saved in the conversation `key` (it ended); returns them as
+    /// (plugin, name as the host keeps it).
+    pub(super) fn forget_scope(&self, key: &str) -> Vec<(String, String)> {
+        let mut gone = Vec::new();
+        self.lock().retain(|(plugin, name), _| {
+            let keep = super::scope::split(name).1 != key;
+            if !keep {
+                gone.push((plugin.clone(), name.clone()));
+            }
+            keep
+        });
+        gone
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), State>> {

@@ -152,7 +152,8 @@ impl View<'_, BrowserCtx> {
     /// The browser (plugin, `session`) lives in, started or placed on a fleet member when
     /// needed.
     pub(super) async fn session_browser(&mut self, session: &str) -> Result<Arc<Live>, Error> {
-        self.browser.conversation_started(&self.conversation);
+        self.browser
+            .conversation_started(&self.conversation, &self.scope.audit);
         let owner = Owner {
             grants: Arc::clone(&self.grants),
             scope: self.scope.clone(),
