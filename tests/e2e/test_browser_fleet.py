@@ -25,6 +25,12 @@ from ops_helpers import free_port, scrape, total
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
+# The browser plugin every test here serves, on whichever fleet its manifest names.
+BROWSER_PLUGIN = (
+    '[[plugin]]\nname = "browser"\nsource = "builtin:browser"\n'
+    'limits = { call_timeout = "60s" }\ngrants.browser = { origins = ["http://127.0.0.1:*"] }\n'
+)
+
 
 class Remote:
     """A Chromium with its DevTools on a TCP port, like a fleet member on another machine."""
@@ -123,19 +129,7 @@ async def test_sessions_spread_over_the_fleet_under_the_guard_and_a_dead_member_
     # Every 127.0.0.1 port is granted, the members' DevTools ports included: the guard must
     # still keep pages away from them.
     m = write_manifest(
-        f"""
-[admin]
-listen = "{admin}"
-
-[browser]
-endpoints = ["{nobody}", "{a.http}", "{b.ws}"]
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
-"""
+        f'[admin]\nlisten = "{admin}"\n\n[browser]\nendpoints = ["{nobody}", "{a.http}", "{b.ws}"]\n\n' + BROWSER_PLUGIN
     )
     try:
         async with start_warden(m) as w:
@@ -224,19 +218,7 @@ async def test_a_guard_on_another_address_serves_only_its_member(start_warden, w
 
     a = Remote(tmp_path / "remote-a")
     site = LocalSite(AccountPage)
-    m = write_manifest(
-        f"""
-[browser]
-endpoints = ["{a.http}"]
-guard_address = "127.0.0.3"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["http://127.0.0.1:*"] }}
-"""
-    )
+    m = write_manifest(f'[browser]\nendpoints = ["{a.http}"]\nguard_address = "127.0.0.3"\n\n' + BROWSER_PLUGIN)
     try:
         async with start_warden(m) as w:
             snap = await ok(w, "browse_navigate", {"url": site.url("/?who=member")})
