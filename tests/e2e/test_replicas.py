@@ -131,9 +131,9 @@ async def replicas_behind_haproxy(
                             term = None
                             opened_term = await session.call_tool("terminal_open", {})
                             if opened_term.is_error:
-                                # A plugin holds at most 16 terminal sessions per replica: a
-                                # client past that makes stateless calls in its MCP session.
-                                assert "already has 16 open terminal sessions" in helpers.text_of(opened_term)
+                                # The anonymous client holds at most 16 terminal sessions of a
+                                # plugin per replica: past that, it makes stateless calls.
+                                assert "16 open terminal sessions" in helpers.text_of(opened_term)
                                 refused.append(i)
                             else:
                                 term = opened_term.structured_content["id"]

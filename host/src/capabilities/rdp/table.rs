@@ -9,14 +9,15 @@ use ironrdp_connector::DesktopSize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Open desktops per plugin; beyond this, `open` asks the agent to close one.
+/// Open desktops per plugin and client; beyond this, `open` asks the agent to close one of its
+/// own.
 pub const MAX_DESKTOPS: usize = 8;
 
 /// Why `open` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error(
-        "this plugin already has {MAX_DESKTOPS} remote desktop sessions open; close one with terminal_close first"
+        "you already have {MAX_DESKTOPS} remote desktop sessions open in this plugin; close one with terminal_close first"
     )]
     Limit,
     #[error(transparent)]
@@ -45,10 +46,12 @@ pub struct DesktopTable {
 }
 
 impl DesktopTable {
-    fn count(&self, plugin: &str) -> usize {
-        self.desktops
-            .lock()
-            .map_or(0, |d| d.iter().filter(|e| e.plugin == plugin).count())
+    fn count(&self, plugin: &str, owner: &Owner) -> usize {
+        self.desktops.lock().map_or(0, |d| {
+            d.iter()
+                .filter(|e| e.plugin == plugin && &e.owner == owner)
+                .count()
+        })
     }
 
     pub async fn open(
@@ -59,7 +62,7 @@ impl DesktopTable {
         host: RdpHostConfig,
         size: DesktopSize,
     ) -> Result<Arc<Desktop>, OpenError> {
-        if self.count(plugin) >= MAX_DESKTOPS {
+        if self.count(plugin, owner) >= MAX_DESKTOPS {
             return Err(OpenError::Limit);
         }
         let id = crate::replica::handle(format!(

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Open sessions per plugin; beyond this, `open` asks the agent to close one.
+/// Open sessions per plugin and client; beyond this, `open` asks the agent to close one (of
+/// its own: a client's limit is never reached by another's sessions).
 pub const MAX_SESSIONS: usize = 16;
 
 /// How input reaches the session.
@@ -101,7 +102,7 @@ impl Session {
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error(
-        "this plugin already has {MAX_SESSIONS} open terminal sessions; close one with terminal_close first"
+        "you already have {MAX_SESSIONS} open terminal sessions in this plugin; close one with terminal_close first"
     )]
     Limit,
     #[error("{0}")]
@@ -146,7 +147,7 @@ impl SessionTable {
         cols: u16,
         rows: u16,
     ) -> Result<Arc<Session>, OpenError> {
-        self.make_room(plugin).await?;
+        self.make_room(plugin, owner).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
         let pty = pty::spawn(cols, rows, log.clone()).map_err(OpenError::Failed)?;
         self.insert(plugin, owner, "local".into(), log, Input::Pty(pty))
@@ -163,7 +164,7 @@ impl SessionTable {
         cols: u16,
         rows: u16,
     ) -> Result<Arc<Session>, OpenError> {
-        self.make_room(plugin).await?;
+        self.make_room(plugin, owner).await?;
         let log = Arc::new(OutputLog::new(cols, rows));
         let mut retried = false;
         let (conn, channel) = loop {
@@ -199,17 +200,20 @@ impl SessionTable {
         .await
     }
 
-    /// Drop ended sessions beyond need; refuse when the plugin still has too many live ones.
-    async fn make_room(&self, plugin: &str) -> Result<(), OpenError> {
+    /// Drop `owner`'s ended sessions beyond need; refuse when it still has too many live ones.
+    async fn make_room(&self, plugin: &str, owner: &Owner) -> Result<(), OpenError> {
         let ended: Vec<Arc<Session>> = {
             let mut map = self.lock();
             let list = map.entry(plugin.to_string()).or_default();
-            if list.len() < MAX_SESSIONS {
+            let held = list.iter().filter(|s| &s.owner == owner).count();
+            if held < MAX_SESSIONS {
                 return Ok(());
             }
-            let (gone, live): (Vec<_>, Vec<_>) = list.drain(..).partition(|s| s.log.ended());
-            *list = live;
-            if list.len() >= MAX_SESSIONS {
+            let (gone, kept): (Vec<_>, Vec<_>) = list
+                .drain(..)
+                .partition(|s| &s.owner == owner && s.log.ended());
+            *list = kept;
+            if held - gone.len() >= MAX_SESSIONS {
                 list.extend(gone);
                 crate::metrics::limit_hit("terminal_sessions", plugin);
                 return Err(OpenError::Limit);
@@ -393,5 +397,22 @@ mod tests {
         assert!(!table.close("t", &bob, &s.id).await);
         assert!(table.get("t", &alice, &s.id).is_some());
         assert!(table.close("t", &alice, &s.id).await);
+    }
+
+    #[tokio::test]
+    async fn one_clients_sessions_never_use_up_anothers_limit() {
+        let table = SessionTable::default();
+        let (alice, bob) = (Owner::client(Some("alice")), Owner::client(Some("bob")));
+        for _ in 0..MAX_SESSIONS {
+            table.open_local("t", &alice, 80, 24).await.expect("open");
+        }
+        let full = table.open_local("t", &alice, 80, 24).await;
+        assert!(matches!(full, Err(OpenError::Limit)));
+        table
+            .open_local("t", &bob, 80, 24)
+            .await
+            .expect("bob's first");
+        assert_eq!(table.list("t", &bob).len(), 1);
+        table.close_all().await;
     }
 }
