@@ -215,7 +215,9 @@ impl TabLog {
             "Network.responseReceived" => {
                 let r = &p["response"];
                 let id = s(p, "requestId");
-                if self.entry(id).is_none() {
+                // An answer before its request (a tab changed process) starts the entry; the
+                // answer of a request whose entry was cleared or dropped adds none.
+                if self.entry(id).is_none() && !self.requests.contains_key(id) {
                     let started = r["timing"]["requestTime"].as_f64().unwrap_or(0.0);
                     self.start(id, "", s(r, "url"), s(p, "type"), started, None);
                 }
@@ -337,11 +339,13 @@ impl TabLog {
     }
 
     /// Note what Warden did with a paused request (blocked, mocked), by its network request
-    /// id; the request is recorded from the pause when its network events are missing.
+    /// id; the request is recorded from the pause when its network events are missing (not
+    /// when its entry was cleared since).
     pub fn note(&mut self, request: &str, what: String, method: &str, url: &str, kind: &str) {
-        match self.entry(request) {
-            Some(entry) => entry.intercepted = Some(what),
-            None => self.start(request, method, url, kind, 0.0, Some(what)),
+        if let Some(entry) = self.entry(request) {
+            entry.intercepted = Some(what);
+        } else if !self.requests.contains_key(request) {
+            self.start(request, method, url, kind, 0.0, Some(what));
         }
     }
 }
@@ -461,5 +465,34 @@ mod tests {
         let ms = entries[2].duration_ms.unwrap_or_default();
         assert!((ms - 500.0).abs() < 1.0, "{ms}");
         assert!(!failed(&entries[2]));
+    }
+
+    #[test]
+    fn a_cleared_request_does_not_come_back_with_its_late_events() {
+        // Seen in CI: a blocked navigation's answer arrived after the agent cleared the log,
+        // and showed up in the emptied log as a new request.
+        let mut log = TabLog::default();
+        log.on_event(
+            "Network.requestWillBeSent",
+            &json!({ "requestId": "9", "type": "Document", "timestamp": 1.0, "request": { "method": "GET", "url": "http://x/evil" } }),
+        );
+        log.note("9", "blocked".into(), "GET", "http://x/evil", "Document");
+        assert_eq!(log.network.read(false, true).len(), 1);
+        log.note("9", "blocked".into(), "GET", "http://x/evil", "Document");
+        log.on_event(
+            "Network.responseReceived",
+            &json!({ "requestId": "9", "type": "Document", "response": { "status": 204, "url": "http://x/evil" } }),
+        );
+        log.on_event(
+            "Network.loadingFailed",
+            &json!({ "requestId": "9", "timestamp": 1.5, "errorText": "net::ERR_ABORTED" }),
+        );
+        assert!(log.network.read(false, false).is_empty());
+        // An answer that comes before its request still makes an entry.
+        log.on_event(
+            "Network.responseReceived",
+            &json!({ "requestId": "10", "type": "Fetch", "response": { "status": 200, "url": "http://x/api" } }),
+        );
+        assert_eq!(log.network.read(false, false).len(), 1);
     }
 }
