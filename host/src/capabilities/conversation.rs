@@ -20,6 +20,7 @@ pub type Alive = Arc<dyn Fn() -> bool + Send + Sync>;
 pub struct Owner(Option<Arc<str>>);
 
 impl Owner {
+    /// The client named `name` by its token; `None`: the local (or anonymous) client.
     pub fn client(name: Option<&str>) -> Self {
         Self(name.map(Arc::from))
     }

@@ -95,9 +95,7 @@ impl BrowserProvider {
             "closed the browser sessions of an ended conversation"
         );
     }
-}
 
-impl BrowserProvider {
     /// An audit line for a session or state of `plugin` closed because its conversation ended.
     fn audit_ended(&self, capability: &str, plugin: &str, name: &str) {
         let Some(audit) = self.conversations.audit.get() else {

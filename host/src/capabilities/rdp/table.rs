@@ -33,8 +33,12 @@ struct Entry {
 }
 
 impl Entry {
+    fn of(&self, plugin: &str, owner: &Owner) -> bool {
+        self.plugin == plugin && &self.owner == owner
+    }
+
     fn is(&self, plugin: &str, owner: &Owner, id: &str) -> bool {
-        self.plugin == plugin && &self.owner == owner && self.desktop.id == id
+        self.of(plugin, owner) && self.desktop.id == id
     }
 }
 
@@ -47,11 +51,9 @@ pub struct DesktopTable {
 
 impl DesktopTable {
     fn count(&self, plugin: &str, owner: &Owner) -> usize {
-        self.desktops.lock().map_or(0, |d| {
-            d.iter()
-                .filter(|e| e.plugin == plugin && &e.owner == owner)
-                .count()
-        })
+        self.desktops
+            .lock()
+            .map_or(0, |d| d.iter().filter(|e| e.of(plugin, owner)).count())
     }
 
     pub async fn open(
@@ -95,7 +97,7 @@ impl DesktopTable {
             |_| Vec::new(),
             |d| {
                 d.iter()
-                    .filter(|e| e.plugin == plugin && &e.owner == owner)
+                    .filter(|e| e.of(plugin, owner))
                     .map(|e| e.desktop.clone())
                     .collect()
             },
