@@ -53,10 +53,12 @@ impl std::fmt::Debug for Conversation {
 
 impl Conversation {
     /// The MCP session `id` (2025-11-25 wire) of the authenticated `client`; it ends when
-    /// `alive` says so.
+    /// `alive` says so. The key covers the client too: the transport lets only the session's
+    /// own client name it, and should that ever fail, another client's key still differs.
     pub fn session(id: &str, client: Option<&str>, alive: Alive) -> Self {
+        let named = format!("{}\n{id}", client.unwrap_or(""));
         Self {
-            key: format!("s{}", &crate::audit::digest(id.as_bytes())[..16]).into(),
+            key: format!("s{}", &crate::audit::digest(named.as_bytes())[..16]).into(),
             alive: Some(alive),
             owner: Owner::client(client),
         }

@@ -8,6 +8,7 @@
 //!   the same named clients (see `oauth/`); the protected resource metadata is served
 //!   without a token, and refused tokens are written to the audit log (never the token);
 //! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
+//! - an MCP session answers only the client that opened it (`session_owners.rs`);
 //! - a request body limit (`[server.http] max_body`).
 
 use super::WardenServer;
@@ -257,11 +258,14 @@ pub async fn serve(
         server.clone(),
         usize::try_from(config.max_body).unwrap_or(usize::MAX),
     );
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        rmcp_config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let owners = Arc::new(super::session_owners::SessionOwners::new(
+        sessions.clone(),
+        server.clone(),
+    ));
+    // Each MCP session its own log level; everything else of the server is shared.
+    let service =
+        StreamableHttpService::new(move || Ok(server.for_session()), sessions, rmcp_config);
     let mut auth_mode = match tokens.0.len() {
         0 if oauth.is_none() => "no token required: loopback only".to_string(),
         n => format!("{n} client token(s)"),
@@ -275,13 +279,18 @@ pub async fn serve(
         oauth: oauth.clone(),
         server: auth_server,
     });
-    // The last layer runs first: the token check names the client, then its limits apply.
+    // The last layer runs first: the token check names the client, then its limits apply,
+    // then the session it names must be its own.
     let mut router = axum::Router::new()
         .nest_service(MCP_PATH, service)
         // 2025-11-25 tasks: the JSON rmcp's types cannot carry (session_tasks::wire).
         .layer(middleware::from_fn_with_state(
             tasks_glue,
             super::session_tasks::wire::http,
+        ))
+        .layer(middleware::from_fn_with_state(
+            owners,
+            super::session_owners::bind,
         ))
         .layer(middleware::from_fn_with_state(
             limits,

@@ -11,6 +11,7 @@ pub(crate) mod convert;
 pub mod http;
 pub mod limits;
 pub mod oauth;
+mod session_owners;
 mod session_tasks;
 pub mod stdio;
 mod subscriptions;
@@ -69,7 +70,8 @@ pub struct WardenServer {
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
     listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
-    /// Lowest plugin log level forwarded to the client (`logging/setLevel`).
+    /// Lowest plugin log level forwarded to the client (`logging/setLevel`), per session
+    /// ([`WardenServer::for_session`]).
     min_level: Arc<AtomicU8>,
     /// Seals the request state of 2026-07-28 input rounds.
     rounds: Arc<asks::rounds::Rounds>,
@@ -137,6 +139,15 @@ impl WardenServer {
             server.current.clone(),
         );
         server
+    }
+
+    /// The handler of one new MCP session: the same server, with a log level of the
+    /// session's own (`logging/setLevel` of one client never changes what another hears).
+    pub fn for_session(&self) -> Self {
+        Self {
+            min_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
+            ..self.clone()
+        }
     }
 
     fn served(&self) -> Arc<Served> {
@@ -297,21 +308,32 @@ fn client_identity(context: &RequestContext<RoleServer>) -> Option<String> {
 
 /// The transport a request came in on, with the HTTP session it belongs to, for the audit log.
 fn session_of(context: &RequestContext<RoleServer>) -> String {
-    match context.extensions.get::<axum::http::request::Parts>() {
-        Some(parts) => match parts
-            .headers
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-        {
-            // A digest: it tells sessions apart in the log without handing out the id.
-            Some(id) => format!(
-                "http session {}",
-                &crate::audit::digest(id.as_bytes())[..12]
-            ),
-            None => "http".to_string(),
-        },
-        None => "stdio".to_string(),
+    if context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_none()
+    {
+        return "stdio".to_string();
     }
+    match bound_session(context) {
+        // A digest: it tells sessions apart in the log without handing out the id.
+        Some(id) => format!(
+            "http session {}",
+            &crate::audit::digest(id.as_bytes())[..12]
+        ),
+        None => "http".to_string(),
+    }
+}
+
+/// The MCP session of an HTTP request: only one the transport found to be the requesting
+/// client's own (`session_owners`); the header alone names nothing.
+fn bound_session(context: &RequestContext<RoleServer>) -> Option<&str> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<session_owners::BoundSession>()
+        .map(|s| &*s.0)
 }
 
 /// A failed prompts/get or completion/complete as JSON-RPC: the plugin's own "bad arguments"
@@ -376,15 +398,15 @@ fn call_context(
 /// The conversation a request belongs to: its MCP session (ended when the session's
 /// transport closes), else the authenticated client of a stateless request; stdio has one.
 fn conversation_of(context: &RequestContext<RoleServer>) -> Conversation {
-    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
-        return Conversation::default();
-    };
-    let client = http_client(context);
-    match parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
+    if context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_none()
     {
+        return Conversation::default();
+    }
+    let client = http_client(context);
+    match bound_session(context) {
         Some(id) => {
             let peer = context.peer.clone();
             let alive = Arc::new(move || !peer.is_transport_closed());

@@ -126,13 +126,9 @@ fn parse<T: for<'de> Deserialize<'de>>(
 
 /// Who may see a task of this request: the authenticated HTTP client and its session.
 fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
-    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    context.extensions.get::<axum::http::request::Parts>()?;
     let client = super::http_client(context).unwrap_or_default();
-    let session = parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let session = super::bound_session(context).unwrap_or_default();
     Some(format!("{client}\n{session}"))
 }
 
