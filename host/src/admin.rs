@@ -93,7 +93,12 @@ pub async fn start(addr: SocketAddr, mcp: Option<SocketAddr>) -> Result<Arc<Admi
 
 async fn metrics(State(admin): State<Arc<Admin>>) -> Response {
     let census = match admin.server.get() {
-        Some(server) => server.registry().services().census().await,
+        Some(server) => {
+            let registry = server.registry();
+            let mut census = registry.services().census().await;
+            census.plugin_calls = registry.plugin_calls();
+            census
+        }
         None => crate::metrics::Census::default(),
     };
     let text = crate::metrics::render(census, admin.is_ready());

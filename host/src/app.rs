@@ -77,7 +77,11 @@ impl App {
             .map(|p| p.limits.memory)
             .max()
             .unwrap_or(crate::manifest::DEFAULT_MEMORY);
-        let runtime = Arc::new(Runtime::new(manifest.cache_dir.clone(), max_memory)?);
+        let runtime = Arc::new(Runtime::new(
+            manifest.cache_dir.clone(),
+            max_memory,
+            crate::runtime::pool_instances(&manifest),
+        )?);
         let registry = Registry::load(&manifest, runtime.clone(), services).await?;
         tracing::info!(
             "plugins ready: {} (compiled: {}, from cache: {}, precompiled: {}) with {} tools in {} ms; audit log: {}",

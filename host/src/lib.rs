@@ -6,13 +6,14 @@
 //! |---|---|
 //! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`, `mcp::http` with bearer tokens and `mcp::oauth`, the OAuth resource server) |
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
-//! | [`runtime::plugin`] | one plugin: compiled component, long-lived instance, serialized calls, time limit, trap recovery |
+//! | [`runtime::plugin`] | one plugin: compiled component, a fresh instance per call, calls in parallel up to `limits.concurrency`, time limit |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
 //! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
 //! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
+//! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`app`] | start-up shared by the CLI commands |
@@ -31,6 +32,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod metrics;
 pub mod net;
+pub mod plugin_state;
 pub mod reload;
 pub mod replica;
 pub mod runtime;

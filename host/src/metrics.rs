@@ -96,6 +96,9 @@ struct Metrics {
     sessions: Family<KindLabels, Gauge>,
     connections: Family<KindLabels, Gauge>,
     fleet_members: Family<StateLabels, Gauge>,
+    calls_in_flight: Family<PluginLabels, Gauge>,
+    calls_queued: Family<PluginLabels, Gauge>,
+    state_bytes: Gauge,
     reloads: Family<ResultLabels, Counter>,
     ready: Gauge,
 }
@@ -119,6 +122,9 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         sessions: Family::default(),
         connections: Family::default(),
         fleet_members: Family::default(),
+        calls_in_flight: Family::default(),
+        calls_queued: Family::default(),
+        state_bytes: Gauge::default(),
         reloads: Family::default(),
         ready: Gauge::default(),
     };
@@ -149,12 +155,12 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     );
     registry.register(
         "plugin_restarts",
-        "Plugin instances discarded after a timeout or trap (the next call starts a fresh one)",
+        "Calls whose instance was stopped by a timeout or trapped (other calls are not affected)",
         m.restarts.clone(),
     );
     registry.register(
         "limit_hits",
-        "Requests or calls refused or stopped by a limit (rate, concurrency, call_timeout, memory, output, terminal_sessions)",
+        "Requests or calls refused or stopped by a limit (rate, concurrency, plugin_concurrency, call_timeout, memory, output, terminal_sessions)",
         m.limit_hits.clone(),
     );
     registry.register(
@@ -171,6 +177,21 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "browser_fleet_members",
         "Remote browsers of [browser] endpoints by health (healthy, down)",
         m.fleet_members.clone(),
+    );
+    registry.register(
+        "plugin_calls_in_flight",
+        "Calls running in a plugin now, each in an instance of its own (at most its limits.concurrency)",
+        m.calls_in_flight.clone(),
+    );
+    registry.register(
+        "plugin_calls_queued",
+        "Calls waiting for one of a plugin's limits.concurrency places",
+        m.calls_queued.clone(),
+    );
+    registry.register(
+        "plugin_state_bytes",
+        "Bytes plugins keep between calls (warden:plugin/state), all conversations together",
+        m.state_bytes.clone(),
     );
     registry.register(
         "manifest_reloads",
@@ -258,7 +279,8 @@ pub fn observe(record: &Record<'_>) {
 }
 
 /// A limit refused or stopped something. `limit` is a fixed word (`rate`, `concurrency`,
-/// `call_timeout`, `memory`, `output`, `terminal_sessions`); `scope` the client or plugin.
+/// `plugin_concurrency`, `call_timeout`, `memory`, `output`, `terminal_sessions`); `scope`
+/// the client or plugin.
 pub fn limit_hit(limit: &'static str, scope: &str) {
     METRICS
         .limit_hits
@@ -279,9 +301,21 @@ pub fn reloaded(applied: bool) {
         .inc();
 }
 
+/// Calls of one plugin, running and waiting.
+#[derive(Debug, Default, Clone)]
+pub struct PluginCalls {
+    pub plugin: String,
+    pub in_flight: usize,
+    pub queued: usize,
+}
+
 /// Open sessions and connections, read from the host services at scrape time.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Census {
+    /// Each plugin's calls (set by the admin listener from the registry).
+    pub plugin_calls: Vec<PluginCalls>,
+    /// Bytes of `warden:plugin/state` held.
+    pub state_bytes: u64,
     pub browser_sessions: usize,
     pub browser_connections: usize,
     pub terminal_sessions: usize,
@@ -321,6 +355,19 @@ pub fn render(census: Census, ready: bool) -> String {
             .get_or_create(&StateLabels { state })
             .set(gauge(n));
     }
+    for calls in &census.plugin_calls {
+        let labels = PluginLabels {
+            plugin: calls.plugin.clone(),
+        };
+        m.calls_in_flight
+            .get_or_create(&labels)
+            .set(gauge(calls.in_flight));
+        m.calls_queued
+            .get_or_create(&labels)
+            .set(gauge(calls.queued));
+    }
+    m.state_bytes
+        .set(i64::try_from(census.state_bytes).unwrap_or(i64::MAX));
     m.ready.set(i64::from(ready));
     let mut text = String::new();
     if let Err(e) = prometheus_client::encoding::text::encode(&mut text, &m.registry) {

@@ -3,7 +3,7 @@
 //
 // 1. bundles the entry (package.json "warden.entry", default src/plugin.js or .ts) and the SDK
 //    into one ES module with rolldown; `warden:*` imports stay host imports;
-// 2. writes a world that imports `warden:plugin/context` plus the interfaces listed in
+// 2. writes a world that imports `warden:plugin/context` and `state` plus the interfaces listed in
 //    "warden.imports" and exports the four plugin interfaces, so the component imports only
 //    what the plugin uses;
 // 3. runs componentize-js with fetch() and the fetch event disabled (Warden links no wasi:http).
@@ -27,7 +27,7 @@ export const INTERFACES = {
   sftp: 'warden:sftp/sftp@0.1.0',
   rdp: 'warden:rdp/desktop@0.1.0',
 };
-const ALWAYS = 'warden:plugin/context@0.1.0';
+const ALWAYS = ['warden:plugin/context@0.1.0', 'warden:plugin/state@0.1.0'];
 const EXPORTS = ['tools', 'resources', 'prompts', 'completions'];
 
 class BuildError extends Error {}
@@ -42,7 +42,7 @@ function witDir() {
 
 /** The WIT text of a world importing `imports` (values of INTERFACES). */
 export function worldWit(imports) {
-  const lines = ['package warden:plugin@0.1.0;', '', 'world js-plugin {', `    import context;`];
+  const lines = ['package warden:plugin@0.1.0;', '', 'world js-plugin {', '    import context;', '    import state;'];
   for (const name of imports) lines.push(`    import ${name};`);
   for (const name of EXPORTS) lines.push(`    export ${name};`);
   lines.push('}', '');
@@ -156,7 +156,7 @@ export async function build(dir, { output } = {}) {
           '  export const { tools, resources, prompts, completions } = plugin.exports();',
       );
     }
-    const allowed = new Set([ALWAYS, ...project.imports]);
+    const allowed = new Set([...ALWAYS, ...project.imports]);
     for (const id of chunk.imports) {
       if (!id.startsWith('warden:') || allowed.has(id)) continue;
       const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;

@@ -18,7 +18,7 @@ export const warning = (message) => log('warning', message);
 export const error = (message) => log('error', message);
 
 /** An opaque id of this call's conversation (its MCP session, or its client on the stateless
- * wire; empty for stdio): key per-agent state by it. */
+ * wire; empty for stdio). `state` is already scoped by it. */
 export function conversation() {
   return raw.conversation();
 }

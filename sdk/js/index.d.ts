@@ -189,11 +189,33 @@ export declare const context: {
   warning(message: string): void;
   error(message: string): void;
   /** An opaque id of this call's conversation (its MCP session, or its client on the
-   * stateless wire; empty for stdio): key per-agent state by it. */
+   * stateless wire; empty for stdio). `state` is already scoped by it. */
   conversation(): string;
   /** True once the client has cancelled this call. */
   cancelled(): boolean;
   /** Go on as an MCP task; false when the call cannot be one. */
   asTask(): boolean;
   clientCapabilities(): { elicitation: boolean; sampling: boolean; roots: boolean };
+};
+
+/** Why a `state` write was refused. */
+export declare class StateError extends Error {
+  /** `limit-reached` (over the manifest's `limits.state`) or `invalid-key`. */
+  kind: 'limit-reached' | 'invalid-key';
+}
+
+/** What the plugin keeps between calls, per conversation, held by the host (always granted).
+ * Every call runs in a fresh instance: module-level variables live for one call only. */
+export declare const state: {
+  /** The bytes kept under `key`, or undefined. */
+  get(key: string): Uint8Array | undefined;
+  /** Keeps `value` under `key` (throws StateError when refused). */
+  set(key: string, value: Uint8Array | string): void;
+  /** Forgets `key`. */
+  remove(key: string): void;
+  /** Every kept key that starts with `prefix`, sorted. */
+  keys(prefix?: string): string[];
+  getJson<T = unknown>(key: string): T | undefined;
+  setJson(key: string, value: unknown): void;
+  StateError: typeof StateError;
 };

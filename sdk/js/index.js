@@ -5,8 +5,9 @@ import { s, Schema, ObjectSchema } from './schema.js';
 import { ToolError, CapabilityError, toToolError } from './errors.js';
 import { ToolOutput, Content, EmbeddedResource, intoWit } from './output.js';
 import * as context from './context.js';
+import * as state from './state.js';
 
-export { s, Schema, ToolError, CapabilityError, ToolOutput, Content, EmbeddedResource, context };
+export { s, Schema, ToolError, CapabilityError, ToolOutput, Content, EmbeddedResource, context, state };
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 

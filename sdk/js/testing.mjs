@@ -1,6 +1,7 @@
 // Run plugin code in Node, outside Warden (unit tests): `node --import @warden/plugin-sdk/testing --test`.
 // The `warden:*` host imports resolve to stand-ins: context calls do nothing (`cancelled()` is
-// false), and every capability call fails with a CapabilityError of kind `io` saying that host
+// false), state is kept in memory for the test process, and every capability call fails
+// with a CapabilityError of kind `io` saying that host
 // services exist only inside Warden.
 
 import { registerHooks } from 'node:module';
@@ -9,6 +10,7 @@ const UNAVAILABLE = 'host capabilities are unavailable outside Warden (this is a
 
 const NAMES = {
   'warden:plugin/context': ['progress', 'log', 'conversation', 'cancelled', 'asTask', 'capabilities', 'ask'],
+  'warden:plugin/state': ['get', 'set', 'delete', 'keys'],
   'warden:capture/http': ['get'],
   'warden:capture/page': ['capturePage', 'getCookies', 'loginThenCapture', 'ensureLogin'],
   'warden:browser/browser': ['openPage', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
@@ -30,6 +32,17 @@ function stub(specifier) {
       'export function asTask() { return false; }',
       'export function capabilities() { return { elicitation: false, sampling: false, roots: false }; }',
       `export function ask() { throw Object.assign(new Error('unsupported'), { payload: { tag: 'unsupported', val: ${JSON.stringify(UNAVAILABLE)} } }); }`,
+    ].join('\n');
+  }
+  if (iface === 'warden:plugin/state') {
+    // One conversation, in memory, for the test process.
+    return [
+      'const kept = new Map();',
+      'export function get(key) { return kept.get(key); }',
+      'export function set(key, value) { kept.set(key, new Uint8Array(value)); }',
+      'function remove(key) { kept.delete(key); }',
+      'export { remove as delete };',
+      'export function keys(prefix) { return [...kept.keys()].filter((k) => k.startsWith(prefix)).sort(); }',
     ].join('\n');
   }
   const fail = `() => { throw Object.assign(new Error(${JSON.stringify(UNAVAILABLE)}), { payload: { tag: 'io', val: ${JSON.stringify(UNAVAILABLE)} } }); }`;

@@ -44,8 +44,8 @@ pub fn log(level: Level, message: impl AsRef<str>) {
 
 /// An opaque id of the conversation this call belongs to: one MCP session on the 2025-11-25
 /// wire, the authenticated client on the stateless 2026-07-28 wire, empty for the one local
-/// client (stdio, the CLI). Key what the plugin remembers between calls for its agent (a
-/// current tab, a cursor) by it: one plugin instance serves every agent of the server.
+/// client (stdio, the CLI). [`crate::state`] is already scoped by it; a plugin needs it only
+/// to tell conversations apart in what it sends elsewhere.
 pub fn conversation() -> String {
     wit::conversation()
 }

@@ -64,14 +64,17 @@
 //! - A [`ToolError`] becomes an MCP result with `isError: true`, its text starting with the
 //!   kind (`invalid arguments: ...`, `access denied: ...`, `not found: ...`, `timeout: ...`,
 //!   `failed: ...`).
-//! - A panic is not caught: it aborts the component instance, and the host reports
-//!   `plugin crashed: ...` and replaces the instance. Return errors instead.
+//! - A panic is not caught: it aborts the call's instance, and the host reports
+//!   `plugin crashed: ...`; other calls, each in an instance of its own, go on. Return
+//!   errors instead.
 //! - Return [`Structured<T>`] to send `structuredContent` and declare an output schema
 //!   generated from `T`.
 //!
 //! # Host services
 //!
 //! - [`context`]: progress, logging and cancellation of the current call (always granted).
+//! - [`state`]: what the plugin keeps between calls, per conversation, held by the host
+//!   (always granted). Each call runs in a fresh instance: statics live for one call.
 //! - [`capture`]: HTTP fetched by the host, allowed by the manifest's `capture` grant.
 //! - [`browser`], [`terminal`], [`sftp`], [`rdp`]: the other capabilities.
 //!
@@ -93,6 +96,7 @@ mod prompt;
 pub mod rdp;
 mod schema;
 pub mod sftp;
+pub mod state;
 pub mod terminal;
 mod tool;
 
@@ -442,7 +446,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "must be a struct with named fields")]
     fn non_object_arguments_are_rejected() {
-        let _ = Tool::new("bad", |_: String| Ok("x"));
+        let _ = Tool::new("bad", |_: String| Ok("x")).input_schema();
     }
 
     #[test]

@@ -7,6 +7,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
+use std::sync::OnceLock;
 
 use crate::output::{pretty, to_object};
 use crate::{Content, ToolError, ToolOutput};
@@ -151,6 +152,14 @@ impl JsonSchema for NoArgs {
 
 type Handler = Box<dyn Fn(serde_json::Value) -> Result<ToolOutput, ToolError>>;
 
+/// How a tool's schemas are made, with the type names its errors quote.
+struct MakeSchemas {
+    input: fn() -> Schema,
+    input_type: &'static str,
+    output: fn() -> Option<Schema>,
+    output_type: &'static str,
+}
+
 /// One tool: a name, MCP metadata and a typed function.
 ///
 /// The function takes one argument, a type that implements [`serde::Deserialize`] and
@@ -166,8 +175,11 @@ pub struct Tool {
     name: String,
     title: Option<String>,
     description: String,
-    input_schema: Schema,
-    output_schema: Option<Schema>,
+    /// Made on first use: every call runs in a fresh instance, and only the listing needs
+    /// the schemas, so a call does not pay for generating them.
+    input_schema: OnceLock<Schema>,
+    output_schema: OnceLock<Option<Schema>>,
+    make_schemas: MakeSchemas,
     annotations: Annotations,
     task: TaskSupport,
     handler: Handler,
@@ -203,9 +215,10 @@ impl Tool {
     ///
     /// # Panics
     ///
-    /// When `name` breaks the MCP naming rule, or when the argument type or the structured
-    /// result type does not have an object schema (MCP requires `"type": "object"`). These
-    /// are programming errors, reported when the plugin loads.
+    /// When `name` breaks the MCP naming rule. When the argument type or the structured
+    /// result type does not have an object schema (MCP requires `"type": "object"`), reading
+    /// the schema panics: the host reads them when the plugin loads, so both are programming
+    /// errors reported at load.
     pub fn new<A, R, F>(name: impl Into<String>, function: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,
@@ -217,17 +230,6 @@ impl Tool {
             valid_tool_name(&name),
             "tool name `{name}` is invalid: use 1 to 64 of `a-z A-Z 0-9 _ -`"
         );
-        let input_schema = schema_for::<A>(true);
-        assert_object(&name, "argument", std::any::type_name::<A>(), &input_schema);
-        let output_schema = R::output_schema();
-        if let Some(schema) = &output_schema {
-            assert_object(
-                &name,
-                "structured result",
-                std::any::type_name::<R>(),
-                schema,
-            );
-        }
         let handler: Handler = Box::new(move |arguments| {
             let args = A::deserialize(arguments).map_err(ToolError::invalid_arguments)?;
             function(args)?.into_tool_output()
@@ -236,8 +238,14 @@ impl Tool {
             name,
             title: None,
             description: String::new(),
-            input_schema,
-            output_schema,
+            input_schema: OnceLock::new(),
+            output_schema: OnceLock::new(),
+            make_schemas: MakeSchemas {
+                input: input_schema_of::<A>,
+                input_type: std::any::type_name::<A>(),
+                output: R::output_schema,
+                output_type: std::any::type_name::<R>(),
+            },
             annotations: Annotations::default(),
             task: TaskSupport::Never,
             handler,
@@ -329,12 +337,34 @@ impl Tool {
 
     /// The JSON Schema (draft 2020-12) of the arguments.
     pub fn input_schema(&self) -> &Schema {
-        &self.input_schema
+        self.input_schema.get_or_init(|| {
+            let schema = (self.make_schemas.input)();
+            assert_object(
+                &self.name,
+                "argument",
+                self.make_schemas.input_type,
+                &schema,
+            );
+            schema
+        })
     }
 
     /// The JSON Schema of the structured result, when the tool returns [`Structured`].
     pub fn output_schema(&self) -> Option<&Schema> {
-        self.output_schema.as_ref()
+        self.output_schema
+            .get_or_init(|| {
+                let schema = (self.make_schemas.output)();
+                if let Some(schema) = &schema {
+                    assert_object(
+                        &self.name,
+                        "structured result",
+                        self.make_schemas.output_type,
+                        schema,
+                    );
+                }
+                schema
+            })
+            .as_ref()
     }
 
     /// Runs the tool on `arguments` (a JSON object), as the host does.
@@ -349,6 +379,10 @@ fn valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn input_schema_of<T: JsonSchema>() -> Schema {
+    schema_for::<T>(true)
 }
 
 /// The lean schema of `T`: for arguments (`input`) or for a structured result.

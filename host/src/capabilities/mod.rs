@@ -83,6 +83,8 @@ pub struct HostServices {
     pub desktops: Arc<rdp::table::DesktopTable>,
     /// Changes of plugin resources, for subscribed clients (kept across reloads).
     pub resource_events: Arc<resource_events::ResourceEvents>,
+    /// What plugins keep between calls, per conversation (kept across reloads).
+    pub state: Arc<crate::plugin_state::StateStore>,
 }
 
 impl HostServices {
@@ -117,6 +119,7 @@ impl HostServices {
             resource_events: previous
                 .map(|p| p.resource_events.clone())
                 .unwrap_or_default(),
+            state: previous.map(|p| p.state.clone()).unwrap_or_default(),
         }
     }
 
@@ -194,6 +197,9 @@ impl HostServices {
                 "manifest reload: {kept} remote desktop sessions kept, {closed} closed (their plugin, grant or host settings changed)"
             );
         }
+        // What plugins kept: only for the plugins still served.
+        self.state
+            .retain_plugins(|name| manifest.plugins.iter().any(|p| p.name == name));
     }
 }
 
@@ -205,6 +211,8 @@ impl HostServices {
         let (terminal_sessions, ssh_sessions) = self.sessions.census();
         let (fleet_healthy, fleet_down) = self.browser.fleet_health();
         crate::metrics::Census {
+            state_bytes: self.state.census().1,
+            plugin_calls: Vec::new(),
             fleet_healthy,
             fleet_down,
             browser_sessions,
@@ -228,6 +236,7 @@ impl HostServices {
                 base: base.clone(),
                 browser: self.browser.clone(),
                 conversation: Default::default(),
+                held: Vec::new(),
             },
             terminal: TerminalCtx {
                 base: base.clone(),

@@ -42,7 +42,10 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
             Backend::Wasm(w) => {
                 println!("  imports:");
                 for import in &w.imports {
-                    println!("    {import:<40} {}", verdict(import, &c.grants));
+                    println!(
+                        "    {import:<40} {}",
+                        verdict(import, &c.grants, c.limits.state)
+                    );
                 }
             }
         }
@@ -51,10 +54,14 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
 }
 
 /// What the manifest lets a plugin do with one import.
-fn verdict(import: &str, g: &Grants) -> String {
+fn verdict(import: &str, g: &Grants, state_limit: u64) -> String {
     let iface = import.split('@').next().unwrap_or(import);
     match iface {
         "warden:plugin/context" => "always available (progress, log, cancelled)".into(),
+        "warden:plugin/state" => format!(
+            "always available: values kept between calls, per conversation, up to {} each (limits.state)",
+            bytesize::ByteSize::b(state_limit).display().iec()
+        ),
         "warden:capture/http" => match &g.capture {
             Some(c) if !c.http_hosts.patterns().is_empty() => format!("granted: http_hosts = {:?}", c.http_hosts.patterns()),
             _ => "NOT GRANTED: every call is denied; add grants.capture.http_hosts".into(),
@@ -130,7 +137,7 @@ mod tests {
                     {
                         continue;
                     }
-                    let said = verdict(&import, &Grants::default());
+                    let said = verdict(&import, &Grants::default(), 1024);
                     assert!(!said.contains("unknown"), "{import}: {said}");
                     seen += 1;
                 }

@@ -51,6 +51,22 @@ pub const DEFAULT_MANIFEST_NAME: &str = "<built-in default manifest>";
 pub const DEFAULT_MEMORY: u64 = 128 * 1024 * 1024;
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_OUTPUT: u64 = 1024 * 1024;
+/// How long a call waits for one of the plugin's `limits.concurrency` places.
+pub const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
+/// What a plugin may keep per conversation in `warden:plugin/state`.
+pub const DEFAULT_STATE: u64 = 4 * 1024 * 1024;
+/// The most `limits.concurrency` can be: each call in flight holds an instance, and the
+/// pooling allocator reserves address space for every one the manifests allow.
+pub const MAX_CONCURRENCY: usize = 1024;
+
+/// Calls of one plugin in flight at once unless `limits.concurrency` says otherwise: four per
+/// core, at least 8 and at most 64. Calls mostly wait (on a page, a shell, a client's answer)
+/// rather than compute, so more calls than cores keep everyone moving; each holds an
+/// instance of up to `limits.memory`, so the bound is also a memory bound.
+pub fn default_concurrency() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    (cores * 4).clamp(8, 64)
+}
 /// Default `grants.browser.download_max`: the largest download a session saves.
 pub const DEFAULT_DOWNLOAD_MAX: u64 = 100 * 1024 * 1024;
 
@@ -152,6 +168,12 @@ pub struct Limits {
     pub memory: u64,
     pub call_timeout: Duration,
     pub output: u64,
+    /// Calls in flight at once; each runs in an instance of its own.
+    pub concurrency: usize,
+    /// How long a call over `concurrency` waits for a place before `limit-reached`.
+    pub queue_timeout: Duration,
+    /// Bytes of `warden:plugin/state` per conversation.
+    pub state: u64,
 }
 
 /// One validated `[[plugin]]`.
@@ -1139,6 +1161,25 @@ impl Validator<'_> {
                 entry.limits.output.as_ref(),
                 DEFAULT_OUTPUT,
             ),
+            concurrency: match entry.limits.concurrency.as_ref() {
+                Some(n) if usize::try_from(*n.get_ref()).is_ok_and(|n| n > MAX_CONCURRENCY) => {
+                    self.error(
+                        n.span(),
+                        format!(
+                            "limits.concurrency: {} is more than {MAX_CONCURRENCY} calls at once; each holds an instance of the plugin: write a number from 1 to {MAX_CONCURRENCY}",
+                            n.get_ref()
+                        ),
+                    );
+                    MAX_CONCURRENCY
+                }
+                n => self.count("limits.concurrency", n, default_concurrency()),
+            },
+            queue_timeout: self.duration(
+                "limits.queue_timeout",
+                entry.limits.queue_timeout.as_ref(),
+                DEFAULT_QUEUE_TIMEOUT,
+            ),
+            state: self.size("limits.state", entry.limits.state.as_ref(), DEFAULT_STATE),
         };
         let caps = Caps {
             browser_sessions: self.count(

@@ -82,6 +82,16 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:4:27: limits.browser_tabs: 0 is not a count; write a number from 1 to 10000",
         ),
         (
+            "more calls at once than instances the pool can hold",
+            format!("{PLUGIN}limits = {{ concurrency = 5000 }}\n"),
+            "warden.toml:4:26: limits.concurrency: 5000 is more than 1024 calls at once; each holds an instance of the plugin: write a number from 1 to 1024",
+        ),
+        (
+            "queue timeout that is no duration",
+            format!("{PLUGIN}limits = {{ queue_timeout = \"soon\" }}\n"),
+            "warden.toml:4:28: limits.queue_timeout: \"soon\" is not a duration; write it like \"60s\" or \"2m\"",
+        ),
+        (
             "profile granted but not defined",
             format!(
                 "{PLUGIN}grants.browser = {{ origins = [\"https://a.example\"], profiles = [\"de\"] }}\n"

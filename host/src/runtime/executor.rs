@@ -1,7 +1,7 @@
 //! The guarded executor: every client request that enters a plugin (`tools/call`,
 //! `resources/read`, `prompts/get`, `completion/complete`) comes through here and gets the same treatment: routed to the one plugin
-//! that owns the name or URI, run by [`WasmPlugin::enter`] (one call at a time, time limit,
-//! cancellation, trap -> fresh instance), its output held to `limits.output`, and one audit
+//! that owns the name or URI, run by [`WasmPlugin::enter`] (a fresh instance per call, up to
+//! `limits.concurrency` at once, time limit, cancellation), its output held to `limits.output`, and one audit
 //! line written before the answer goes back to any transport.
 
 use super::approval::{self, Approval, ApprovalRequest};
@@ -330,6 +330,7 @@ impl Registry {
             Err(CallFailure::Timeout(_)) => Some("call_timeout"),
             Err(CallFailure::MemoryLimit(_)) => Some("memory"),
             Err(CallFailure::OutputTooLarge(..)) => Some("output"),
+            Err(CallFailure::Busy(..)) => Some("plugin_concurrency"),
             _ => None,
         };
         if let Some(limit) = limit {
@@ -342,12 +343,19 @@ impl Registry {
             tool: audited.tool,
             args_sha256: Some(audit::digest(audited.input.as_bytes())),
             args_bytes: Some(audited.input.len()),
-            decision: "allowed",
+            decision: if matches!(result, Err(CallFailure::Busy(..))) {
+                "denied"
+            } else {
+                "allowed"
+            },
             outcome,
             duration_ms: Some(audit::millis(started.elapsed())),
             capability: None,
             target: audited.target,
-            reason: None,
+            reason: match &result {
+                Err(CallFailure::Busy(..)) => Some("limits.concurrency"),
+                _ => None,
+            },
             client: client.as_deref(),
             session: session.as_deref(),
             error: None,

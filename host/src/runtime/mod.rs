@@ -11,6 +11,7 @@ pub mod compiler;
 mod context;
 pub mod executor;
 mod initial_memory;
+mod kept;
 mod login_handoff;
 pub mod native;
 pub mod plugin;
@@ -34,8 +35,8 @@ use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 /// guest back to the async runtime.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 
-/// Live plugin instances the pool has room for (each plugin keeps one).
-const POOL_INSTANCES: u32 = 128;
+/// Instance slots the pool always has, whatever the manifest says.
+const MIN_POOL_INSTANCES: u32 = 16;
 
 /// The runtime could not start.
 #[derive(Debug, thiserror::Error)]
@@ -55,17 +56,20 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot).
-    pub fn new(cache_dir: PathBuf, max_memory: u64) -> Result<Self, RuntimeError> {
+    /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot);
+    /// `instances` how many instances may live at once (see [`pool_instances`]).
+    pub fn new(cache_dir: PathBuf, max_memory: u64, instances: u32) -> Result<Self, RuntimeError> {
         let mut config = compiler::config();
-        // The pooling allocator keeps instance slots and, above all, async fiber stacks warm:
-        // the on-demand allocator maps a fresh stack for every call into a plugin.
+        // The pooling allocator keeps instance slots, memory images and, above all, async
+        // fiber stacks warm: an instance per call costs microseconds, where the on-demand
+        // allocator would map a fresh stack and memory for every call.
+        let instances = instances.max(MIN_POOL_INSTANCES);
         let mut pool = PoolingAllocationConfig::new();
-        pool.total_component_instances(POOL_INSTANCES)
-            .total_memories(POOL_INSTANCES * 2)
-            .total_tables(POOL_INSTANCES * 4)
-            .total_core_instances(POOL_INSTANCES * 8)
-            .total_stacks(POOL_INSTANCES)
+        pool.total_component_instances(instances)
+            .total_memories(instances.saturating_mul(2))
+            .total_tables(instances.saturating_mul(4))
+            .total_core_instances(instances.saturating_mul(8))
+            .total_stacks(instances)
             .max_memory_size(usize::try_from(max_memory).unwrap_or(usize::MAX));
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(e.to_string()))?;
@@ -80,6 +84,12 @@ impl Runtime {
         )
         .and_then(|()| {
             bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| {
+            bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
                 &mut linker,
                 |s| s,
             )
@@ -128,6 +138,18 @@ impl Runtime {
     pub fn precompiled_count(&self) -> usize {
         self.cache.embedded()
     }
+}
+
+/// Instances the plugins of a manifest may have alive at once: each plugin's calls in flight
+/// (`limits.concurrency`), the spares made ahead of calls, and one more for the load-time
+/// listing.
+pub fn pool_instances(manifest: &crate::manifest::Manifest) -> u32 {
+    let total: usize = manifest
+        .plugins
+        .iter()
+        .map(|p| p.limits.concurrency + plugin::SPARES + 1)
+        .sum();
+    u32::try_from(total).unwrap_or(u32::MAX)
 }
 
 impl Drop for Runtime {

@@ -1,6 +1,11 @@
-//! One loaded WebAssembly plugin: its compiled component, its tools, and the long-lived
-//! instance that serves its calls one at a time. A call that traps, times out or is
-//! cancelled discards the instance; the next call gets a fresh one.
+//! One loaded WebAssembly plugin: its compiled component, its tools, and the instances that
+//! serve its calls. Every call (tool, resource read, prompt, completion) runs in a fresh
+//! instance of its own that ends with the call: calls of any number of clients run side by
+//! side, up to `limits.concurrency`, and no instance's memory is ever seen by a second call,
+//! let alone a second client. What a plugin keeps between calls lives in the host
+//! (`warden:plugin/state`, per conversation). Instances are made ahead of calls, a few at a
+//! time, so a call rarely waits for one (wasmtime's pooling allocator and copy-on-write
+//! memory images make each a matter of microseconds).
 
 use super::Runtime;
 use super::bindings::{
@@ -11,15 +16,18 @@ use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
 use crate::manifest::PluginConfig;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::Mutex;
+use tokio::sync::Semaphore;
 use wasmtime::Store;
 
 /// After a client cancels, a call gets this long to notice `context.cancelled()` and return
 /// by itself before the host interrupts it.
 pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
+
+/// Instances a plugin keeps made ahead of its calls.
+pub const SPARES: usize = 2;
 
 /// Why a call did not produce a result.
 #[derive(Debug)]
@@ -34,13 +42,16 @@ pub enum CallFailure {
     OutputTooLarge(u64, u64),
     /// The tool needs the user's approval and did not get it.
     NotApproved(String),
+    /// `limits.concurrency` calls were in flight for the whole `limits.queue_timeout`
+    /// (the limit, the wait).
+    Busy(usize, Duration),
 }
 
 impl CallFailure {
     pub fn outcome(&self) -> Outcome {
         match self {
             Self::Tool(_) | Self::OutputTooLarge(..) => Outcome::ToolError,
-            Self::NotApproved(_) => Outcome::Denied,
+            Self::NotApproved(_) | Self::Busy(..) => Outcome::Denied,
             Self::Timeout(_) => Outcome::Timeout,
             Self::MemoryLimit(_) | Self::Crashed(_) => Outcome::Trap,
             Self::Cancelled => Outcome::Cancelled,
@@ -56,31 +67,111 @@ impl CallFailure {
             Self::Tool(ToolError::Timeout(m)) => format!("timeout: {m}"),
             Self::Tool(ToolError::Failed(m)) => format!("failed: {m}"),
             Self::Timeout(limit) => format!(
-                "timeout: plugin '{plugin}' exceeded its call_timeout of {} (limits.call_timeout in the manifest); the call was stopped and the plugin restarted",
+                "timeout: plugin '{plugin}' exceeded its call_timeout of {} (limits.call_timeout in the manifest); the call was stopped",
                 humantime::format_duration(*limit)
             ),
             Self::MemoryLimit(limit) => format!(
-                "plugin crashed: plugin '{plugin}' exceeded its memory limit of {} (limits.memory in the manifest); the plugin was restarted",
+                "plugin crashed: plugin '{plugin}' exceeded its memory limit of {} (limits.memory in the manifest) in this call; other calls are not affected",
                 bytesize::ByteSize::b(*limit).display().iec()
             ),
             Self::Crashed(detail) => format!(
-                "plugin crashed: plugin '{plugin}' trapped ({detail}); the plugin was restarted, so state it kept is gone"
+                "plugin crashed: plugin '{plugin}' trapped ({detail}) in this call; other calls are not affected"
             ),
             Self::Cancelled => "cancelled: the client cancelled the call".to_string(),
             Self::NotApproved(why) => format!("access denied: {why}"),
             Self::OutputTooLarge(size, limit) => format!(
                 "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
             ),
+            Self::Busy(limit, waited) => format!(
+                "limit reached: plugin '{plugin}' already runs {limit} calls at once (limits.concurrency in the manifest) and none finished within {} (limits.queue_timeout); retry later, or ask the admin to raise limits.concurrency",
+                humantime::format_duration(*waited)
+            ),
         }
     }
 }
 
-struct Live {
+/// One instance of the plugin, made for one call and dropped with it.
+struct Instance {
     store: Store<PluginState>,
     bindings: PluginWorld,
-    /// Set while a call runs. Still set at the start of the next call means the previous
-    /// call was abandoned mid-flight (timeout, cancel): the instance is not reusable.
-    busy: bool,
+}
+
+/// What makes instances; shared with the task that makes them ahead of calls.
+struct Factory {
+    engine: wasmtime::Engine,
+    pre: PluginPre<PluginState>,
+    services: Arc<HostServices>,
+    config: PluginConfig,
+    /// Instances made and not yet used.
+    spares: Mutex<Vec<Instance>>,
+    /// A task is making spares.
+    filling: AtomicBool,
+}
+
+impl Factory {
+    async fn instantiate(&self) -> wasmtime::Result<Instance> {
+        let state = PluginState::new(
+            self.config.grants.clone(),
+            &self.services,
+            self.config.limits.memory,
+            self.config.limits.state,
+        );
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        // Yield to the async runtime at every epoch tick: a spinning guest then shares the
+        // thread, and dropping its call future (timeout, cancel) stops it.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+        let bindings = self.pre.instantiate_async(&mut store).await?;
+        Ok(Instance { store, bindings })
+    }
+
+    /// A fresh instance: one made ahead if there is one, else made now. Either way the
+    /// spares are topped up in the background.
+    async fn take(self: &Arc<Self>) -> wasmtime::Result<Instance> {
+        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        self.refill();
+        match spare {
+            Some(instance) => Ok(instance),
+            None => self.instantiate().await,
+        }
+    }
+
+    fn refill(self: &Arc<Self>) {
+        if self.filling.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let factory = self.clone();
+        tokio::spawn(async move {
+            while factory
+                .spares
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .len()
+                < SPARES
+            {
+                match factory.instantiate().await {
+                    Ok(instance) => factory
+                        .spares
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(instance),
+                    Err(e) => {
+                        tracing::debug!(plugin = %factory.config.name, "no spare instance made: {e}");
+                        break;
+                    }
+                }
+            }
+            factory.filling.store(false, Ordering::Release);
+        });
+    }
+}
+
+/// How many calls of a plugin run and wait, for the metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    pub in_flight: usize,
+    pub queued: usize,
 }
 
 pub struct WasmPlugin {
@@ -92,10 +183,26 @@ pub struct WasmPlugin {
     pub prompts: Vec<PromptInfo>,
     /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
     pub imports: Vec<String>,
-    engine: wasmtime::Engine,
-    pre: PluginPre<PluginState>,
-    services: Arc<HostServices>,
-    live: Mutex<Option<Live>>,
+    factory: Arc<Factory>,
+    /// `limits.concurrency` places, handed out first come, first served.
+    places: Semaphore,
+    queued: AtomicUsize,
+}
+
+/// Counts a call waiting for a place while it waits.
+struct Queued<'a>(&'a AtomicUsize);
+
+impl<'a> Queued<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl WasmPlugin {
@@ -124,17 +231,24 @@ impl WasmPlugin {
         let pre = PluginPre::new(instance_pre)
             .map_err(|e| format!("does not export the warden:plugin/plugin world: {e}"))?;
 
+        let places = Semaphore::new(config.limits.concurrency);
         let mut plugin = Self {
-            config,
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
             imports,
-            engine: runtime.engine.clone(),
-            pre,
-            services,
-            live: Mutex::new(None),
+            factory: Arc::new(Factory {
+                engine: runtime.engine.clone(),
+                pre,
+                services,
+                config: config.clone(),
+                spares: Mutex::default(),
+                filling: AtomicBool::new(false),
+            }),
+            config,
+            places,
+            queued: AtomicUsize::new(0),
         };
         let listing = plugin.describe().await?;
         plugin.tools = listing.tools;
@@ -168,81 +282,65 @@ impl WasmPlugin {
         Ok(*listing)
     }
 
-    async fn instantiate(&self) -> wasmtime::Result<Live> {
-        let state = PluginState::new(
-            self.config.grants.clone(),
-            &self.services,
-            self.config.limits.memory,
-        );
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limiter);
-        // Yield to the async runtime at every epoch tick: a spinning guest then shares the
-        // thread, and dropping its call future (timeout, cancel) stops it.
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_async_yield_and_update(1);
-        let bindings = self.pre.instantiate_async(&mut store).await?;
-        Ok(Live {
-            store,
-            bindings,
-            busy: false,
-        })
-    }
-
-    async fn live_instance<'a>(
-        &self,
-        slot: &'a mut Option<Live>,
-    ) -> wasmtime::Result<&'a mut Live> {
-        if slot.as_ref().is_some_and(|l| l.busy) {
-            tracing::info!(plugin = %self.config.name, "discarding the instance of an abandoned call");
-            *slot = None;
+    /// Calls running and calls waiting for a place.
+    pub fn load_now(&self) -> Load {
+        Load {
+            in_flight: self
+                .config
+                .limits
+                .concurrency
+                .saturating_sub(self.places.available_permits()),
+            queued: self.queued.load(Ordering::Relaxed),
         }
-        if slot.is_none() {
-            *slot = Some(self.instantiate().await?);
-        }
-        slot.as_mut()
-            .ok_or_else(|| wasmtime::Error::msg("instance vanished"))
     }
 
     /// The one way into the plugin: every export (tools, resources, prompts, completions, the
-    /// load-time listing) runs here, under the plugin's time limit and the client's cancellation, one call at a
-    /// time, with a trap or an abandoned call costing the instance. Output caps and audit
+    /// load-time listing) runs here, in a fresh instance of its own, under the plugin's
+    /// concurrency limit, its time limit and the client's cancellation. Output caps and audit
     /// lines are the registry's (`executor.rs`), applied to whatever comes out of here.
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
-        let limit = self.config.limits.call_timeout;
+        let limits = &self.config.limits;
         let cancel = call.cancel.clone();
+        let place = {
+            let _queued = Queued::enter(&self.queued);
+            tokio::select! {
+                place = self.places.acquire() => place.map_err(|_| CallFailure::Crashed("the plugin was unloaded".into()))?,
+                () = tokio::time::sleep(limits.queue_timeout) => {
+                    return Err(CallFailure::Busy(limits.concurrency, limits.queue_timeout));
+                }
+                () = cancel.cancelled() => return Err(CallFailure::Cancelled),
+            }
+        };
         // The limit is for the plugin's work: time spent waiting for the client's answers
         // (a user reading a form) does not count.
         let wait = call.wait.clone();
         let start = tokio::time::Instant::now();
         let work = self.run(entry, call);
         tokio::pin!(work);
-        tokio::select! {
+        let result = tokio::select! {
             // A plugin that gives up because it saw the cancellation (`context.cancelled`)
             // reports an error of its own; the call was cancelled all the same.
             result = &mut work => match result {
                 Err(CallFailure::Tool(_)) if cancel.is_cancelled() => Err(CallFailure::Cancelled),
                 other => other,
             },
-            () = wait.expire(start, limit) => Err(CallFailure::Timeout(limit)),
+            () = wait.expire(start, limits.call_timeout) => Err(CallFailure::Timeout(limits.call_timeout)),
             () = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => Err(CallFailure::Cancelled),
-        }
-        // When a branch other than `work` wins, `work` is dropped here: the guest stops at its
-        // next epoch yield and the instance, still marked busy, is replaced on the next call.
+        };
+        // When a branch other than `work` wins, `work` (and the instance it owns) is dropped
+        // here: the guest stops at its next epoch yield.
+        drop(place);
+        result
     }
 
     async fn run(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
-        let mut slot = self.live.lock().await;
-        let live = self
-            .live_instance(&mut slot)
+        let mut instance = self
+            .factory
+            .take()
             .await
-            .map_err(|e| CallFailure::Crashed(format!("could not start a fresh instance: {e}")))?;
+            .map_err(|e| CallFailure::Crashed(format!("could not start an instance: {e}")))?;
+        let live = &mut instance;
         live.store.data_mut().begin_call(&entry.label(), call);
-        live.store
-            .data()
-            .limiter
-            .hit
-            .store(false, Ordering::Relaxed);
-        live.busy = true;
         let result = match entry {
             Entry::Tool { name, arguments } => live
                 .bindings
@@ -275,7 +373,6 @@ impl WasmPlugin {
                 .map(|r| r.map(Exit::Completion)),
             Entry::Describe => describe_exports(live).await.map(Ok),
         };
-        live.busy = false;
         live.store.data().scope.finish();
         match result {
             Ok(Ok(exit)) => Ok(exit),
@@ -283,7 +380,6 @@ impl WasmPlugin {
             Err(trap) => {
                 let memory = live.store.data().limiter.hit.load(Ordering::Relaxed);
                 let detail = live.store.data().scope.last_stderr();
-                *slot = None;
                 if memory {
                     Err(CallFailure::MemoryLimit(self.config.limits.memory))
                 } else {
@@ -347,7 +443,7 @@ pub struct Listing {
     pub prompts: Vec<PromptInfo>,
 }
 
-async fn describe_exports(live: &mut Live) -> wasmtime::Result<Exit> {
+async fn describe_exports(live: &mut Instance) -> wasmtime::Result<Exit> {
     let tools = live
         .bindings
         .warden_plugin_tools()

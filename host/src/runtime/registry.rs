@@ -259,6 +259,24 @@ impl Registry {
         self.tools.iter().find(|t| t.public_name == name)
     }
 
+    /// Each WebAssembly plugin's calls running and waiting, for the metrics.
+    pub fn plugin_calls(&self) -> Vec<crate::metrics::PluginCalls> {
+        self.plugins
+            .iter()
+            .filter_map(|p| match &p.backend {
+                Backend::Wasm(w) => {
+                    let load = w.load_now();
+                    Some(crate::metrics::PluginCalls {
+                        plugin: p.name().to_string(),
+                        in_flight: load.in_flight,
+                        queued: load.queued,
+                    })
+                }
+                Backend::Native => None,
+            })
+            .collect()
+    }
+
     pub fn prompts(&self) -> &[PromptEntry] {
         &self.prompts
     }

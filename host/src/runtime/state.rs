@@ -110,10 +110,18 @@ pub struct PluginState {
     log_budget: Arc<AtomicI64>,
     /// The call's budgets for `context.log` and `context.progress`.
     pub events: EventBudget,
+    /// Where `warden:plugin/state` keeps values, and how much per conversation.
+    pub kept: Arc<crate::plugin_state::StateStore>,
+    pub state_limit: u64,
 }
 
 impl PluginState {
-    pub fn new(grants: Arc<Grants>, services: &HostServices, max_memory: u64) -> Self {
+    pub fn new(
+        grants: Arc<Grants>,
+        services: &HostServices,
+        max_memory: u64,
+        state_limit: u64,
+    ) -> Self {
         let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
         let mut table = ResourceTable::new();
@@ -131,10 +139,13 @@ impl PluginState {
             call: CallContext::default(),
             log_budget,
             events: EventBudget::default(),
+            kept: services.state.clone(),
+            state_limit,
         }
     }
 
-    /// Start a call: name it for audit lines and refill the guest-log budget.
+    /// Start the call this instance serves: name it for audit lines, give each capability
+    /// the caller's conversation and owner.
     pub fn begin_call(&mut self, tool: &str, call: CallContext) {
         let caller = Caller {
             client: call.client.clone(),

@@ -46,11 +46,27 @@ impl RefArg {
     }
 }
 
-/// The refs of one tab.
+/// The refs of one tab. Kept between calls as the list of handles (ref N is entry N-1).
 #[derive(Debug, Default)]
 pub struct RefMap {
     by_handle: HashMap<u64, u32>,
     handles: Vec<u64>,
+}
+
+impl Serialize for RefMap {
+    fn serialize<S: warden_sdk::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.handles.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RefMap {
+    fn deserialize<D: warden_sdk::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut refs = Self::default();
+        for handle in Vec::<u64>::deserialize(d)? {
+            refs.ref_of(handle);
+        }
+        Ok(refs)
+    }
 }
 
 impl RefMap {
@@ -99,5 +115,19 @@ mod tests {
             assert_eq!(arg.number(), Ok(2));
         }
         assert!(RefArg::Text("button".into()).number().is_err());
+    }
+
+    #[test]
+    fn refs_survive_being_kept() {
+        let mut m = RefMap::default();
+        for handle in [40, 7, 99] {
+            m.ref_of(handle);
+        }
+        let kept = serde_json::to_string(&m).expect("encode");
+        assert_eq!(kept, "[40,7,99]");
+        let mut back: RefMap = serde_json::from_str(&kept).expect("decode");
+        assert_eq!(back.handle(2), Ok(7));
+        assert_eq!(back.ref_of(99), 3);
+        assert_eq!(back.ref_of(5), 4);
     }
 }

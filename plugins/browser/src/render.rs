@@ -3,6 +3,7 @@
 //! and a closing line that says what was left out and how to reach it.
 
 use crate::refs::RefMap;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use warden_sdk::browser::{Element, ElementStates, Snapshot};
 
@@ -24,7 +25,7 @@ pub fn tokens(text: &str) -> usize {
 }
 
 /// A rendered snapshot: the header, the overlay warnings and every element line.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Rendered {
     pub url: String,
     pub header: String,

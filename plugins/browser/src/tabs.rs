@@ -79,16 +79,16 @@ fn list_text(session: &str, current_id: Option<&str>) -> Result<String, ToolErro
 fn browse_tabs(args: TabsArgs) -> Result<String, ToolError> {
     state::with(|st| {
         let name = st.current.clone();
-        let session = st.session();
-        let current_id = session.tabs.get(session.current).map(|t| t.id.clone());
+        let session = st.session()?;
+        let current_id = session.current_id().map(str::to_string);
         match args.action.as_deref().unwrap_or("list") {
             "list" => list_text(&name, current_id.as_deref()),
             "new" => {
                 let page = browser::open_page(Some(&name))?;
-                let session: &mut Session = st.session();
+                let session: &mut Session = st.session()?;
                 session.tabs.push(TabRefs::new(page));
-                session.current = session.tabs.len() - 1;
-                list_text(&name, session.tabs.last().map(|t| t.id.as_str()))
+                session.select(session.tabs.len() - 1);
+                list_text(&name, session.current_id())
             }
             action @ ("switch" | "close") => {
                 let n = args.tab.ok_or_else(|| {
@@ -103,27 +103,20 @@ fn browse_tabs(args: TabsArgs) -> Result<String, ToolError> {
                         tabs.len()
                     ))
                 })?;
-                let session = st.session();
-                let held = session.tabs.iter().position(|t| t.id == info.id);
-                let index = match held {
-                    Some(i) => i,
-                    None => {
-                        session
-                            .tabs
-                            .push(TabRefs::new(browser::attach_tab(Some(&name), &info.id)?));
-                        session.tabs.len() - 1
-                    }
-                };
+                let session = st.session()?;
+                let index = session.hold(&name, &info.id)?;
                 if action == "close" {
+                    // The agent stays on its tab; closing that one moves it to the first left.
+                    let next = match session.current_id() {
+                        Some(id) if id != info.id => Some(id.to_string()),
+                        _ => tabs.iter().find(|t| t.id != info.id).map(|t| t.id.clone()),
+                    };
                     let tab = session.tabs.remove(index);
                     tab.page.close()?;
-                    session.current = session.current.min(session.tabs.len().saturating_sub(1));
-                    return list_text(
-                        &name,
-                        session.tabs.get(session.current).map(|t| t.id.as_str()),
-                    );
+                    session.point_at(next);
+                    return list_text(&name, session.current_id());
                 }
-                session.current = index;
+                session.select(index);
                 let tab = &mut session.tabs[index];
                 let snap = tab.page.snapshot(false)?;
                 let rendered = render::render(&snap, &mut tab.refs, render::Mode::Interactive);
@@ -211,7 +204,11 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
                 }
             }
             st.current = name.clone();
-            st.tab()?;
+            // A session whose browser went away keeps saying so until a navigation starts it
+            // again; any other gets its tab now (a new one its first).
+            if !st.session()?.is_lost() {
+                st.tab()?;
+            }
             Ok(format!(
                 "Current session: \"{name}\"{}{from} (isolated cookies, storage and tabs). Open a page with browse_navigate.",
                 args.profile
@@ -222,7 +219,7 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
         "close" => {
             let name = args.name.unwrap_or_else(|| st.current.clone());
             browser::close_session(&name)?;
-            st.sessions.remove(&name);
+            st.forget_session(&name);
             if st.current == name {
                 st.current = state::DEFAULT_SESSION.to_string();
             }

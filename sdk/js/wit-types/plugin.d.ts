@@ -7,6 +7,7 @@
 /// <reference path="./interfaces/warden-plugin-context.d.ts" />
 /// <reference path="./interfaces/warden-plugin-prompts.d.ts" />
 /// <reference path="./interfaces/warden-plugin-resources.d.ts" />
+/// <reference path="./interfaces/warden-plugin-state.d.ts" />
 /// <reference path="./interfaces/warden-plugin-tools.d.ts" />
 /// <reference path="./interfaces/warden-plugin-types.d.ts" />
 /// <reference path="./interfaces/warden-rdp-desktop.d.ts" />
@@ -23,6 +24,7 @@ declare module 'warden:plugin/plugin@0.1.0' {
   export type * as WardenCapturePage010 from 'warden:capture/page@0.1.0'; // import warden:capture/page@0.1.0
   export type * as WardenCaptureTypes010 from 'warden:capture/types@0.1.0'; // import warden:capture/types@0.1.0
   export type * as WardenPluginContext010 from 'warden:plugin/context@0.1.0'; // import warden:plugin/context@0.1.0
+  export type * as WardenPluginState010 from 'warden:plugin/state@0.1.0'; // import warden:plugin/state@0.1.0
   export type * as WardenPluginTypes010 from 'warden:plugin/types@0.1.0'; // import warden:plugin/types@0.1.0
   export type * as WardenRdpDesktop010 from 'warden:rdp/desktop@0.1.0'; // import warden:rdp/desktop@0.1.0
   export type * as WardenRdpTypes010 from 'warden:rdp/types@0.1.0'; // import warden:rdp/types@0.1.0

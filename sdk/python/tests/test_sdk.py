@@ -148,7 +148,7 @@ def test_results():
 
 def test_world_imports_only_the_listed_interfaces():
     text = build.world_text(WIT, ["capture/http", "terminal"])
-    assert "import context;" in text
+    assert "import context;" in text and "import state;" in text
     assert "import warden:capture/http@0.1.0;" in text and "import warden:terminal/terminal@0.1.0;" in text
     assert "browser" not in text and "sftp" not in text
     for export in ("tools", "resources", "prompts", "completions"):

@@ -10,7 +10,7 @@ componentize-py.
     imports = ["capture/http"]          # capture/http, capture/page, browser, terminal, sftp, rdp
     output = "my_plugin.wasm"           # default: the project name with '-' -> '_'
 
-The world imports `warden:plugin/context` and the listed interfaces only, so `warden check`
+The world imports `warden:plugin/context` and `state` and the listed interfaces only, so `warden check`
 shows exactly what the plugin uses, and exports the four plugin interfaces.
 """
 
@@ -77,7 +77,7 @@ def world_text(wit: Path, imports: list[str]) -> str:
     plugin_version = re.search(r"^package\s+warden:plugin@([^;\s]+)\s*;", (wit / "plugin.wit").read_text(), re.M)
     if plugin_version is None:
         raise BuildError(f"{wit / 'plugin.wit'} declares no `package warden:plugin@...`")
-    lines = [f"package warden:plugin@{plugin_version.group(1)};", "", f"world {WORLD} {{", "    import context;"]
+    lines = [f"package warden:plugin@{plugin_version.group(1)};", "", f"world {WORLD} {{", "    import context;", "    import state;"]
     for name in imports:
         if name not in INTERFACES:
             raise BuildError(f"unknown import `{name}` in [tool.warden] imports; use some of: {', '.join(INTERFACES)}")

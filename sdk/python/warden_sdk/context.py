@@ -25,7 +25,7 @@ def log(level: Level, message: str) -> None:
 
 def conversation() -> str:
     """An opaque id of this call's conversation (its MCP session, or its client on the
-    stateless wire; empty for stdio): key per-agent state by it."""
+    stateless wire; empty for stdio). `state` is already scoped by it."""
     from wit_world.imports import context
 
     return str(context.conversation())

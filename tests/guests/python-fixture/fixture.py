@@ -1,12 +1,15 @@
 """Test plugin for the Python SDK: echo, a raised exception, an endless loop, a memory bomb,
-and one capability call."""
+one capability call, and a counter kept in the host's state."""
 
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from warden_sdk import Field, Plugin, capture
+from warden_sdk import Field, Plugin, capture, state
 
 plugin = Plugin()
+
+# Lives for one call: every call runs in a fresh instance.
+calls = 0
 
 
 @dataclass
@@ -42,6 +45,16 @@ def shape(args: ShapeArgs) -> dict[str, object]:
     """Echo typed arguments back as structured output."""
     opts = args.options or Options()
     return {"count": args.count, "ratio": args.ratio, "mode": opts.mode, "tags": opts.tags}
+
+
+@plugin.tool()
+def count() -> str:
+    """Count this conversation's calls in the host's state, and this instance's in memory."""
+    global calls
+    calls += 1
+    kept = (state.get_json("count") or 0) + 1
+    state.set_json("count", kept)
+    return f"kept {kept}, in memory {calls}"
 
 
 @plugin.tool()

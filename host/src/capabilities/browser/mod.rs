@@ -14,6 +14,7 @@
 //! | `guard/` | the network guard (a filtering proxy per context) |
 //! | `tab/` | one tab: navigation, input, dialogs, screenshots, snapshot, ... |
 //! | `caps.rs` | per-plugin caps on sessions and tabs |
+//! | `leases.rs` | a tab serves one call at a time: the call that holds it, the calls that wait |
 //! | `routes.rs`, `emulation.rs`, `profiles.rs`, `adopt.rs` | session routes, emulation, profiles, adopting a manifest |
 //! | `secrets.rs`, `observe.rs`, `keys.rs`, `cdp.rs`, `error.rs` | secrets, logs, key tables, the CDP connection, errors |
 //! | `marks.rs` | `@eN` marks drawn on a screenshot (set-of-mark) |
@@ -35,6 +36,7 @@ pub mod fuzzing;
 mod guard;
 mod keys;
 mod launch;
+pub(crate) mod leases;
 pub(crate) mod live;
 mod marks;
 mod observe;
@@ -65,6 +67,8 @@ pub struct BrowserCtx {
     pub browser: Arc<BrowserProvider>,
     /// The conversation of the call in progress: session names are scoped by it.
     pub conversation: crate::capabilities::conversation::Conversation,
+    /// The tabs this call holds (`leases.rs`), released when its instance ends with it.
+    pub(crate) held: Vec<(String, leases::Lease)>,
 }
 
 impl Deref for BrowserCtx {

@@ -67,6 +67,8 @@ pub struct BrowserProvider {
     pub(super) states: SavedStates,
     /// The conversations with sessions here, watched for their end (`conversations.rs`).
     pub(super) conversations: Conversations,
+    /// Which call holds which tab (`leases.rs`).
+    pub(super) leases: super::leases::TabLeases,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -75,6 +77,18 @@ impl std::fmt::Debug for BrowserProvider {
             .field("config", &self.config.executable)
             .finish_non_exhaustive()
     }
+}
+
+/// What a call on a session whose fleet member went away is told.
+pub fn lost_message(name: &str, endpoint: &str) -> String {
+    format!(
+        "browser session \"{name}\" was lost: the remote browser {endpoint} holding it went away, with its tabs and cookies; open a new page to start the session again on another browser of the fleet"
+    )
+}
+
+/// What a call on a tab whose browser exited is told.
+pub fn exited_message() -> String {
+    "this tab belonged to a browser that has exited (crashed or was killed); open a new page".into()
 }
 
 impl BrowserProvider {
@@ -97,6 +111,7 @@ impl BrowserProvider {
             census: Arc::default(),
             states: SavedStates::default(),
             conversations: Conversations::default(),
+            leases: super::leases::TabLeases::default(),
         }
     }
 
@@ -256,6 +271,30 @@ impl BrowserProvider {
             Some(_) => None,
             None => browser.endpoint.clone(),
         }
+    }
+
+    /// Why session (plugin, `session`) has no running browser although it had one: its
+    /// fleet member went away, or the browser it ran in exited. `None`: it runs, or never
+    /// started. What listing its tabs answers, since a plugin holds no tab between calls.
+    pub async fn exited_for(&self, plugin: &str, session: &str, name: &str) -> Option<String> {
+        if let Some(endpoint) = self.lost(plugin, session).await {
+            return Some(lost_message(name, &endpoint));
+        }
+        let browser = match self.own_browser(plugin, session) {
+            Some((browser, _)) => browser,
+            None if self.fleet.is_some() => return None,
+            None => return self.exited().await.then(exited_message),
+        };
+        browser.exited().await.then(exited_message)
+    }
+
+    /// A browser ran here and has exited (it was not closed by Warden).
+    async fn exited(&self) -> bool {
+        self.live
+            .lock()
+            .await
+            .as_ref()
+            .is_some_and(|l| l.cdp.closed().is_cancelled())
     }
 
     /// Place a new session on the least-loaded healthy member of the fleet, trying the

@@ -12,9 +12,9 @@ declare module 'warden:plugin/context@0.1.0' {
   /**
    * An opaque id of the conversation this call belongs to: one MCP session on the
    * 2025-11-25 wire, the authenticated client on the stateless 2026-07-28 wire, empty for
-   * the one local client (stdio, the CLI). Key what the plugin remembers between calls for
-   * its agent (a current tab, a cursor) by it, so two agents never move each other's. The
-   * host scopes browser session names by it already.
+   * the one local client (stdio, the CLI). The host scopes `state` and browser session
+   * names by it already; a plugin needs it only to tell conversations apart in what it
+   * sends elsewhere.
    */
   export function conversation(): string;
   /**

@@ -1,10 +1,10 @@
 //! Test guest `echo`: well-behaved tools for Warden's integration tests.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use warden_sdk::context::{self, Level};
 use warden_sdk::prelude::*;
+use warden_sdk::state;
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoArgs {
@@ -51,10 +51,26 @@ fn log(args: LogArgs) -> Result<String, ToolError> {
     Ok("logged".into())
 }
 
-static COUNT: AtomicU64 = AtomicU64::new(0);
+/// The conversation's call counter, kept by the host between calls.
+fn counted() -> Result<u64, ToolError> {
+    Ok(state::get_json("count")?.unwrap_or(0))
+}
 
 fn count(_: NoArgs) -> Result<String, ToolError> {
-    Ok((COUNT.fetch_add(1, Ordering::Relaxed) + 1).to_string())
+    let n = counted()? + 1;
+    state::set_json("count", &n)?;
+    Ok(n.to_string())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SleepArgs {
+    /// How long to sleep, in milliseconds.
+    ms: u64,
+}
+
+fn sleep(args: SleepArgs) -> Result<String, ToolError> {
+    std::thread::sleep(Duration::from_millis(args.ms));
+    Ok(format!("slept {} ms", args.ms))
 }
 
 fn plugin() -> Plugin {
@@ -81,18 +97,19 @@ fn plugin() -> Plugin {
                 .read_only(),
         )
         .tool(Tool::new("count", count).title("Count").description(
-            "Increment this instance's call counter and return it (\"1\", \"2\", ...).",
+            "Increment this conversation's call counter (kept by the host) and return it (\"1\", \"2\", ...).",
         ))
+        .tool(
+            Tool::new("sleep", sleep)
+                .title("Sleep")
+                .description("Sleep `ms` milliseconds, then return \"slept N ms\".")
+                .read_only(),
+        )
         .resource(
             Resource::new("echo://count", "count")
-                .description("How many times `count` was called on this instance.")
+                .description("How many times `count` was called in this conversation.")
                 .mime_type("text/plain"),
-            |uri| {
-                Ok(vec![EmbeddedResource::text(
-                    uri,
-                    COUNT.load(Ordering::Relaxed).to_string(),
-                )])
-            },
+            |uri| Ok(vec![EmbeddedResource::text(uri, counted()?.to_string())]),
         )
         .resource_template(
             ResourceTemplate::new("echo://say/{text}", "say")

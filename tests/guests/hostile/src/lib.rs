@@ -41,6 +41,24 @@ fn count(_: NoArgs) -> Result<String, ToolError> {
     Ok((COUNT.fetch_add(1, Ordering::Relaxed) + 1).to_string())
 }
 
+/// The last caller's text, kept in the instance's memory on purpose: a plugin that would
+/// hand one client what another sent if an instance ever served two calls.
+static LAST: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+#[derive(Deserialize, JsonSchema)]
+struct RememberArgs {
+    /// What to keep.
+    text: String,
+}
+
+fn remember(args: RememberArgs) -> Result<String, ToolError> {
+    let previous = LAST
+        .lock()
+        .map_err(|_| ToolError::failed("poisoned"))?
+        .replace(args.text);
+    Ok(previous.unwrap_or_else(|| "(nothing)".into()))
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct PathArgs {
     /// The file to read.
@@ -205,6 +223,9 @@ fn plugin() -> Plugin {
                 .description("Allocate and touch memory in 1 MiB steps until it runs out."),
         )
         .tool(Tool::new("panic", panic).description("Panic with the message \"boom\"."))
+        .tool(Tool::new("remember", remember).description(
+            "Keep `text` in a global of the instance and return the text kept before it.",
+        ))
         .tool(Tool::new("count", count).description(
             "Increment this instance's call counter and return it (\"1\", \"2\", ...).",
         ))

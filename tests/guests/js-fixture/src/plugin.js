@@ -1,5 +1,8 @@
 // Fixture for tests/e2e/test_plugin_js.py and the cross-language benchmark.
-import { Plugin, Tool, ToolError, s, context } from '@warden/plugin-sdk';
+import { Plugin, Tool, ToolError, s, context, state } from '@warden/plugin-sdk';
+
+// Lives for one call: every call runs in a fresh instance.
+let calls = 0;
 import { httpGet } from '@warden/plugin-sdk/capture';
 
 const plugin = new Plugin()
@@ -36,6 +39,14 @@ const plugin = new Plugin()
       .description('GET a URL through the host and report its status.')
       .output(s.object({ status: s.integer(), bytes: s.integer(), contentType: s.string().optional() }))
       .readOnly(),
+  )
+  .tool(
+    new Tool('count', s.object({}), () => {
+      calls += 1;
+      const kept = (state.getJson('count') ?? 0) + 1;
+      state.setJson('count', kept);
+      return `kept ${kept}, in memory ${calls}`;
+    }).description("Count this conversation's calls in the host's state, and this instance's in memory."),
   )
   .tool(
     new Tool('fail', s.object({ kind: s.enum(['not-found', 'timeout', 'access-denied']) }), ({ kind }) => {

@@ -29,7 +29,16 @@ impl Host for View<'_, BrowserCtx> {
         self.browser_allowed()?;
         let session = self.session_key(session)?;
         let Some(live) = self.browser.current_for(self.plugin(), &session).await else {
-            return Ok(Vec::new());
+            // A plugin holds no tab between calls: listing is how it learns the session's
+            // browser went away.
+            return match self
+                .browser
+                .exited_for(self.plugin(), &session, &session.to_string())
+                .await
+            {
+                Some(why) => Err(Error::Gone(why)),
+                None => Ok(Vec::new()),
+            };
         };
         let context = live
             .context(self.plugin(), &session, &self.grants, &self.scope)

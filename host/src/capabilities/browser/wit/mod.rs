@@ -136,13 +136,12 @@ impl View<'_, BrowserCtx> {
             .await
             .filter(|l| l.generation == generation && !l.cdp.closed().is_cancelled());
         let Some(live) = live else {
-            return Err(Error::Gone(match self.browser.lost(self.plugin(), &session).await {
-                Some(endpoint) => format!(
-                    "browser session \"{name}\" was lost: the remote browser {endpoint} holding it went away, with its tabs and cookies; open a new page to start the session again on another browser of the fleet"
-                ),
-                None => "this tab belonged to a browser that has exited (crashed or was killed); open a new page"
-                    .into(),
-            }));
+            return Err(Error::Gone(
+                match self.browser.lost(self.plugin(), &session).await {
+                    Some(endpoint) => super::provider::lost_message(&name, &endpoint),
+                    None => super::provider::exited_message(),
+                },
+            ));
         };
         live.context(self.plugin(), &session, &self.grants, &self.scope)
             .await?;
@@ -164,12 +163,18 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
+    /// A handle on tab `target` for the plugin, once this call holds the tab: a call on a
+    /// tab another call holds waits for it (`leases.rs`).
     pub(super) async fn handle_for(
         &mut self,
         session: SessionKey,
         target: String,
         generation: u64,
     ) -> Result<Resource<PageHandle>, Error> {
+        if !self.held.iter().any(|(held, _)| *held == target) {
+            let lease = self.browser.leases.lease(&target).await;
+            self.held.push((target.clone(), lease));
+        }
         self.table()
             .push(PageHandle {
                 generation,
