@@ -109,9 +109,12 @@ pub async fn decide(
     if matched.is_empty() {
         return Err(refuse(first_denial.unwrap_or_default()));
     }
-    let key = match guard {
-        Guard::Browser => "grants.browser.origins",
-        Guard::Capture => "grants.capture.origins",
+    let key = net::Key {
+        name: match guard {
+            Guard::Browser => "grants.browser.origins",
+            Guard::Capture => "grants.capture.origins",
+        },
+        scheme: Some(target.scheme),
     };
     let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
     let addrs = net::resolve_admitted(&target.host, target.port, &patterns, key)
