@@ -5,6 +5,7 @@
 
 use super::grants::{Denied, Fix, Grants, SecretFrame};
 use super::*;
+use crate::capabilities::browser::{Guard, navigation};
 use std::net::SocketAddr;
 use url::Url;
 
@@ -169,6 +170,14 @@ fn frame(u: &str) -> SecretFrame {
     }
 }
 
+fn nav(guard: Guard, text: &'static str) -> impl Fn(&Grants) -> Result<(), Denied> {
+    move |g: &Grants| {
+        navigation::check(guard, g, text)
+            .map(|_| ())
+            .map_err(|r| r.denied().cloned().expect("a refusal, not a bad URL"))
+    }
+}
+
 #[test]
 fn every_suggested_grant_loads_and_allows_what_was_refused() {
     let upload_dir = tempfile::tempdir().expect("temp dir");
@@ -248,6 +257,21 @@ fn every_suggested_grant_loads_and_allows_what_was_refused() {
             "mock route",
             "browser = { origins = [\"https://a.example\"] }",
             Box::new(|g: &Grants| g.check_mock_route()),
+        ),
+        (
+            "javascript: navigation",
+            "browser = { origins = [\"https://a.example\"] }",
+            Box::new(nav(Guard::Browser, " JaVaScRiPt:alert(1)")),
+        ),
+        (
+            "data: navigation",
+            "browser = { origins = [\"https://a.example\"] }",
+            Box::new(nav(Guard::Browser, "data:text/html,x")),
+        ),
+        (
+            "blob: navigation",
+            "browser = { origins = [\"https://a.example\"] }",
+            Box::new(nav(Guard::Browser, "blob:https://b.example/uuid")),
         ),
         (
             "browser cookies",
@@ -335,11 +359,26 @@ fn refusals_no_grant_lifts_suggest_nothing() {
             "",
             Box::new(|g: &Grants| g.check_capture_origin(&url("file:///etc/passwd"))),
         ),
+        (
+            "view-source: navigation",
+            with_script,
+            Box::new(nav(Guard::Browser, "view-source:https://a.example/")),
+        ),
+        (
+            "capture javascript:",
+            "capture = { origins = [\"https://a.example\"] }",
+            Box::new(nav(Guard::Capture, "javascript:alert(1)")),
+        ),
         // eval_js and secrets are never granted together.
         (
             "script for a plugin with secrets",
             with_secret,
             Box::new(|g: &Grants| g.check_eval_js()),
+        ),
+        (
+            "javascript: for a plugin with secrets",
+            with_secret,
+            Box::new(nav(Guard::Browser, "javascript:alert(1)")),
         ),
         (
             "mock for a plugin with secrets",

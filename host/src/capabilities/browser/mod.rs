@@ -48,6 +48,8 @@ pub(crate) mod state;
 pub(crate) mod tab;
 mod wit;
 
+pub(crate) use guard::Guard;
+pub(crate) use guard::navigation;
 pub use provider::BrowserProvider;
 
 use super::HasView;

@@ -11,6 +11,7 @@
 //! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses |
 //! | `upstream.rs` | connecting to the checked address, directly or through an admin's upstream proxy |
 //! | `deny_log.rs` | aggregated audit lines for refusals |
+//! | `navigation.rs` | the one door for URLs a plugin sends a tab to (`javascript:`, `data:`, ...) |
 //!
 //! Whose grants apply is read from the browser's state at each connection (the context's
 //! owner, and the owners of its tabs: capture tabs in the capture browser's default context),
@@ -18,6 +19,7 @@
 
 mod deny_log;
 pub mod listen;
+pub mod navigation;
 pub mod policy;
 mod proxy;
 pub mod upstream;

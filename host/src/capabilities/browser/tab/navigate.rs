@@ -4,6 +4,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::guard::navigation::Navigation;
 use crate::capabilities::browser::state::TabState;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -87,7 +88,15 @@ impl Tab {
         .flatten()
     }
 
-    pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Duration) -> Result<String> {
+    /// Load `to` (checked by [`crate::capabilities::browser::navigation::check`]: a tab
+    /// never loads a plugin's URL unchecked).
+    pub async fn navigate(
+        &self,
+        to: &Navigation,
+        wait: WaitUntil,
+        timeout: Duration,
+    ) -> Result<String> {
+        let url = to.as_str();
         self.no_dialog()?;
         let before = self.mark()?;
         let seq = before.blocked;
