@@ -8,8 +8,10 @@
 
 pub mod addr;
 pub mod chain;
+pub mod lookup;
 
 use addr::{Class, canonical, classified, classify};
+use lookup::LookupError;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -113,9 +115,10 @@ pub enum NetError {
         class: Class,
         key: Key,
     },
+    /// `host` did not resolve, and why.
     Resolve {
         host: String,
-        message: String,
+        why: LookupError,
     },
     NoAddress {
         host: String,
@@ -137,7 +140,25 @@ impl fmt::Display for NetError {
                 carried_note(*addr),
                 self.advice()
             ),
-            Self::Resolve { host, message } => write!(f, "cannot resolve {host}: {message}"),
+            Self::Resolve { host, why } => match why {
+                LookupError::NoSuchHost => write!(
+                    f,
+                    "the name {host} does not resolve (DNS: no such host); check the spelling"
+                ),
+                LookupError::NoAddress => write!(
+                    f,
+                    "the name {host} has no address (DNS: the name exists, with no address record); check the name"
+                ),
+                LookupError::TryAgain => write!(
+                    f,
+                    "the name {host} could not be resolved now (DNS: {why}); try again, or check this machine's DNS"
+                ),
+                LookupError::Timeout(_) => write!(
+                    f,
+                    "the name {host} did not resolve in time (DNS: {why}); try again, or check this machine's DNS"
+                ),
+                LookupError::Failed(_) => write!(f, "cannot resolve {host} (DNS: {why})"),
+            },
             Self::NoAddress { host } => write!(f, "{host} resolves to no address"),
         }
     }
@@ -201,19 +222,12 @@ pub async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, NetError>
             SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port),
         ]);
     }
-    let found = tokio::net::lookup_host((bare, port))
+    lookup::lookup(bare, port)
         .await
-        .map_err(|e| NetError::Resolve {
+        .map_err(|why| NetError::Resolve {
             host: bare.to_string(),
-            message: e.to_string(),
-        })?;
-    let mut addrs: Vec<SocketAddr> = Vec::new();
-    for a in found {
-        if !addrs.contains(&a) {
-            addrs.push(a);
-        }
-    }
-    Ok(addrs)
+            why,
+        })
 }
 
 /// The addresses of `host` that may be connected to, given the grant patterns that matched

@@ -31,7 +31,7 @@ pub async fn client_for(
         .await
         .map_err(|_| NetError::Resolve {
             host: host.to_string(),
-            message: format!("no answer within {timeout:?}"),
+            why: net::lookup::LookupError::Timeout(timeout.as_millis()),
         })??;
     let key = net::Key {
         name: "grants.capture.http_hosts",
