@@ -286,7 +286,10 @@ pub async fn launch(
 #[allow(unsafe_code)]
 fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd::RawFd) {
     let warden = std::process::id();
-    #[cfg(target_os = "linux")]
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
     let no_udp = super::udp::filter::program();
     // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2,
     // prctl, getppid, kill on ourselves), and nothing is allocated.
@@ -312,6 +315,7 @@ fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd
                 if u32::try_from(libc::getppid()) != Ok(warden) {
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
+                #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
                 super::udp::filter::install(&no_udp)?;
             }
             #[cfg(not(target_os = "linux"))]
