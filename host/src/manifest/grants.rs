@@ -14,12 +14,13 @@ pub struct GlobList {
 }
 
 impl GlobList {
-    /// Compile `patterns` (case-insensitive; `*` also matches dots and slashes).
+    /// Compile `patterns` (case-insensitive; `*` also matches dots and slashes; an IPv6
+    /// literal in brackets is an address, not a character class).
     pub fn new(patterns: &[String]) -> Result<Self, globset::Error> {
         let mut builder = GlobSetBuilder::new();
         for pattern in patterns {
             builder.add(
-                GlobBuilder::new(pattern)
+                GlobBuilder::new(&literal_brackets(pattern))
                     .case_insensitive(true)
                     .literal_separator(false)
                     .build()?,
@@ -56,21 +57,40 @@ impl GlobList {
     }
 }
 
-/// A refused capability use. The message names the grant that would allow it.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}")]
-pub struct Denied {
-    /// The manifest key that governs the use, e.g. `grants.capture.http_hosts`.
-    pub grant: &'static str,
-    /// What was asked for (a `host:port`, an origin, a host alias). Never a secret.
-    pub target: String,
-    pub message: String,
+pub use super::denied::{Denied, Fix};
+
+/// `pattern` with the brackets of an IPv6 literal (`http://[::1]:8080`, `[fd00::5]:*`)
+/// escaped, so they match themselves: a character class never holds a `:`, an address
+/// always does. The address itself may still hold globs (`[fd00::*]`).
+fn literal_brackets(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut rest = pattern;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let inner = &rest[open + 1..];
+        match inner.find(']') {
+            Some(close) if inner[..close].contains(':') => {
+                out.push_str("[[]");
+                out.push_str(&inner[..close]);
+                out.push_str("[]]");
+                rest = &inner[close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = inner;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Everything one plugin was granted.
 #[derive(Debug, Default)]
 pub struct Grants {
     pub plugin: String,
+    /// What the manifest defines that grants name, so a refusal suggests only grants that load.
+    pub defined: Defined,
     /// How many browser sessions and tabs the plugin may hold (`limits.browser_*`).
     pub caps: Caps,
     pub capture: Option<CaptureGrant>,
@@ -111,6 +131,20 @@ pub struct BrowserGrant {
 pub struct SecretGrant {
     pub name: String,
     pub origins: GlobList,
+}
+
+/// The names a manifest defines that grants refer to: a grant of an undefined name is a load
+/// error, so a refusal suggests adding a name only when it is defined.
+#[derive(Debug, Clone, Default)]
+pub struct Defined {
+    /// `[browser.secrets.NAME]`
+    pub secrets: Vec<String>,
+    /// `[browser.profiles.NAME]`
+    pub profiles: Vec<String>,
+    /// `[ssh.hosts.NAME]`
+    pub ssh_hosts: Vec<String>,
+    /// `[rdp.hosts.NAME]`
+    pub rdp_hosts: Vec<String>,
 }
 
 /// Per-plugin caps on the host resources the browser capabilities create.
@@ -231,37 +265,75 @@ impl Grants {
         }
     }
 
-    fn denied(&self, grant: &'static str, target: String, fix: String) -> Denied {
-        Denied {
-            message: format!(
-                "{} does not allow {target}; {fix} of plugin '{}' in the manifest",
+    fn denied(&self, grant: &'static str, target: String, fix: Fix) -> Denied {
+        Denied::fixable(&self.plugin, grant, target, fix)
+    }
+
+    /// Does this plugin hold secrets? Then it is never granted script (`eval_js`): script in
+    /// a page reads a field the host filled, so the two together are a load error.
+    fn holds_secrets(&self) -> bool {
+        self.browser.as_ref().is_some_and(|b| !b.secrets.is_empty())
+    }
+
+    /// A refusal that `grants.browser.eval_js` would lift, unless the plugin holds secrets.
+    pub(crate) fn needs_script(&self, target: String) -> Denied {
+        const KEY: &str = "grants.browser.eval_js";
+        if self.holds_secrets() {
+            return Denied::unfixable(
+                KEY,
+                target.clone(),
+                format!(
+                    "{target} needs grants.browser.eval_js, and plugin '{}' cannot have it: it holds secrets (grants.browser.secrets), and script in a page reads a field the host filled, so the two are never granted together; give script to a plugin without secrets",
+                    self.plugin
+                ),
+            );
+        }
+        self.denied(KEY, target, Fix::enable(KEY))
+    }
+
+    /// A refusal that adding `name` to the list `grant` would lift, when the manifest defines
+    /// `name` under `table` (a grant of an undefined name does not load).
+    fn denied_name(
+        &self,
+        grant: &'static str,
+        target: String,
+        name: &str,
+        table: &str,
+        defined: &[String],
+    ) -> Denied {
+        if defined.iter().any(|d| d == name) {
+            return self.denied(grant, target, Fix::add(grant, name));
+        }
+        Denied::unfixable(
+            grant,
+            target.clone(),
+            format!(
+                "{} does not allow {target}, and the manifest defines no [{table}.{name}]; define it there, then add \"{name}\" to {grant} of plugin '{}'",
                 grant.trim_start_matches("grants."),
                 self.plugin
             ),
-            grant,
-            target,
-        }
+        )
     }
 
     /// May the host fetch `url` for this plugin? Checked for the first URL and every redirect.
     pub fn check_http(&self, url: &Url) -> Result<(), Denied> {
         const KEY: &str = "grants.capture.http_hosts";
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(Denied {
-                grant: KEY,
-                target: url.scheme().to_string(),
-                message: format!(
+            return Err(Denied::unfixable(
+                KEY,
+                url.scheme().to_string(),
+                format!(
                     "only http and https URLs can be fetched, not {}:",
                     url.scheme()
                 ),
-            });
+            ));
         }
         let Some(target) = host_port(url) else {
-            return Err(Denied {
-                grant: KEY,
-                target: url.to_string(),
-                message: format!("{url} has no host to check against {KEY}"),
-            });
+            return Err(Denied::unfixable(
+                KEY,
+                url.to_string(),
+                format!("{url} has no host to check against {KEY}"),
+            ));
         };
         let allowed = self.capture.as_ref().is_some_and(|c| {
             c.http_hosts.is_match(&target)
@@ -272,12 +344,20 @@ impl Grants {
             Ok(())
         } else {
             // Suggest a domain glob only for names: "*.2.3" for an IP address would be wrong.
-            let fix = match url.host() {
-                Some(url::Host::Domain(d)) if d.matches('.').count() >= 2 => {
-                    let parent = d.split_once('.').map_or(d, |(_, rest)| rest);
-                    format!("add \"{target}\" (or a glob such as \"*.{parent}\") to {KEY}")
-                }
-                _ => format!("add \"{target}\" to {KEY}"),
+            // A glob without a port matches only the default port, so it keeps the URL's.
+            let mut values = vec![target.clone()];
+            if let Some(url::Host::Domain(d)) = url.host()
+                && d.matches('.').count() >= 2
+            {
+                let parent = d.split_once('.').map_or(d, |(_, rest)| rest);
+                values.push(match url.port() {
+                    Some(port) => format!("*.{parent}:{port}"),
+                    None => format!("*.{parent}"),
+                });
+            }
+            let fix = Fix::Add {
+                key: KEY.into(),
+                values,
             };
             Err(self.denied(KEY, target, fix))
         }
@@ -294,10 +374,13 @@ impl Grants {
     pub fn check_browser(&self) -> Result<(), Denied> {
         match &self.browser {
             Some(b) if !b.origins.patterns().is_empty() => Ok(()),
-            _ => Err(self.denied(
+            _ => Err(Denied::unfixable(
                 "grants.browser.origins",
                 "the browser".into(),
-                "add the origins the plugin may visit to grants.browser.origins".into(),
+                format!(
+                    "plugin '{}' may visit no origin, so it opens no page; add the origins it may visit to grants.browser.origins in the manifest",
+                    self.plugin
+                ),
             )),
         }
     }
@@ -309,29 +392,39 @@ impl Grants {
         if matches!(url.scheme(), "about" | "data" | "blob" | "javascript") {
             return Ok(());
         }
-        let origin = url.origin().ascii_serialization();
-        let with_port = match (url.host_str(), url.port_or_known_default()) {
-            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
-            _ => origin.clone(),
-        };
         let allowed = self
             .browser
             .as_ref()
-            .is_some_and(|b| b.origins.is_match(&origin) || b.origins.is_match(&with_port));
+            .is_some_and(|b| !Self::origin_matches(&[&b.origins], url).is_empty());
         if allowed {
             Ok(())
         } else {
-            Err(self.denied(
-                KEY,
-                format!("origin {origin}"),
-                format!("add \"{origin}\" to {KEY}"),
-            ))
+            Err(self.origin_denied(KEY, url))
+        }
+    }
+
+    /// The refusal of `url`'s origin under the origin list `key`: add the origin, when it
+    /// is one a grant can name (`http`/`https` with a host); a `file:` or other opaque
+    /// origin serializes as `null`, which no origin list takes.
+    fn origin_denied(&self, key: &'static str, url: &Url) -> Denied {
+        match grantable_origin(url) {
+            Some(origin) => self.denied(key, format!("origin {origin}"), Fix::add(key, origin)),
+            None => Denied::unfixable(
+                key,
+                format!("a {}: URL", url.scheme()),
+                format!(
+                    "{}: pages have no origin a grant can name (only http and https origins can be granted), so {key} cannot allow them",
+                    url.scheme()
+                ),
+            ),
         }
     }
 
     /// The patterns of `lists` that match `url`'s origin (with and without its default port).
     fn origin_matches<'a>(lists: &[&'a GlobList], url: &Url) -> Vec<&'a str> {
-        let origin = url.origin().ascii_serialization();
+        let Some(origin) = grantable_origin(url) else {
+            return Vec::new();
+        };
         let with_port = match (url.host_str(), url.port_or_known_default()) {
             (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
             _ => origin.clone(),
@@ -361,14 +454,13 @@ impl Grants {
             Self::origin_matches(&[&b.origins, &b.resource_origins], url)
         });
         if matched.is_empty() {
-            let origin = url.origin().ascii_serialization();
-            Err(self.denied(
-                KEY,
-                format!("origin {origin}"),
-                format!(
-                    "add \"{origin}\" to {KEY} (sub-resources) or grants.browser.origins (pages)"
-                ),
-            ))
+            let mut denied = self.origin_denied(KEY, url);
+            if denied.fix.is_some() {
+                denied.message.push_str(
+                    " (or to grants.browser.origins, if the plugin may also open its pages)",
+                );
+            }
+            Err(denied)
         } else {
             Ok(matched)
         }
@@ -383,12 +475,7 @@ impl Grants {
             .as_ref()
             .map_or_else(Vec::new, |c| Self::origin_matches(&[&c.origins], url));
         if matched.is_empty() {
-            let origin = url.origin().ascii_serialization();
-            Err(self.denied(
-                KEY,
-                format!("origin {origin}"),
-                format!("add \"{origin}\" to {KEY}"),
-            ))
+            Err(self.origin_denied(KEY, url))
         } else {
             Ok(matched)
         }
@@ -414,23 +501,14 @@ impl Grants {
         if matches!(url.scheme(), "about" | "data" | "blob" | "javascript") {
             return Ok(());
         }
-        let origin = url.origin().ascii_serialization();
-        let with_port = match (url.host_str(), url.port_or_known_default()) {
-            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
-            _ => origin.clone(),
-        };
         let allowed = self
             .capture
             .as_ref()
-            .is_some_and(|c| c.origins.is_match(&origin) || c.origins.is_match(&with_port));
+            .is_some_and(|c| !Self::origin_matches(&[&c.origins], url).is_empty());
         if allowed {
             Ok(())
         } else {
-            Err(self.denied(
-                KEY,
-                format!("origin {origin}"),
-                format!("add \"{origin}\" to {KEY}"),
-            ))
+            Err(self.origin_denied(KEY, url))
         }
     }
 
@@ -458,11 +536,15 @@ impl Grants {
             GlobList::new(&hosts).is_ok_and(|h| h.is_match(&domain))
         });
         if !covered {
-            return Err(self.denied(
+            let mut denied = self.denied(
                 KEY,
                 format!("cookies of {domain}"),
-                format!("add an origin on {domain} (such as \"https://{domain}\") to {KEY}"),
-            ));
+                Fix::add(KEY, format!("https://{domain}")),
+            );
+            denied
+                .message
+                .push_str(&format!(" (any origin on {domain} covers its cookies)"));
+            return Err(denied);
         }
         self.check_cookie_flags(http_only)
     }
@@ -473,14 +555,14 @@ impl Grants {
             return Err(self.denied(
                 "grants.capture.cookies",
                 "reading cookies".into(),
-                "set grants.capture.cookies = true".into(),
+                Fix::enable("grants.capture.cookies"),
             ));
         }
         if http_only && !c.is_some_and(|c| c.http_only_cookies) {
             return Err(self.denied(
                 "grants.capture.http_only_cookies",
                 "reading httpOnly cookies".into(),
-                "set grants.capture.http_only_cookies = true".into(),
+                Fix::enable("grants.capture.http_only_cookies"),
             ));
         }
         Ok(())
@@ -491,11 +573,7 @@ impl Grants {
         if self.browser.as_ref().is_some_and(|b| b.eval_js) {
             Ok(())
         } else {
-            Err(self.denied(
-                "grants.browser.eval_js",
-                "JavaScript evaluation".into(),
-                "set grants.browser.eval_js = true".into(),
-            ))
+            Err(self.needs_script("JavaScript evaluation".into()))
         }
     }
 
@@ -507,10 +585,8 @@ impl Grants {
         if self.browser.as_ref().is_some_and(|b| b.eval_js) {
             Ok(())
         } else {
-            Err(self.denied(
-                "grants.browser.eval_js",
+            Err(self.needs_script(
                 "mocked responses (a mocked body runs in the page's origin like evaluated JavaScript; blocking routes need no more than the browser grant)".into(),
-                "set grants.browser.eval_js = true".into(),
             ))
         }
     }
@@ -523,7 +599,7 @@ impl Grants {
             Err(self.denied(
                 "grants.browser.cookies",
                 "cookies".into(),
-                "set grants.browser.cookies = true".into(),
+                Fix::enable("grants.browser.cookies"),
             ))
         }
     }
@@ -537,10 +613,12 @@ impl Grants {
         {
             Ok(())
         } else {
-            Err(self.denied(
+            Err(self.denied_name(
                 "grants.browser.profiles",
                 format!("browser profile '{name}'"),
-                format!("add \"{name}\" to grants.browser.profiles"),
+                name,
+                "browser.profiles",
+                &self.defined.profiles,
             ))
         }
     }
@@ -552,11 +630,19 @@ impl Grants {
             .as_ref()
             .and_then(|b| b.secrets.iter().find(|s| s.name == name))
             .ok_or_else(|| {
-                self.denied(
-                    "grants.browser.secrets",
-                    format!("secret '{name}'"),
-                    format!("add \"{name}\" to grants.browser.secrets"),
-                )
+                const KEY: &str = "grants.browser.secrets";
+                let target = format!("secret '{name}'");
+                if self.browser.as_ref().is_some_and(|b| b.eval_js) {
+                    return Denied::unfixable(
+                        KEY,
+                        target,
+                        format!(
+                            "browser.secrets does not allow secret '{name}', and plugin '{}' cannot have it: it runs script in its pages (grants.browser.eval_js), which reads a field the host filled, so the two are never granted together; give the secret to a plugin without eval_js",
+                            self.plugin
+                        ),
+                    );
+                }
+                self.denied_name(KEY, target, name, "browser.secrets", &self.defined.secrets)
             })
     }
 
@@ -575,22 +661,22 @@ impl Grants {
         const KEY: &str = "browser.secrets.origins";
         let grant = self.check_secret(name)?;
         if mocked {
-            return Err(Denied {
-                grant: KEY,
-                target: format!("secret '{name}'"),
-                message: format!(
+            return Err(Denied::unfixable(
+                KEY,
+                format!("secret '{name}'"),
+                format!(
                     "secret '{name}' was not typed: this session has or had a mocked route (browse_route mock), so its pages may hold content the plugin wrote; type secrets in a session that never mocked (browse_session create)"
                 ),
-            });
+            ));
         }
         let Some(field) = chain.first().cloned() else {
-            return Err(Denied {
-                grant: KEY,
-                target: format!("secret '{name}'"),
-                message: format!(
+            return Err(Denied::unfixable(
+                KEY,
+                format!("secret '{name}'"),
+                format!(
                     "the frame of that field is gone, so secret '{name}' was not typed; take a new snapshot"
                 ),
-            });
+            ));
         };
         let mut field_origin = String::new();
         for (i, frame) in chain.iter().enumerate() {
@@ -600,14 +686,14 @@ impl Grants {
                 } else {
                     "a frame around the field".to_string()
                 };
-                Denied {
-                    grant: KEY,
-                    target: format!("secret '{name}' into {}", short(&frame.url)),
-                    message: format!(
+                Denied::unfixable(
+                    KEY,
+                    format!("secret '{name}' into {}", short(&frame.url)),
+                    format!(
                         "secret '{name}' was not typed: {which} ({}) {why}; a secret is only typed into pages of the http(s) origins [browser.secrets.{name}] origins binds it to, never into documents a plugin can write itself",
                         short(&frame.url)
                     ),
-                }
+                )
             })?;
             if i == 0
                 && !grant.origins.is_match(&origin)
@@ -620,6 +706,7 @@ impl Grants {
                         "secret '{name}' is bound to {:?}, not to {origin}; if the admin means it to be typed there, add \"{origin}\" to origins of [browser.secrets.{name}] in the manifest",
                         grant.origins.patterns()
                     ),
+                    fix: Some(Fix::add(format!("browser.secrets.{name}.origins"), origin)),
                 });
             }
             if i == 0 {
@@ -633,10 +720,8 @@ impl Grants {
     /// included) and must lie under a granted upload directory; returns the resolved path.
     pub fn check_upload(&self, path: &str) -> Result<PathBuf, Denied> {
         const KEY: &str = "grants.browser.upload_dirs";
-        let resolved = std::fs::canonicalize(path).map_err(|e| Denied {
-            grant: KEY,
-            target: path.to_string(),
-            message: format!("cannot upload {path}: {e}"),
+        let resolved = std::fs::canonicalize(path).map_err(|e| {
+            Denied::unfixable(KEY, path.to_string(), format!("cannot upload {path}: {e}"))
         })?;
         let allowed = self.browser.as_ref().is_some_and(|b| {
             b.upload_dirs
@@ -647,17 +732,14 @@ impl Grants {
         if allowed && resolved.is_file() {
             Ok(resolved)
         } else if allowed {
-            Err(Denied {
-                grant: KEY,
-                target: path.to_string(),
-                message: format!("{path} is not a file"),
-            })
-        } else {
-            Err(self.denied(
+            Err(Denied::unfixable(
                 KEY,
-                format!("upload of {path}"),
-                format!("add its directory to {KEY}"),
+                path.to_string(),
+                format!("{path} is not a file"),
             ))
+        } else {
+            let dir = resolved.parent().unwrap_or(&resolved).display().to_string();
+            Err(self.denied(KEY, format!("upload of {path}"), Fix::add(KEY, dir)))
         }
     }
 
@@ -669,7 +751,7 @@ impl Grants {
             Err(self.denied(
                 "grants.terminal.local",
                 "a local terminal".into(),
-                "set grants.terminal.local = true".into(),
+                Fix::enable("grants.terminal.local"),
             ))
         }
     }
@@ -683,10 +765,12 @@ impl Grants {
         {
             Ok(())
         } else {
-            Err(self.denied(
+            Err(self.denied_name(
                 "grants.terminal.ssh_hosts",
                 format!("ssh host '{alias}'"),
-                format!("add \"{alias}\" to grants.terminal.ssh_hosts"),
+                alias,
+                "ssh.hosts",
+                &self.defined.ssh_hosts,
             ))
         }
     }
@@ -699,7 +783,10 @@ impl Grants {
             Err(self.denied(
                 "grants.terminal.read_only",
                 "writing to a terminal".into(),
-                "set grants.terminal.read_only = false".into(),
+                Fix::Set {
+                    key: "grants.terminal.read_only",
+                    value: false,
+                },
             ))
         }
     }
@@ -713,10 +800,12 @@ impl Grants {
         {
             Ok(())
         } else {
-            Err(self.denied(
+            Err(self.denied_name(
                 "grants.rdp.hosts",
                 format!("rdp host '{alias}'"),
-                format!("add \"{alias}\" to grants.rdp.hosts"),
+                alias,
+                "rdp.hosts",
+                &self.defined.rdp_hosts,
             ))
         }
     }
@@ -729,7 +818,10 @@ impl Grants {
             Err(self.denied(
                 "grants.rdp.read_only",
                 "input to a remote desktop".into(),
-                "set grants.rdp.read_only = false".into(),
+                Fix::Set {
+                    key: "grants.rdp.read_only",
+                    value: false,
+                },
             ))
         }
     }
@@ -742,7 +834,7 @@ impl Grants {
             Err(self.denied(
                 "grants.sftp.write",
                 "changing files over sftp".into(),
-                "set grants.sftp.write = true".into(),
+                Fix::enable("grants.sftp.write"),
             ))
         }
     }
@@ -761,13 +853,22 @@ impl Grants {
         {
             Ok(())
         } else {
-            Err(self.denied(
+            Err(self.denied_name(
                 "grants.sftp.hosts",
                 format!("sftp host '{alias}'"),
-                format!("add \"{alias}\" to grants.sftp.hosts"),
+                alias,
+                "ssh.hosts",
+                &self.defined.ssh_hosts,
             ))
         }
     }
+}
+
+/// `url`'s origin as an origin grant names it, when it has one: `http`, `https` (and their
+/// WebSocket twins) with a host. Every other origin is opaque (`null`).
+fn grantable_origin(url: &Url) -> Option<String> {
+    (matches!(url.scheme(), "http" | "https" | "ws" | "wss") && url.host().is_some())
+        .then(|| url.origin().ascii_serialization())
 }
 
 /// The origin of a frame whose content a server sent: http(s), and the security origin the

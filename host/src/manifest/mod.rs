@@ -1,13 +1,16 @@
 //! The admin's manifest (`warden.toml`): parsed strictly, validated with `file:line` in every
 //! error, and turned into per-plugin [`Grants`] that the capability providers check on each call.
 
+mod denied;
 pub mod emulation;
+#[cfg(test)]
+mod fix_tests;
 pub mod grants;
 mod oauth;
 mod schema;
 
 use grants::{
-    BrowserGrant, Caps, CaptureGrant, GlobList, Grants, RdpGrant, SecretGrant, SftpGrant,
+    BrowserGrant, Caps, CaptureGrant, Defined, GlobList, Grants, RdpGrant, SecretGrant, SftpGrant,
     TerminalGrant,
 };
 use schema::{GrantsSpec, ManifestFile, PluginEntry, SecretSpec};
@@ -1320,6 +1323,12 @@ impl Validator<'_> {
         });
         Grants {
             plugin: plugin.to_string(),
+            defined: Defined {
+                secrets: self.secret_names.clone(),
+                profiles: self.profile_names.clone(),
+                ssh_hosts: ssh_hosts.keys().cloned().collect(),
+                rdp_hosts: rdp_hosts.keys().cloned().collect(),
+            },
             caps: Caps::default(),
             capture,
             browser,

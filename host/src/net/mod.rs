@@ -8,9 +8,43 @@
 
 pub mod addr;
 pub mod chain;
+pub mod lookup;
 
-use addr::{Class, canonical, classify};
+use addr::{Class, canonical, classified, classify};
+use lookup::LookupError;
+use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+/// The grant list a private-network refusal is about, and how its patterns are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    /// `grants.browser.origins`, `grants.capture.http_hosts`, ...
+    pub name: &'static str,
+    /// The scheme origin patterns start with; `None` for `host:port` patterns.
+    pub scheme: Option<&'static str>,
+}
+
+impl Key {
+    /// The pattern of this list that names exactly `host` (a name or an IP literal, IPv6
+    /// without brackets) on `port`: `http://[::1]:8080`, or `10.0.0.5:8080`.
+    pub fn pattern_for(&self, host: &str, port: u16) -> String {
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.to_ascii_lowercase()
+        };
+        match self.scheme {
+            Some(scheme) => format!("{scheme}://{host}:{port}"),
+            None => format!("{host}:{port}"),
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
 
 /// The private space a grant pattern names explicitly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,19 +108,105 @@ pub fn explicit_space(pattern: &str) -> Option<Space> {
 /// Why a target was refused by the private-network rule.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum NetError {
-    #[error(
-        "{host} resolves to {addr} ({class} address space), which the grant does not name: private networks are closed unless {key} names them explicitly (an IP literal such as \"http://127.0.0.1:8080\", \"localhost\" or \"*.localhost\")"
-    )]
+    /// Every address of `host` is private space no matched pattern names; `addr` the first.
     Private {
         host: String,
-        addr: IpAddr,
+        addr: SocketAddr,
         class: Class,
-        key: &'static str,
+        key: Key,
     },
-    #[error("cannot resolve {host}: {message}")]
-    Resolve { host: String, message: String },
-    #[error("{host} resolves to no address")]
-    NoAddress { host: String },
+    /// `host` did not resolve, and why.
+    Resolve {
+        host: String,
+        why: LookupError,
+    },
+    NoAddress {
+        host: String,
+    },
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Private {
+                host,
+                addr,
+                class,
+                key,
+            } => write!(
+                f,
+                "{host} resolves to {}{} ({class} address space), which the grant does not name: private networks are closed unless {key} names them literally; {}",
+                addr.ip(),
+                carried_note(*addr),
+                self.advice()
+            ),
+            Self::Resolve { host, why } => match why {
+                LookupError::NoSuchHost => write!(
+                    f,
+                    "the name {host} does not resolve (DNS: no such host); check the spelling"
+                ),
+                LookupError::NoAddress => write!(
+                    f,
+                    "the name {host} has no address (DNS: the name exists, with no address record); check the name"
+                ),
+                LookupError::TryAgain => write!(
+                    f,
+                    "the name {host} could not be resolved now (DNS: {why}); try again, or check this machine's DNS"
+                ),
+                LookupError::Timeout(_) => write!(
+                    f,
+                    "the name {host} did not resolve in time (DNS: {why}); try again, or check this machine's DNS"
+                ),
+                LookupError::Failed(_) => write!(f, "cannot resolve {host} (DNS: {why})"),
+            },
+            Self::NoAddress { host } => write!(f, "{host} resolves to no address"),
+        }
+    }
+}
+
+/// ` (6to4, carrying 127.0.0.1)` for an address classified by an IPv4 address it carries.
+fn carried_note(addr: SocketAddr) -> String {
+    match classified(addr.ip()) {
+        (_, Some((carrier, v4))) => format!(" ({carrier}, carrying {v4})"),
+        (_, None) => String::new(),
+    }
+}
+
+impl NetError {
+    /// The grant that would open a refused private target: `(key, pattern)`. For an IP
+    /// literal or a `localhost` name, the pattern names that host; for any other name it
+    /// names the address (a name never opens private space: where it points can change),
+    /// so it allows the URL that uses the address instead of the name.
+    pub fn suggestion(&self) -> Option<(&'static str, String)> {
+        let Self::Private {
+            host, addr, key, ..
+        } = self
+        else {
+            return None;
+        };
+        let literal = explicit_space(host).is_some() || host.parse::<IpAddr>().is_ok();
+        let named = if literal {
+            key.pattern_for(host, addr.port())
+        } else {
+            key.pattern_for(&addr.ip().to_string(), addr.port())
+        };
+        Some((key.name, named))
+    }
+
+    fn advice(&self) -> String {
+        let (Some((key, pattern)), Self::Private { host, addr, .. }) = (self.suggestion(), self)
+        else {
+            return String::new();
+        };
+        if pattern.contains(&addr.ip().to_string()) && host.parse::<IpAddr>().is_err() {
+            format!(
+                "a name never opens them, since where it points can change; if that server is meant to be reachable, use its address {} in the URL and add \"{pattern}\" to {key}",
+                addr.ip()
+            )
+        } else {
+            format!("if it is meant to be reachable, add \"{pattern}\" to {key}")
+        }
+    }
 }
 
 /// Resolve `host` (a name or an IP literal, IPv6 without brackets) to socket addresses.
@@ -102,19 +222,12 @@ pub async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, NetError>
             SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), port),
         ]);
     }
-    let found = tokio::net::lookup_host((bare, port))
+    lookup::lookup(bare, port)
         .await
-        .map_err(|e| NetError::Resolve {
+        .map_err(|why| NetError::Resolve {
             host: bare.to_string(),
-            message: e.to_string(),
-        })?;
-    let mut addrs: Vec<SocketAddr> = Vec::new();
-    for a in found {
-        if !addrs.contains(&a) {
-            addrs.push(a);
-        }
-    }
-    Ok(addrs)
+            why,
+        })
 }
 
 /// The addresses of `host` that may be connected to, given the grant patterns that matched
@@ -124,8 +237,10 @@ pub fn admit(
     host: &str,
     addrs: &[SocketAddr],
     matched: &[&str],
-    key: &'static str,
+    key: Key,
 ) -> Result<Vec<SocketAddr>, NetError> {
+    // An IPv6 literal as a URL writes it (`[::1]`) is the address without its brackets.
+    let host = host.trim_start_matches('[').trim_end_matches(']');
     let spaces: Vec<Space> = matched.iter().filter_map(|p| explicit_space(p)).collect();
     let admitted: Vec<SocketAddr> = addrs
         .iter()
@@ -139,7 +254,7 @@ pub fn admit(
         }),
         (true, Some(first)) => Err(NetError::Private {
             host: host.to_string(),
-            addr: first.ip(),
+            addr: *first,
             class: classify(first.ip()),
             key,
         }),
@@ -151,7 +266,7 @@ pub async fn resolve_admitted(
     host: &str,
     port: u16,
     matched: &[&str],
-    key: &'static str,
+    key: Key,
 ) -> Result<Vec<SocketAddr>, NetError> {
     let addrs = resolve(host, port).await?;
     admit(host, &addrs, matched, key)
@@ -160,6 +275,15 @@ pub async fn resolve_admitted(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const K: Key = Key {
+        name: "k",
+        scheme: Some("http"),
+    };
+    const BROWSER: Key = Key {
+        name: "grants.browser.origins",
+        scheme: Some("http"),
+    };
 
     fn sa(s: &str) -> SocketAddr {
         s.parse().expect("a socket address")
@@ -196,18 +320,12 @@ mod tests {
     fn public_addresses_pass_private_ones_need_a_literal() {
         let public = [sa("93.184.216.34:443")];
         assert_eq!(
-            admit("example.com", &public, &["https://*"], "k").expect("public"),
+            admit("example.com", &public, &["https://*"], K).expect("public"),
             public
         );
         // A public glob resolving to loopback (rebinding, *.localhost): refused.
         let loop4 = [sa("127.0.0.1:8000")];
-        let err = admit(
-            "x.localtest.me",
-            &loop4,
-            &["http://*:*"],
-            "grants.browser.origins",
-        )
-        .expect_err("private");
+        let err = admit("x.localtest.me", &loop4, &["http://*:*"], BROWSER).expect_err("private");
         assert!(
             matches!(
                 err,
@@ -219,14 +337,22 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("grants.browser.origins"), "{err}");
+        // A name never opens private space: the advice is the address, in the list's form.
+        assert_eq!(
+            err.suggestion(),
+            Some((
+                "grants.browser.origins",
+                "http://127.0.0.1:8000".to_string()
+            ))
+        );
         // The literal that was granted opens exactly that address.
-        assert!(admit("127.0.0.1", &loop4, &["http://127.0.0.1:*"], "k").is_ok());
+        assert!(admit("127.0.0.1", &loop4, &["http://127.0.0.1:*"], K).is_ok());
         assert!(
             admit(
                 "127.0.0.2",
                 &[sa("127.0.0.2:80")],
                 &["http://127.0.0.1:*"],
-                "k"
+                K
             )
             .is_err()
         );
@@ -236,33 +362,33 @@ mod tests {
                 "h",
                 &[sa("[::ffff:127.0.0.1]:80")],
                 &["http://127.0.0.1:*"],
-                "k"
+                K
             )
             .is_ok()
         );
-        assert!(admit("h", &[sa("[::ffff:127.0.0.1]:80")], &["http://*:*"], "k").is_err());
+        assert!(admit("h", &[sa("[::ffff:127.0.0.1]:80")], &["http://*:*"], K).is_err());
         // localhost names: loopback only.
-        assert!(admit("a.localhost", &loop4, &["http://*.localhost:*"], "k").is_ok());
+        assert!(admit("a.localhost", &loop4, &["http://*.localhost:*"], K).is_ok());
         assert!(
             admit(
                 "a.localhost",
                 &[sa("10.0.0.1:80")],
                 &["http://*.localhost:*"],
-                "k"
+                K
             )
             .is_err()
         );
         // Mixed answers keep only what is admitted.
         let mixed = [sa("10.0.0.1:443"), sa("93.184.216.34:443")];
         assert_eq!(
-            admit("m.test", &mixed, &["https://*"], "k").expect("public part"),
+            admit("m.test", &mixed, &["https://*"], K).expect("public part"),
             vec![sa("93.184.216.34:443")]
         );
         // Link-local (cloud metadata) and unique-local are closed too.
-        assert!(admit("m", &[sa("169.254.169.254:80")], &["http://*"], "k").is_err());
-        assert!(admit("m", &[sa("[fd00::1]:80")], &["http://*"], "k").is_err());
+        assert!(admit("m", &[sa("169.254.169.254:80")], &["http://*"], K).is_err());
+        assert!(admit("m", &[sa("[fd00::1]:80")], &["http://*"], K).is_err());
         assert!(matches!(
-            admit("none", &[], &["http://*"], "k"),
+            admit("none", &[], &["http://*"], K),
             Err(NetError::NoAddress { .. })
         ));
     }
@@ -273,5 +399,46 @@ mod tests {
         assert!(addrs.iter().all(|a| classify(a.ip()) == Class::Loopback));
         let literal = resolve("[::1]", 80).await.expect("literal");
         assert_eq!(literal, vec![sa("[::1]:80")]);
+    }
+
+    #[test]
+    fn a_refusal_suggests_the_literal_in_the_form_its_list_takes() {
+        let hosts = Key {
+            name: "grants.capture.http_hosts",
+            scheme: None,
+        };
+        let v6 = [sa("[2002:7f00:1::1]:8080")];
+        // As a URL's host (`url.host_str()`) writes it: in brackets.
+        let err = admit("[2002:7f00:1::1]", &v6, &["*:*"], hosts).expect_err("6to4 loopback");
+        assert!(
+            err.to_string().starts_with("2002:7f00:1::1 resolves to"),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("(6to4, carrying 127.0.0.1) (loopback address space)"),
+            "{err}"
+        );
+        assert_eq!(
+            err.suggestion(),
+            Some((
+                "grants.capture.http_hosts",
+                "[2002:7f00:1::1]:8080".to_string()
+            ))
+        );
+        let err = admit(
+            "app.localhost",
+            &[sa("127.0.0.1:3000")],
+            &["http://*"],
+            BROWSER,
+        )
+        .expect_err("loopback by a glob");
+        assert_eq!(
+            err.suggestion(),
+            Some((
+                "grants.browser.origins",
+                "http://app.localhost:3000".to_string()
+            ))
+        );
     }
 }

@@ -168,6 +168,12 @@ pub async fn launch(
             (temp.path().to_path_buf(), Some(temp))
         }
     };
+    // WebRTC's policy lives in the profile (see `udp.rs`): written before the browser reads it.
+    super::udp::pin_preferences(&dir)?;
+    let guard_host = url::Url::parse(guard_proxy)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .ok_or_else(|| format!("the network guard's address {guard_proxy} is not a URL"))?;
     // fd 3 of the browser: its commands (it reads); fd 4: its answers and events (it writes).
     let pipe_err = |e: std::io::Error| format!("cannot create the browser's DevTools pipe: {e}");
     let (browser_reads, to_browser) = std::io::pipe().map_err(pipe_err)?;
@@ -198,8 +204,9 @@ pub async fn launch(
             "--disable-background-timer-throttling",
             "--disable-backgrounding-occluded-windows",
             "--disable-renderer-backgrounding",
-            // Nothing may leave the browser around its network guard (see guard/): no QUIC
-            // (UDP, not proxied), no WebRTC UDP outside the proxy, no DNS prefetching.
+            // Nothing may leave the browser around its network guard (see guard/ and udp.rs):
+            // no QUIC (UDP, not proxied), no DNS prefetching; the WebRTC switch is read only
+            // by chrome-headless-shell (Chrome reads the profile's policy, pinned above).
             "--disable-quic",
             "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             "--dns-prefetch-disable",
@@ -220,7 +227,8 @@ pub async fn launch(
     }
     // The profile's own proxy, if any, is chained behind the guard.
     cmd.arg(format!("--proxy-server={guard_proxy}"))
-        .arg(format!("--proxy-bypass-list={}", super::guard::BYPASS));
+        .arg(format!("--proxy-bypass-list={}", super::guard::BYPASS))
+        .arg(super::udp::resolver_rules(&guard_host));
     {
         use std::os::fd::AsRawFd;
         child_setup(
@@ -270,13 +278,19 @@ pub async fn launch(
 }
 
 /// In the child, before exec: put the DevTools pipe on fds 3 and 4 (where
-/// `--remote-debugging-pipe` expects it), and have the kernel kill the browser when Warden
+/// `--remote-debugging-pipe` expects it), have the kernel kill the browser when Warden
 /// dies without closing it (SIGKILL, a crash): an orphaned browser would keep running and
-/// hold its persistent profile. The signal is tied to the thread that spawns the browser: a
-/// tokio worker, which lives as long as Warden.
+/// hold its persistent profile (the signal is tied to the thread that spawns the browser: a
+/// tokio worker, which lives as long as Warden), and start it under the filter that keeps
+/// UDP in (`udp.rs`); a kernel that refuses the filter refuses the launch.
 #[allow(unsafe_code)]
 fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd::RawFd) {
     let warden = std::process::id();
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    let no_udp = super::udp::filter::program();
     // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2,
     // prctl, getppid, kill on ourselves), and nothing is allocated.
     unsafe {
@@ -301,6 +315,8 @@ fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd
                 if u32::try_from(libc::getppid()) != Ok(warden) {
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
+                #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+                super::udp::filter::install(&no_udp)?;
             }
             #[cfg(not(target_os = "linux"))]
             let _ = warden;

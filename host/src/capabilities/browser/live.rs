@@ -459,6 +459,27 @@ impl Live {
         Ok(f(tab))
     }
 
+    /// Why the network guard of tab `target`'s context did not carry the last connection
+    /// to `host:port` (within a minute), for the navigation's error.
+    pub(super) fn guard_failure(
+        &self,
+        target: &str,
+        host: &str,
+        port: u16,
+    ) -> Option<super::guard::failures::Failure> {
+        let st = self.lock();
+        let context = st.tabs.get(target).map(|t| t.context.clone())?;
+        if let Some(guard) = st.guards.get(&context) {
+            return guard.failure(host, port);
+        }
+        let default = st.default_context.as_deref() == Some(context.as_str());
+        drop(st);
+        if default {
+            return self.net_guard.as_ref()?.failure(host, port);
+        }
+        None
+    }
+
     /// The context a tab belongs to.
     pub fn tab_context(&self, target: &str) -> Option<String> {
         self.lock().tabs.get(target).map(|t| t.context.clone())

@@ -8,6 +8,7 @@
 //! | `provider.rs` | starting and restarting the browser; sessions with browsers of their own (profiles', the fleet's) |
 //! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
 //! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe) |
+//! | `udp.rs` | keeping UDP in a launched browser (WebRTC policy, no lookups, a seccomp filter) |
 //! | `live.rs` | a running browser: connecting, contexts (sessions), the tab registry, waits |
 //! | `state.rs` | what Warden knows about the browser: contexts, owners, each tab's state |
 //! | `events.rs` | the CDP event reducer: event in, state change and commands out (pure, tested) |
@@ -48,8 +49,11 @@ mod scope;
 mod secrets;
 pub(crate) mod state;
 pub(crate) mod tab;
+mod udp;
 mod wit;
 
+pub(crate) use guard::Guard;
+pub(crate) use guard::navigation;
 pub use provider::BrowserProvider;
 
 use super::HasView;

@@ -11,6 +11,7 @@ use super::bindings::warden::browser::browser::SavedState as WitState;
 use super::bindings::warden::browser::types::Error;
 use super::cdp::s;
 use super::error::{BrowserError, Result};
+use super::guard::navigation::Navigation;
 use super::live::Live;
 use super::scope::SessionKey;
 use super::tab::{Tab, WaitUntil};
@@ -217,11 +218,15 @@ impl Live {
         };
         for (origin, items) in &state.local {
             let url = format!("{origin}/");
+            // Saved from the session's own http(s) tabs; the origin guard checks it again.
+            let to = Url::parse(&url)
+                .map(Navigation::chosen_by_host)
+                .map_err(|e| BrowserError::Io(format!("saved origin {origin}: {e}")))?;
             self.lock()
                 .tabs
                 .get_mut(&target)
                 .map(|t| t.blank_documents.insert(url.clone()));
-            let shown = tab.navigate(&url, WaitUntil::Load, RESTORE_TIMEOUT).await;
+            let shown = tab.navigate(&to, WaitUntil::Load, RESTORE_TIMEOUT).await;
             self.lock()
                 .tabs
                 .get_mut(&target)
@@ -241,7 +246,7 @@ impl Live {
                     .await?;
             }
         }
-        tab.navigate("about:blank", WaitUntil::Load, RESTORE_TIMEOUT)
+        tab.navigate(&Navigation::blank(), WaitUntil::Load, RESTORE_TIMEOUT)
             .await?;
         Ok(())
     }

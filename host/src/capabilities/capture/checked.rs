@@ -31,9 +31,13 @@ pub async fn client_for(
         .await
         .map_err(|_| NetError::Resolve {
             host: host.to_string(),
-            message: format!("no answer within {timeout:?}"),
+            why: net::lookup::LookupError::Timeout(timeout.as_millis()),
         })??;
-    let addrs = net::admit(host, &resolved, &matched, "grants.capture.http_hosts")?;
+    let key = net::Key {
+        name: "grants.capture.http_hosts",
+        scheme: None,
+    };
+    let addrs = net::admit(host, &resolved, &matched, key)?;
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))

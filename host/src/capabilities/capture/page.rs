@@ -20,8 +20,10 @@ use super::bindings::warden::capture::types::Error;
 use super::handoff::Told;
 use crate::audit::Used;
 use crate::capabilities::View;
+use crate::capabilities::browser::Guard;
 use crate::capabilities::browser::error::BrowserError;
 use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::navigation::{self, Navigation};
 use crate::capabilities::browser::state::Owner;
 use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
 use crate::content;
@@ -225,21 +227,16 @@ impl LoginCondition {
 }
 
 impl View<'_, CaptureCtx> {
-    /// Parse `url` and check it against `grants.capture.origins`, auditing a refusal.
-    fn capture_url(&self, url: &str) -> Result<Url, Error> {
-        let parsed = Url::parse(url).map_err(|e| {
-            Error::InvalidArgument(format!("\"{url}\" is not an absolute URL: {e}"))
-        })?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(Error::InvalidArgument(format!(
-                "only http and https pages can be captured, not {}:",
-                parsed.scheme()
-            )));
-        }
-        self.grants
-            .check_capture_origin(&parsed)
-            .map_err(|d| Error::AccessDenied(self.refuse(CAPABILITY, &d)))?;
-        Ok(parsed)
+    /// The plugin's `url` as a capture navigation: through the one door every plugin-chosen
+    /// URL passes ([`navigation::check`]: http(s) of `grants.capture.origins` only), auditing
+    /// a refusal.
+    fn capture_url(&self, url: &str) -> Result<Navigation, Error> {
+        navigation::check(Guard::Capture, &self.grants, url).map_err(|refused| {
+            match refused.denied() {
+                Some(denied) => Error::AccessDenied(self.refuse(CAPABILITY, denied)),
+                None => Error::InvalidArgument(refused.to_string()),
+            }
+        })
     }
 
     fn check_cookies(&self, url: &Url) -> Result<(), Error> {
@@ -425,7 +422,7 @@ impl Host for View<'_, CaptureCtx> {
         let started = Instant::now();
         let url = self.capture_url(&request.url)?;
         if request.capture_cookies {
-            self.check_cookies(&url)?;
+            self.check_cookies(url.url())?;
         }
         let timeout = millis(request.timeout_ms, DEFAULT_TIMEOUT);
         let ctx = self.ctx();
@@ -433,7 +430,7 @@ impl Host for View<'_, CaptureCtx> {
         let wait = wait_until(request.wait_until);
         let result = tokio::time::timeout(timeout, async {
             call.tab
-                .navigate(url.as_str(), wait, timeout)
+                .navigate(&url, wait, timeout)
                 .await
                 .map_err(error)?;
             capture(&ctx, &call.tab, request.format, request.capture_cookies).await
@@ -441,7 +438,13 @@ impl Host for View<'_, CaptureCtx> {
         .await
         .unwrap_or_else(|_| Err(timed_out(&format!("capturing {url}"), timeout)));
         let tabs = call.close().await;
-        self.finish("page", &audit_target(&url), started, &result, Some(tabs));
+        self.finish(
+            "page",
+            &audit_target(url.url()),
+            started,
+            &result,
+            Some(tabs),
+        );
         result
     }
 
@@ -450,9 +453,13 @@ impl Host for View<'_, CaptureCtx> {
         let (host, target) = match (&request.url, &request.domain) {
             (Some(url), None) => {
                 let url = self.capture_url(url)?;
-                self.check_cookies(&url)?;
-                let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
-                (host, format!("cookies of {}", audit_target(&url)))
+                self.check_cookies(url.url())?;
+                let host = url
+                    .url()
+                    .host_str()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                (host, format!("cookies of {}", audit_target(url.url())))
             }
             (None, Some(domain)) => {
                 let domain = cookie_domain(domain)?;
@@ -478,7 +485,7 @@ impl Host for View<'_, CaptureCtx> {
             let call = ctx.call_tab().await?;
             let result = tokio::time::timeout(DEFAULT_TIMEOUT, async {
                 call.tab
-                    .navigate(open.as_str(), TabWait::Load, DEFAULT_TIMEOUT)
+                    .navigate(&open, TabWait::Load, DEFAULT_TIMEOUT)
                     .await
                     .map_err(error)
             })
@@ -519,25 +526,32 @@ impl Host for View<'_, CaptureCtx> {
         let call = ctx.call_tab().await?;
         let result = tokio::time::timeout(timeout, async {
             let tab = &call.tab;
-            tab.navigate(login.as_str(), TabWait::Load, timeout)
+            tab.navigate(&login, TabWait::Load, timeout)
                 .await
                 .map_err(error)?;
-            ctx.await_login(tab, &condition, &login, timeout).await?;
+            ctx.await_login(tab, &condition, login.url(), timeout)
+                .await?;
             if tab.url().map_err(error)? == url.as_str() {
                 tab.wait_current(TabWait::Load, timeout)
                     .await
                     .map_err(error)?;
             } else {
-                tab.navigate(url.as_str(), TabWait::Load, timeout)
+                tab.navigate(&url, TabWait::Load, timeout)
                     .await
                     .map_err(error)?;
             }
             capture(&ctx, tab, request.format, false).await
         })
         .await
-        .unwrap_or_else(|_| Err(login_timed_out(&login, &condition, timeout)));
+        .unwrap_or_else(|_| Err(login_timed_out(login.url(), &condition, timeout)));
         let tabs = call.close().await;
-        self.finish("login", &audit_target(&url), started, &result, Some(tabs));
+        self.finish(
+            "login",
+            &audit_target(url.url()),
+            started,
+            &result,
+            Some(tabs),
+        );
         result
     }
 
@@ -556,17 +570,17 @@ impl Host for View<'_, CaptureCtx> {
         let call = ctx.call_tab().await?;
         let result = tokio::time::timeout(timeout, async {
             let tab = &call.tab;
-            tab.navigate(url.as_str(), TabWait::Load, timeout)
+            tab.navigate(&url, TabWait::Load, timeout)
                 .await
                 .map_err(error)?;
             let already = condition.holds(tab).await?;
             if !already {
                 if let Some(login) = &login {
-                    tab.navigate(login.as_str(), TabWait::Load, timeout)
+                    tab.navigate(login, TabWait::Load, timeout)
                         .await
                         .map_err(error)?;
                 }
-                ctx.await_login(tab, &condition, &waited_at, timeout)
+                ctx.await_login(tab, &condition, waited_at.url(), timeout)
                     .await?;
             }
             Ok(LoginState {
@@ -579,11 +593,11 @@ impl Host for View<'_, CaptureCtx> {
             })
         })
         .await
-        .unwrap_or_else(|_| Err(login_timed_out(&waited_at, &condition, timeout)));
+        .unwrap_or_else(|_| Err(login_timed_out(waited_at.url(), &condition, timeout)));
         let tabs = call.close().await;
         self.finish(
             "ensure-login",
-            &audit_target(&url),
+            &audit_target(url.url()),
             started,
             &result,
             Some(tabs),

@@ -125,14 +125,14 @@ impl View<'_, SftpCtx> {
         }
         let roots = self.grants.sftp_roots().to_vec();
         if roots.is_empty() {
-            let d = crate::manifest::grants::Denied {
-                grant: "grants.sftp.roots",
-                target: format!("sftp host '{host}'"),
-                message: format!(
+            let d = crate::manifest::grants::Denied::unfixable(
+                "grants.sftp.roots",
+                format!("sftp host '{host}'"),
+                format!(
                     "grants.sftp.roots is empty, so no path on '{host}' is allowed; add the remote directories the plugin may use to grants.sftp.roots of plugin '{}' in the manifest",
                     self.plugin()
                 ),
-            };
+            );
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
         let remote = self
@@ -352,14 +352,14 @@ impl Host for View<'_, SftpCtx> {
     async fn session_host(&mut self, session_id: String) -> Result<String, Error> {
         if self.grants.sftp.is_none() {
             // Without any SFTP grant, not even whether the session exists is told.
-            let d = crate::manifest::grants::Denied {
-                grant: "grants.sftp.hosts",
-                target: format!("the host of session '{session_id}'"),
-                message: format!(
+            let d = crate::manifest::grants::Denied::unfixable(
+                "grants.sftp.hosts",
+                format!("the host of session '{session_id}'"),
+                format!(
                     "plugin '{}' has no SFTP grant; add grants.sftp = {{ hosts = [...], roots = [...] }} to it in the manifest",
                     self.plugin()
                 ),
-            };
+            );
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
         let session = self.sessions.find(&self.owner, &session_id).ok_or_else(|| {

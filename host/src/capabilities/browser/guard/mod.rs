@@ -11,13 +11,17 @@
 //! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses |
 //! | `upstream.rs` | connecting to the checked address, directly or through an admin's upstream proxy |
 //! | `deny_log.rs` | aggregated audit lines for refusals |
+//! | `failures.rs` | why a connection was not carried, for the navigation that asked for it |
+//! | `navigation.rs` | the one door for URLs a plugin sends a tab to (`javascript:`, `data:`, ...) |
 //!
 //! Whose grants apply is read from the browser's state at each connection (the context's
 //! owner, and the owners of its tabs: capture tabs in the capture browser's default context),
 //! so a manifest reload applies to open sessions at once.
 
 mod deny_log;
+pub mod failures;
 pub mod listen;
+pub mod navigation;
 pub mod policy;
 mod proxy;
 pub mod upstream;
@@ -92,6 +96,8 @@ pub(super) struct Shared {
     bypass_loopback: bool,
     forbidden: RwLock<Forbidden>,
     deny_log: DenyLog,
+    /// Why recent connections were not carried, by `host:port`.
+    failures: failures::Failures,
     /// Whom it serves.
     listen: listen::Listen,
 }
@@ -175,6 +181,7 @@ impl NetGuard {
             bypass_loopback,
             forbidden: RwLock::new(forbidden),
             deny_log: DenyLog::new(guard.capability()),
+            failures: failures::Failures::default(),
             listen: listen.clone(),
         });
         let task = tokio::spawn(proxy::serve(listener, shared.clone()));
@@ -184,6 +191,11 @@ impl NetGuard {
     /// The proxy as Chromium's `--proxy-server` and `proxyServer` take it.
     pub fn proxy_server(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Why the guard did not carry the last connection to `host:port` (within a minute).
+    pub fn failure(&self, host: &str, port: u16) -> Option<failures::Failure> {
+        self.shared.failures.latest(host, port)
     }
 
     /// Serve the browser context `context` of `live` (`None`: its default context).

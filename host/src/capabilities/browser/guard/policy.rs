@@ -4,6 +4,7 @@
 
 use super::super::state::Owner;
 use super::Guard;
+use super::failures::Failure;
 use crate::audit::GuestScope;
 use crate::net::{self, NetError};
 use std::net::{IpAddr, SocketAddr};
@@ -42,6 +43,8 @@ pub struct Refusal {
     pub reason: String,
     /// The plugins whose audit logs record it (none for a context no plugin owns).
     pub scopes: Vec<GuestScope>,
+    /// Why, typed: a refusal by the grants, or a name that did not resolve.
+    pub failure: Failure,
 }
 
 /// Addresses the guard must never connect a page to, whatever the grants: the browser's own
@@ -81,6 +84,7 @@ pub async fn decide(
     let origin = target.origin();
     let refuse = |reason: String| Refusal {
         origin: origin.clone(),
+        failure: Failure::Refused(reason.clone()),
         reason,
         scopes: owners.iter().map(|o| o.scope.clone()).collect(),
     };
@@ -109,14 +113,23 @@ pub async fn decide(
     if matched.is_empty() {
         return Err(refuse(first_denial.unwrap_or_default()));
     }
-    let key = match guard {
-        Guard::Browser => "grants.browser.origins",
-        Guard::Capture => "grants.capture.origins",
+    let key = net::Key {
+        name: match guard {
+            Guard::Browser => "grants.browser.origins",
+            Guard::Capture => "grants.capture.origins",
+        },
+        scheme: Some(target.scheme),
     };
     let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
     let addrs = net::resolve_admitted(&target.host, target.port, &patterns, key)
         .await
-        .map_err(|e: NetError| refuse(e.to_string()))?;
+        .map_err(|e: NetError| {
+            let mut refusal = refuse(e.to_string());
+            if !matches!(e, NetError::Private { .. }) {
+                refusal.failure = Failure::Lookup(e);
+            }
+            refusal
+        })?;
     let (blocked, open): (Vec<SocketAddr>, Vec<SocketAddr>) =
         addrs.into_iter().partition(|a| forbidden.contains(*a));
     if open.is_empty() {

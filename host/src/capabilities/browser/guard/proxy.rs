@@ -5,6 +5,7 @@
 //! checked; a refusal is a `403` whose body says why, and an aggregated audit line.
 
 use super::Shared;
+use super::failures::Failure;
 use super::policy::{Refusal, Target};
 use super::upstream::{self, Upstream};
 use bytes::Bytes;
@@ -90,11 +91,25 @@ fn text(status: StatusCode, message: String) -> Response<Body> {
 #[error("refused by Warden's network guard")]
 struct Dropped;
 
-/// Refuse a request: a document (a tab or frame navigation) gets a `403` page saying why;
-/// anything else a network error.
-fn refused(shared: &Shared, refusal: &Refusal, kind: &str) -> Result<Response<Body>, Dropped> {
+/// Is a request of this kind a navigation (of a tab or a frame)?
+fn is_document(kind: &str) -> bool {
+    matches!(kind, "document" | "iframe" | "frame")
+}
+
+/// Refuse a request: a document (a tab or frame navigation) refused by the grants gets a
+/// `403` page saying why; anything else (a name that does not resolve, a sub-resource) a
+/// network error, whose reason the navigation reads from the guard's failures.
+fn refused(
+    shared: &Shared,
+    target: &Target,
+    refusal: &Refusal,
+    kind: &str,
+) -> Result<Response<Body>, Dropped> {
     shared.deny_log.record(refusal, kind);
-    if !matches!(kind, "document" | "iframe" | "frame") {
+    shared
+        .failures
+        .record(&target.host, target.port, refusal.failure.clone());
+    if !is_document(kind) || !matches!(refusal.failure, Failure::Refused(_)) {
         return Err(Dropped);
     }
     Ok(text(
@@ -163,6 +178,7 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 origin: authority.to_string(),
                 ..refusal.clone()
             };
+            shared.failures.record(&host, port, refusal.failure.clone());
             shared
                 .deny_log
                 .record(&refusal, "tunnel (https, wss or ws)");
@@ -179,6 +195,8 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let server = match upstream::connect(shared.upstream_for(&tls.host, &addrs), &addrs).await {
         Ok((s, _)) => s,
         Err(e) => {
+            let failure = Failure::connect(authority.to_string(), &addrs, &e);
+            shared.failures.record(&host, port, failure);
             return text(
                 StatusCode::BAD_GATEWAY,
                 format!("Warden's network guard could not connect to {authority}: {e}\n"),
@@ -256,9 +274,9 @@ async fn forward(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response
     let owners = shared.owners.owners();
     let addrs = match shared.decide(&owners, &target).await {
         Ok(a) => a,
-        Err(refusal) => return refused(&shared, &refusal, &kind),
+        Err(refusal) => return refused(&shared, &target, &refusal, &kind),
     };
-    Ok(relay(&shared, req, &kind, &target, &addrs, &authority).await)
+    relay(&shared, req, &kind, &target, &addrs, &authority).await
 }
 
 /// Send an allowed request on to the address that was checked, and its answer back.
@@ -269,16 +287,23 @@ async fn relay(
     target: &Target,
     addrs: &[std::net::SocketAddr],
     authority: &hyper::http::uri::Authority,
-) -> Response<Body> {
+) -> Result<Response<Body>, Dropped> {
     let uri = req.uri().clone();
     let via = shared.upstream_for(&target.host, addrs);
     let (stream, checked) = match upstream::connect_plain(via, addrs).await {
         Ok(connected) => connected,
         Err(e) => {
-            return text(
+            let failure = Failure::connect(authority.to_string(), addrs, &e);
+            shared.failures.record(&target.host, target.port, failure);
+            // A navigation fails (and reads why from the failures); a sub-resource gets
+            // the reason as its answer.
+            if is_document(kind) {
+                return Err(Dropped);
+            }
+            return Ok(text(
                 StatusCode::BAD_GATEWAY,
                 format!("Warden's network guard could not connect to {authority}: {e}\n"),
-            );
+            ));
         }
     };
     let upgrade = kind == "websocket";
@@ -290,7 +315,10 @@ async fn relay(
         _ => path.parse().ok(),
     };
     let Some(out_uri) = out_uri else {
-        return text(StatusCode::BAD_REQUEST, format!("cannot forward {uri}\n"));
+        return Ok(text(
+            StatusCode::BAD_REQUEST,
+            format!("cannot forward {uri}\n"),
+        ));
     };
     let client_upgrade = upgrade.then(|| hyper::upgrade::on(&mut req));
     let (mut parts, body) = req.into_parts();
@@ -325,7 +353,7 @@ async fn relay(
     {
         Ok(pair) => pair,
         Err(e) => {
-            return text(StatusCode::BAD_GATEWAY, format!("{authority}: {e}\n"));
+            return Ok(text(StatusCode::BAD_GATEWAY, format!("{authority}: {e}\n")));
         }
     };
     tokio::spawn(async move {
@@ -336,10 +364,10 @@ async fn relay(
     let mut response = match sender.send_request(Request::from_parts(parts, body)).await {
         Ok(r) => r,
         Err(e) => {
-            return text(
+            return Ok(text(
                 StatusCode::BAD_GATEWAY,
                 format!("{authority} did not answer: {e}\n"),
-            );
+            ));
         }
     };
     if response.status() == StatusCode::SWITCHING_PROTOCOLS
@@ -353,11 +381,14 @@ async fn relay(
             }
         });
         let (parts, _) = response.into_parts();
-        return Response::from_parts(parts, Empty::new().map_err(|n| match n {}).boxed());
+        return Ok(Response::from_parts(
+            parts,
+            Empty::new().map_err(|n| match n {}).boxed(),
+        ));
     }
     let (mut parts, body) = response.into_parts();
     for name in HOP_BY_HOP {
         parts.headers.remove(*name);
     }
-    Response::from_parts(parts, body.boxed())
+    Ok(Response::from_parts(parts, body.boxed()))
 }

@@ -4,7 +4,11 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::guard::failures::Failure;
+use crate::capabilities::browser::guard::navigation::Navigation;
 use crate::capabilities::browser::state::TabState;
+use crate::net::NetError;
+use crate::net::lookup::LookupError;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -87,7 +91,15 @@ impl Tab {
         .flatten()
     }
 
-    pub async fn navigate(&self, url: &str, wait: WaitUntil, timeout: Duration) -> Result<String> {
+    /// Load `to` (checked by [`crate::capabilities::browser::navigation::check`]: a tab
+    /// never loads a plugin's URL unchecked).
+    pub async fn navigate(
+        &self,
+        to: &Navigation,
+        wait: WaitUntil,
+        timeout: Duration,
+    ) -> Result<String> {
+        let url = to.as_str();
         self.no_dialog()?;
         let before = self.mark()?;
         let seq = before.blocked;
@@ -102,6 +114,10 @@ impl Tab {
         if let Some(error) = nav.get("errorText").and_then(Value::as_str) {
             if let Some(blocked) = self.blocked_since(seq) {
                 return Err(BrowserError::Denied(blocked));
+            }
+            // The browser knows only that its proxy failed; the guard knows why.
+            if let Some(failure) = self.guard_failure(to.url()) {
+                return Err(failed(url, failure));
             }
             return Err(BrowserError::Io(format!(
                 "navigation to {url} failed: {error}"
@@ -137,6 +153,12 @@ impl Tab {
         };
         self.settle_page(loaded).await?;
         self.url()
+    }
+
+    /// Why the network guard did not carry this tab's last connection to `url`'s host.
+    fn guard_failure(&self, url: &url::Url) -> Option<Failure> {
+        let (host, port) = (url.host_str()?, url.port_or_known_default()?);
+        self.live.guard_failure(&self.target, host, port)
     }
 
     /// Wait until the document the tab shows now reaches `wait`: a condition on the URL or
@@ -393,5 +415,25 @@ impl Tab {
         self.wait_loaded(None, wait, timeout, None).await?;
         self.settle(before).await?;
         self.url()
+    }
+}
+
+/// The error of a navigation to `url` the guard did not carry, by why: a refusal is
+/// `access-denied`, a name that does not exist `not-found`, a connection that timed out
+/// `timeout`, the rest `io`.
+fn failed(url: &str, failure: Failure) -> BrowserError {
+    let message = format!("navigation to {url} failed: {failure}");
+    match failure {
+        Failure::Refused(_) => BrowserError::Denied(message),
+        Failure::Lookup(NetError::Resolve {
+            why: LookupError::NoSuchHost | LookupError::NoAddress,
+            ..
+        }) => BrowserError::NotFound(message),
+        Failure::TimedOut { .. }
+        | Failure::Lookup(NetError::Resolve {
+            why: LookupError::Timeout(_),
+            ..
+        }) => BrowserError::Timeout(message),
+        _ => BrowserError::Io(message),
     }
 }

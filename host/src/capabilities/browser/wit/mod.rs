@@ -96,6 +96,21 @@ impl View<'_, BrowserCtx> {
         check.map_err(|d| Error::AccessDenied(self.refuse("browser", &d)))
     }
 
+    /// The plugin's `url` as a navigation its grants allow, through the one door every
+    /// plugin-chosen URL passes ([`super::navigation::check`]); a refusal is audited.
+    pub(super) fn navigation(
+        &self,
+        guard: super::Guard,
+        url: &str,
+    ) -> Result<super::navigation::Navigation, Error> {
+        super::navigation::check(guard, &self.grants, url).map_err(|refused| {
+            match refused.denied() {
+                Some(denied) => Error::AccessDenied(self.refuse("browser", denied)),
+                None => Error::InvalidArgument(refused.to_string()),
+            }
+        })
+    }
+
     /// Where the manifest keeps secret `name` (its value is resolved only to type it).
     pub(super) fn secret_source(
         &self,

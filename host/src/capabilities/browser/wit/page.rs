@@ -9,6 +9,7 @@ use super::super::bindings::warden::browser::browser::{
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::error::BrowserError;
+use super::super::guard::Guard;
 use super::super::tab::{self, Area};
 use super::snapshot::to_wit_snapshot;
 use super::{click, cookie_from_json, timeout, wait_until};
@@ -37,19 +38,14 @@ impl HostPage for View<'_, BrowserCtx> {
         wait: WaitUntil,
         timeout_ms: u32,
     ) -> Result<String, Error> {
-        let parsed = url::Url::parse(&url).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "\"{url}\" is not an absolute URL ({e}); include the scheme, like https://example.com/"
-            ))
-        })?;
-        self.granted(self.grants.check_browser_origin(&parsed))?;
+        let to = self.navigation(Guard::Browser, &url)?;
         let tab = self.tab(&page).await?;
         let started = std::time::Instant::now();
         let result = tab
-            .navigate(parsed.as_str(), wait_until(wait), timeout(timeout_ms))
+            .navigate(&to, wait_until(wait), timeout(timeout_ms))
             .await;
         // Origin and path only: the query may carry tokens.
-        let target = format!("{}{}", parsed.origin().ascii_serialization(), parsed.path());
+        let target = to.audit_target();
         let error = result.as_ref().err().map(BrowserError::kind);
         self.scope.used(&crate::audit::Used {
             capability: "browser.navigate",
