@@ -3,9 +3,11 @@
 //! in the host, one scope per plugin and conversation: an agent reads only what calls of its
 //! own conversation wrote, whatever the plugin does.
 //!
-//! Bounds: each scope holds at most the plugin's `limits.state` bytes (keys and values);
-//! a plugin keeps at most [`SCOPES_PER_PLUGIN`] scopes, the least recently used going first;
-//! a scope whose conversation ended (its MCP session closed) is dropped at the next sweep.
+//! Bounds: each scope holds at most the plugin's `limits.state` bytes (keys and values); a
+//! plugin keeps at most [`SCOPES_PER_PLUGIN`] scopes and [`SCOPES_HELD_FULL`] times
+//! `limits.state` in all, the least recently used scopes going first (a client that opens
+//! many sessions cannot grow the host without bound); a scope whose conversation ended (its
+//! MCP session closed) is dropped at the next sweep.
 
 use crate::capabilities::conversation::Conversation;
 use std::collections::{BTreeMap, HashMap};
@@ -13,6 +15,8 @@ use std::sync::{Arc, Mutex};
 
 /// Scopes one plugin keeps at once; past it the least recently used is dropped.
 pub const SCOPES_PER_PLUGIN: usize = 1024;
+/// How many full scopes' worth of bytes a plugin keeps in all.
+pub const SCOPES_HELD_FULL: u64 = 64;
 /// The longest key.
 pub const MAX_KEY: usize = 256;
 /// New scopes between two sweeps for ended conversations.
@@ -46,6 +50,8 @@ struct Scopes {
     by_conversation: HashMap<Arc<str>, Scope>,
     clock: u64,
     since_sweep: usize,
+    /// Bytes of every scope together.
+    bytes: u64,
 }
 
 struct Scope {
@@ -68,15 +74,10 @@ impl Scopes {
                 self.since_sweep = 0;
                 self.by_conversation
                     .retain(|_, s| s.conversation.is_alive());
+                self.bytes = self.by_conversation.values().map(|s| s.bytes).sum();
             }
-            if self.by_conversation.len() >= SCOPES_PER_PLUGIN
-                && let Some(oldest) = self
-                    .by_conversation
-                    .iter()
-                    .min_by_key(|(_, s)| s.used)
-                    .map(|(k, _)| k.clone())
-            {
-                self.by_conversation.remove(&oldest);
+            if self.by_conversation.len() >= SCOPES_PER_PLUGIN {
+                self.drop_oldest_but(&key);
             }
         }
         let scope = self.by_conversation.entry(key).or_insert_with(|| Scope {
@@ -87,6 +88,25 @@ impl Scopes {
         });
         scope.used = now;
         scope
+    }
+}
+
+impl Scopes {
+    /// Drop the least recently used scope other than `keep`'s; false when there is none.
+    fn drop_oldest_but(&mut self, keep: &str) -> bool {
+        let oldest = self
+            .by_conversation
+            .iter()
+            .filter(|(k, _)| &***k != keep)
+            .min_by_key(|(_, s)| s.used)
+            .map(|(k, _)| k.clone());
+        match oldest.and_then(|k| self.by_conversation.remove(&k)) {
+            Some(scope) => {
+                self.bytes -= scope.bytes;
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -138,8 +158,13 @@ impl StateStore {
             if would > limit {
                 return Err(StateError::LimitReached { would, limit });
             }
+            let before = scope.bytes;
             scope.bytes = would;
             scope.values.insert(key.to_string(), value);
+            scopes.bytes = scopes.bytes - before + would;
+            while scopes.bytes > limit.saturating_mul(SCOPES_HELD_FULL)
+                && scopes.drop_oldest_but(conversation.key())
+            {}
             Ok(())
         })
     }
@@ -150,6 +175,7 @@ impl StateStore {
                 && let Some(value) = scope.values.remove(key)
             {
                 scope.bytes -= cost(key, &value);
+                scopes.bytes -= cost(key, &value);
             }
         });
     }
@@ -180,10 +206,9 @@ impl StateStore {
     /// Scopes and bytes held, for the metrics.
     pub fn census(&self) -> (usize, u64) {
         let plugins = self.plugins.lock().unwrap_or_else(|p| p.into_inner());
-        plugins
-            .values()
-            .flat_map(|s| s.by_conversation.values())
-            .fold((0, 0), |(n, bytes), s| (n + 1, bytes + s.bytes))
+        plugins.values().fold((0, 0), |(n, bytes), s| {
+            (n + s.by_conversation.len(), bytes + s.bytes)
+        })
     }
 }
 
@@ -266,6 +291,27 @@ mod tests {
         assert!(store.get("p", &of("c0"), "k").is_some());
         assert!(store.get("p", &of("c1"), "k").is_none());
         assert!(store.get("p", &of("new"), "k").is_some());
+    }
+
+    #[test]
+    fn a_plugin_keeps_a_bounded_total_dropping_the_least_recently_used_scopes() {
+        let store = StateStore::default();
+        let limit = 100;
+        for i in 0..SCOPES_HELD_FULL + 10 {
+            store
+                .set("p", &of(&format!("c{i}")), limit, "k", vec![0; 99])
+                .expect("kept");
+        }
+        let (scopes, bytes) = store.census();
+        assert!(bytes <= limit * SCOPES_HELD_FULL, "{bytes}");
+        assert_eq!(scopes as u64, SCOPES_HELD_FULL);
+        // The newest are kept, the oldest went first.
+        assert!(store.get("p", &of("c0"), "k").is_none());
+        assert!(
+            store
+                .get("p", &of(&format!("c{}", SCOPES_HELD_FULL + 9)), "k")
+                .is_some()
+        );
     }
 
     #[test]
