@@ -40,6 +40,24 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # Fixtures of the browser-driving modules (`chromium`) and the SSH modules (`sshd`).
 pytest_plugins = ["browser_helpers", "sshd"]
 
+#: Lock files a login shell's profile takes and waits for. A shell that a test hangs up while
+#: its profile starts (open, then close at once) can leave one behind, and every later
+#: login shell of the machine (local terminals and SSH logins alike) then waits a minute for
+#: it. Such a lock is held for milliseconds, so one older than this is stale.
+PROFILE_LOCKS = [
+    Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "shims" / ".pyenv-shim",
+]
+STALE_LOCK_SECONDS = 10
+
+
+@pytest.fixture(autouse=True)
+def no_stale_profile_locks() -> None:
+    """The machine's shells start as they would for a user: no lock left by an earlier test."""
+    for lock in PROFILE_LOCKS:
+        with contextlib.suppress(OSError):
+            if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                lock.unlink()
+
 
 def _required_file(env: str, default: Path) -> Path:
     path = Path(os.environ.get(env, str(default)))
