@@ -3,7 +3,9 @@
 //! `$OUT_DIR/builtin_plugins.rs`, which embeds both as `BUILTIN_PLUGINS`. A first start then
 //! compiles nothing for the built-ins (about 2.4 s on two cores otherwise).
 
-include!("../sdk/build-support/wasm_components.rs");
+use std::path::PathBuf;
+use std::{env, fs};
+use warden_build_support::{build_components, fail};
 
 #[path = "src/runtime/compiler.rs"]
 mod compiler;

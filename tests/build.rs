@@ -1,7 +1,9 @@
 //! Builds the test guests (`tests/guests/*`) as wasm32-wasip2 components and writes
 //! `$OUT_DIR/guests.rs` with one `<NAME>_WASM` path constant per guest.
 
-include!("../sdk/build-support/wasm_components.rs");
+use std::path::PathBuf;
+use std::{env, fs};
+use warden_build_support::{build_components, fail};
 
 fn main() {
     let mut code = String::new();

@@ -22,9 +22,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use toml::Spanned;
 
-/// The manifest used when `warden serve` is given none: every first-party plugin, granted
-/// nothing. Their tools are listed, and each call is refused naming the grant to add, so
-/// nothing leaves the machine until an admin says so.
+/// The manifest used when a command is given none: every first-party plugin; the browser may
+/// load public `https` sites and `http_get` may fetch public hosts on port 443 (private
+/// networks stay closed), and nothing else is granted. The terminal and SFTP tools are listed,
+/// and each of their calls is refused naming the grant to add.
 pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: the public web over https for the browser and http_get
 # (no cookies, no script, no secrets, no uploads; private networks stay closed because no
 # grant names them), and nothing on this machine: no terminal, no files.

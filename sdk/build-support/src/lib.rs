@@ -1,27 +1,30 @@
-// Shared by `host/build.rs` and `tests/build.rs` through `include!` (it is not part of the
-// warden-sdk crate): builds the workspace crates found in a directory as wasm32-wasip2
-// components, with a nested `cargo build` in its own target directory.
+//! What the build scripts of `host` and `tests` share (a build-dependency of both, not part of
+//! warden-sdk): building the workspace crates found in a directory as wasm32-wasip2
+//! components, with a nested `cargo build` in its own target directory.
+
+pub mod wasm_target;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::{env, fs};
+use wasm_target::WASM_TARGET;
 
-const WASM_TARGET: &str = "wasm32-wasip2";
 /// The Cargo profile of the components (in the workspace's Cargo.toml): small components
 /// compile faster when a first start turns them into machine code.
 const WASM_PROFILE: &str = "wasm-component";
 
 /// A component built from the crate in `<dir>/<name>/`.
-struct Component {
+#[derive(Debug)]
+pub struct Component {
     /// The crate's directory name, such as `capture`.
-    name: String,
+    pub name: String,
     /// Absolute path of the built `.wasm` component.
-    wasm: PathBuf,
+    pub wasm: PathBuf,
 }
 
 /// Builds, with the `wasm-component` profile, every crate in the subdirectories of `dir` (relative to the
 /// workspace root), sorted by directory name.
-fn build_components(dir: &str) -> Vec<Component> {
+pub fn build_components(dir: &str) -> Vec<Component> {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let workspace = manifest_dir
         .parent()
@@ -51,7 +54,7 @@ fn build_components(dir: &str) -> Vec<Component> {
         fail(&format!("no crates found in {}", crates_dir.display()));
     }
 
-    check_target_installed();
+    wasm_target::ensure_installed().unwrap_or_else(|message| fail(&message));
 
     // A target directory of its own: the outer cargo holds the lock on its own one (and when
     // the outer build itself uses `target/wasm`, go one level down to avoid waiting on it).
@@ -150,24 +153,8 @@ fn package_name(manifest: &Path) -> Option<String> {
     fail(&format!("no [package] name in {}", manifest.display()))
 }
 
-fn check_target_installed() {
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let libdir = Command::new(rustc)
-        .args(["--print", "target-libdir", "--target", WASM_TARGET])
-        .output()
-        .ok()
-        .filter(|out| out.status.success())
-        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
-    if !libdir.is_some_and(|dir| dir.is_dir()) {
-        fail(&format!(
-            "the Rust target {WASM_TARGET} is not installed, and the WebAssembly plugins need it.\n\
-             Install it with:\n\n    rustup target add {WASM_TARGET}\n"
-        ));
-    }
-}
-
 /// Stops the build script with a readable message (cargo shows its stderr).
-fn fail(message: &str) -> ! {
+pub fn fail(message: &str) -> ! {
     eprintln!("error: {message}");
     std::process::exit(1)
 }
