@@ -21,7 +21,8 @@ struct Args {
 enum Command {
     /// Serve MCP over stdio (stdout carries only MCP; logs go to stderr), or over HTTP with --http.
     Serve {
-        /// The manifest (warden.toml). Without it, a built-in default that grants no network or files.
+        /// The manifest (warden.toml). Without it, a built-in default: the browser and http_get may
+        /// reach public https sites; no terminal, files, cookies, script or private networks.
         #[arg(long, short, env = "WARDEN_MANIFEST")]
         manifest: Option<PathBuf>,
         /// Serve streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931.
