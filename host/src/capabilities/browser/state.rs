@@ -111,6 +111,8 @@ pub(super) struct State {
     pub(super) census: Option<(u64, std::sync::Arc<super::caps::TabCensus>)>,
     /// How many tabs this browser had when it last told the census.
     pub(super) census_told: Option<usize>,
+    /// The plugin whose capture calls hold the default context (`occupancy.rs`).
+    pub(super) occupant: Option<super::occupancy::Occupant>,
     /// A tab of this browser has held a secret: its clipboard and selection may carry one
     /// (`holding.rs`). Never cleared while the browser runs.
     pub(super) secret_typed: bool,
