@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, err, ok, ref_of
+from browser_helpers import CHROMIUM, ok, ref_of
 from conftest import check_audit_line, text_of
 from secret_site import SECRET, SecretSite, carries_secret, start_console, start_drop
 

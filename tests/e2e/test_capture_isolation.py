@@ -10,7 +10,6 @@ x is done, to show the profile still serves it.
 
 from __future__ import annotations
 
-import http.server
 from collections.abc import Iterator
 from pathlib import Path
 
