@@ -155,6 +155,11 @@ async def test_a_value_holding_a_typed_secret_is_not_saved(start_warden, write_m
     async with start_warden(m, env={"WARDEN_TEST_CODE": PASSWORD}) as w:
         snap = await ok(w, "browse_navigate", {"url": f"{site.origin}/login"})
         await ok(w, "browse_fill", {"ref": ref_of(snap, "password", "Unlock code"), "secret": "CODE"})
+        # The page that holds the secret is not saved from; a fresh document of its origin
+        # shows what the page kept in storage.
+        refused = await err(w, "browse_session", {"action": "save_state", "state": "ada"})
+        assert "holds a secret" in refused, refused
+        await ok(w, "browse_navigate", {"url": f"{site.origin}/app"})
         assert "Stored code: yes" in await ok(w, "browse_snapshot", {"mode": "full"})
         saved = await ok(w, "browse_session", {"action": "save_state", "state": "ada"})
         assert "1 value(s) left out: they hold a secret typed into the session" in saved, saved

@@ -136,16 +136,37 @@ pub(super) fn will_begin(st: &mut State, p: &Value) -> Reduced {
     if guid.is_empty() {
         return Reduced::default();
     }
-    let context = match tab_of_frame(st, s(p, "frameId")) {
+    let (context, held) = match tab_of_frame(st, s(p, "frameId")) {
         Some(tab) => {
             tab.download_seq += 1;
-            tab.context.clone()
+            (tab.context.clone(), tab.holds_secret())
         }
-        None => String::new(),
+        // A frame Warden has not read: held if any tab may hold a secret (fail closed).
+        None => (String::new(), st.tabs.values().any(TabState::holds_secret)),
     };
     let place = st.downloads.places.get(&context).cloned();
     let mut effects = Vec::new();
-    let status = if place.is_none() && !context.is_empty() {
+    let mut shown = source(s(p, "url"));
+    let mut file_name = safe_name(s(p, "suggestedFilename"));
+    let status = if held {
+        // A page that holds a secret may be saving it (`holding.rs`): cancelled, and what
+        // the browser wrote of it removed; its name and path stay withheld.
+        effects.push(Effect::CancelDownload {
+            guid: guid.clone(),
+            context: context.clone(),
+        });
+        if let Some(owner) = st.contexts.get(&context) {
+            effects.push(Effect::Deny {
+                scope: owner.scope.clone(),
+                capability: "browser.download",
+                target: super::holding::origin_only(&shown),
+                reason: "a page that holds a secret Warden typed into it (fill-secret) started this download, which could carry the secret: it was cancelled. Navigate the tab to a new page (browse_navigate) before downloading".into(),
+            });
+        }
+        shown = super::holding::origin_only(&shown);
+        file_name = "(withheld)".into();
+        Status::Refused
+    } else if place.is_none() && !context.is_empty() {
         if let Some(owner) = st.contexts.get(&context) {
             effects.push(Effect::Deny {
                 scope: owner.scope.clone(),
@@ -166,8 +187,8 @@ pub(super) fn will_begin(st: &mut State, p: &Value) -> Reduced {
         Download {
             guid,
             context: context.clone(),
-            source: source(s(p, "url")),
-            file_name: safe_name(s(p, "suggestedFilename")),
+            source: shown,
+            file_name,
             path: None,
             status,
             received: 0,

@@ -42,6 +42,9 @@ pub(super) enum Effect {
     PlaceDownload { guid: String },
     /// A download passed the session's size cap: cancel it.
     CancelDownload { guid: String, context: String },
+    /// A navigation ended a tab's secret hold: drop the tab's history, so no step back
+    /// (form restoration, the back/forward cache) shows the document that held it.
+    DropHistory { session: String },
     /// A `capability_denied` audit line.
     Deny {
         scope: GuestScope,
@@ -132,10 +135,19 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
         .and_then(|o| st.tabs.get(o))
         .and_then(|t| t.owner.clone());
     st.attached += 1;
+    // A window opened by a page that holds a secret can be scripted by it, and its first
+    // document may be a form the page posted there: it holds the secret too.
+    let held = opener
+        .as_ref()
+        .and_then(|o| st.tabs.get(o))
+        .is_some_and(TabState::holds_secret);
     let mut tab = TabState::new(session.clone(), context.clone(), opener, st.attached);
     tab.url = s(info, "url").to_string();
     tab.title = s(info, "title").to_string();
     tab.owner = owner;
+    if held {
+        tab.hold.opened_from_holder(&tab.loader);
+    }
     st.sessions.insert(session.clone(), target.clone());
     st.tabs.insert(target.clone(), tab);
     // A new tab opens in front of the others.
@@ -217,6 +229,7 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
                         .flatten()
                 });
                 if let Some(tab) = st.tabs.get_mut(target) {
+                    tab.log.held = tab.holds_secret();
                     tab.log.note(
                         &network_id,
                         "origin guard".into(),
@@ -253,6 +266,7 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
             Action::Block => format!("route {glob}"),
             Action::Mock(_) => format!("mock {glob}"),
         };
+        tab.log.held = tab.holds_secret();
         tab.log
             .note(&network_id, what, &method_of(p), &url, s(p, "resourceType"));
     }
@@ -328,6 +342,8 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         }
         _ => {}
     }
+    // What a page logs while it holds a secret stays withheld (`holding.rs`).
+    tab.log.held = tab.holds_secret();
     if tab.log.on_event(method, p) {
         return Reduced {
             effects: Vec::new(),
@@ -335,12 +351,17 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         };
     }
     let main = s(p, "frameId") == target;
+    let mut effects = Vec::new();
     match method {
         "Page.lifecycleEvent" if main => {
             let name = s(p, "name");
             let loader = s(p, "loaderId");
             if name == "init" || loader != tab.loader {
-                tab.loader = loader.to_string();
+                if commit(tab, loader) {
+                    effects.push(Effect::DropHistory {
+                        session: session.to_string(),
+                    });
+                }
                 tab.lifecycle.clear();
             }
             tab.lifecycle.insert(name.to_string());
@@ -354,6 +375,11 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         "Page.frameStartedNavigating" | "Page.frameRequestedNavigation" if main => {
             tab.nav_seq += 1;
             tab.scheduled = false;
+            if method == "Page.frameRequestedNavigation" {
+                tab.hold.requested(s(p, "reason"));
+            } else {
+                tab.hold.started(s(p, "loaderId"), s(p, "navigationType"));
+            }
         }
         "Page.frameScheduledNavigation" if main => {
             tab.scheduled = p["delay"].as_f64().is_some_and(|d| d <= 1.0);
@@ -368,7 +394,11 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
                 // load must not be answered by the previous document's lifecycle.
                 let loader = s(frame, "loaderId");
                 if !loader.is_empty() && loader != tab.loader {
-                    tab.loader = loader.to_string();
+                    if commit(tab, loader) {
+                        effects.push(Effect::DropHistory {
+                            session: session.to_string(),
+                        });
+                    }
                     tab.lifecycle.clear();
                 }
             }
@@ -395,7 +425,16 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
             };
         }
     }
-    Reduced::changed()
+    Reduced {
+        effects,
+        changed: true,
+    }
+}
+
+/// The main frame shows document `loader` now; true when that ended a secret hold.
+fn commit(tab: &mut TabState, loader: &str) -> bool {
+    let from = std::mem::replace(&mut tab.loader, loader.to_string());
+    from != loader && tab.hold.committed(&from, loader)
 }
 
 fn method_of(p: &Value) -> String {
@@ -495,6 +534,10 @@ impl Live {
                         }
                     }
                 });
+            }
+            Effect::DropHistory { session } => {
+                self.cdp
+                    .send_raw(Some(&session), "Page.resetNavigationHistory", json!({}));
             }
             Effect::PlaceDownload { guid } => self.place_download(guid),
             Effect::CancelDownload { guid, context } => self.cancel_download(guid, context),

@@ -107,9 +107,67 @@ pub fn combo(spec: &str) -> Result<(i64, Key), String> {
     Ok((bits, k))
 }
 
+/// What a key combination does with the clipboard in a browser (Linux, Windows and macOS
+/// bindings, and the dedicated keys some keyboards have).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clipboard {
+    /// Copy or cut the selection.
+    Copy,
+    Paste,
+}
+
+pub fn clipboard_use(modifiers: i64, key: &Key) -> Option<Clipboard> {
+    let command = modifiers & (CTRL | META) != 0;
+    let shift = modifiers & SHIFT != 0;
+    match (key.key.to_ascii_lowercase().as_str(), key.code.as_str()) {
+        ("copy" | "cut", _) => Some(Clipboard::Copy),
+        ("paste", _) => Some(Clipboard::Paste),
+        (_, "KeyC" | "KeyX") if command => Some(Clipboard::Copy),
+        (_, "KeyV") if command => Some(Clipboard::Paste),
+        // Control+Insert copies, Shift+Insert pastes, Shift+Delete cuts (also as the
+        // keypad's 0 and decimal point with Num Lock off).
+        (_, "Insert" | "Numpad0") if command => Some(Clipboard::Copy),
+        (_, "Insert" | "Numpad0") if shift => Some(Clipboard::Paste),
+        (_, "Delete" | "NumpadDecimal") if shift => Some(Clipboard::Copy),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipboard_chords() {
+        let use_of = |spec: &str| {
+            let (m, k) = combo(spec).expect(spec);
+            clipboard_use(m, &k)
+        };
+        for spec in [
+            "Control+c",
+            "Control+C",
+            "Meta+x",
+            "Control+Insert",
+            "Shift+Delete",
+            "Control+Shift+c",
+        ] {
+            assert_eq!(use_of(spec), Some(Clipboard::Copy), "{spec}");
+        }
+        for spec in ["Control+v", "Meta+V", "Shift+Insert", "Control+Shift+v"] {
+            assert_eq!(use_of(spec), Some(Clipboard::Paste), "{spec}");
+        }
+        for spec in [
+            "c",
+            "v",
+            "Control+a",
+            "Shift+Tab",
+            "Insert",
+            "Delete",
+            "Enter",
+        ] {
+            assert_eq!(use_of(spec), None, "{spec}");
+        }
+    }
 
     #[test]
     fn combos() {

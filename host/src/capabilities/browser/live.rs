@@ -459,6 +459,13 @@ impl Live {
         Ok(f(tab))
     }
 
+    /// End the tunnels the default context's pages have open (`occupancy.rs`).
+    pub(super) fn drop_default_tunnels(&self) {
+        if let Some(guard) = &self.net_guard {
+            guard.drop_tunnels();
+        }
+    }
+
     /// Why the network guard of tab `target`'s context did not carry the last connection
     /// to `host:port` (within a minute), for the navigation's error.
     pub(super) fn guard_failure(

@@ -19,6 +19,8 @@
 //! | `routes.rs`, `emulation.rs`, `profiles.rs`, `adopt.rs` | session routes, emulation, profiles, adopting a manifest |
 //! | `secrets.rs`, `observe.rs`, `keys.rs`, `cdp.rs`, `error.rs` | secrets, logs, key tables, the CDP connection, errors |
 //! | `marks.rs` | `@eN` marks drawn on a screenshot (set-of-mark) |
+//! | `holding.rs` | pages that hold a secret the host typed: what the plugin may still read of them |
+//! | `occupancy.rs` | the persistent profile's context serves one plugin's capture calls at a time |
 //! | `saved_state.rs` | session states saved in the host, and sessions opened from them |
 //! | `downloads.rs` | where sessions save downloads, their progress, the size cap |
 
@@ -35,12 +37,14 @@ mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;
 mod guard;
+mod holding;
 mod keys;
 mod launch;
 pub(crate) mod leases;
 pub(crate) mod live;
 mod marks;
 mod observe;
+pub(crate) mod occupancy;
 mod profiles;
 pub(crate) mod provider;
 mod routes;

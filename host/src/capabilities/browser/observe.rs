@@ -87,6 +87,8 @@ pub struct ConsoleEntry {
     pub source: String,
     pub text: String,
     pub location: Option<String>,
+    /// Logged while the page held a secret the host typed: withheld from the plugin.
+    pub held: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -102,6 +104,9 @@ pub struct NetEntry {
     pub failure: Option<String>,
     pub intercepted: Option<String>,
     pub done: bool,
+    /// Sent (or redirected) while the page held a secret the host typed: its URL is
+    /// withheld from the plugin.
+    pub held: bool,
 }
 
 /// The logs of one tab.
@@ -111,6 +116,8 @@ pub struct TabLog {
     pub network: Ring<NetEntry>,
     /// The entry number of each request id's latest hop.
     requests: HashMap<String, u64>,
+    /// The tab's document holds a secret now: what is logged is marked held.
+    pub held: bool,
 }
 
 impl Default for TabLog {
@@ -119,6 +126,7 @@ impl Default for TabLog {
             console: Ring::new(CONSOLE_CAPACITY),
             network: Ring::new(NETWORK_CAPACITY),
             requests: HashMap::new(),
+            held: false,
         }
     }
 }
@@ -188,6 +196,7 @@ impl TabLog {
                     source: "console".into(),
                     text: cut(&text, MAX_TEXT),
                     location: location(s(frame, "url"), frame["lineNumber"].as_i64()),
+                    held: self.held,
                 });
             }
             "Runtime.exceptionThrown" => {
@@ -200,6 +209,7 @@ impl TabLog {
                     source: "exception".into(),
                     text: cut(text, MAX_TEXT),
                     location: location(s(d, "url"), d["lineNumber"].as_i64()),
+                    held: self.held,
                 });
             }
             "Log.entryAdded" => {
@@ -209,6 +219,7 @@ impl TabLog {
                     source: s(e, "source").to_string(),
                     text: cut(s(e, "text"), MAX_TEXT),
                     location: location(s(e, "url"), e["lineNumber"].as_i64()),
+                    held: self.held,
                 });
             }
             "Network.requestWillBeSent" => self.on_request(p),
@@ -298,6 +309,7 @@ impl TabLog {
         at: f64,
         note: Option<String>,
     ) {
+        let held = self.held;
         if let Some(entry) = self.entry(id)
             && !entry.done
         {
@@ -311,6 +323,7 @@ impl TabLog {
                 entry.started = at;
             }
             entry.url = cut(url, MAX_URL);
+            entry.held |= held;
             if note.is_some() {
                 entry.intercepted = note;
             }
@@ -328,6 +341,7 @@ impl TabLog {
             resource_type: kind.to_string(),
             started: at,
             intercepted: note,
+            held: self.held,
             ..NetEntry::default()
         });
         self.requests.insert(id.to_string(), seq);
@@ -342,8 +356,10 @@ impl TabLog {
     /// id; the request is recorded from the pause when its network events are missing (not
     /// when its entry was cleared since).
     pub fn note(&mut self, request: &str, what: String, method: &str, url: &str, kind: &str) {
+        let held = self.held;
         if let Some(entry) = self.entry(request) {
             entry.intercepted = Some(what);
+            entry.held |= held;
         } else if !self.requests.contains_key(request) {
             self.start(request, method, url, kind, 0.0, Some(what));
         }

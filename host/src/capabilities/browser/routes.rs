@@ -52,6 +52,8 @@ pub struct SessionExtras {
     pub mocked: bool,
     /// Windows its pages opened that were closed for going over a tab cap (`caps.rs`).
     pub popups_closed: u64,
+    /// Origins a secret was typed into in this session (`holding.rs`). Never cleared.
+    pub secret_origins: super::holding::SecretOrigins,
 }
 
 /// A URL glob as routes, `browse_network` and `browse_wait_for` read it: `*` matches any

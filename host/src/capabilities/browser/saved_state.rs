@@ -12,6 +12,7 @@ use super::bindings::warden::browser::types::Error;
 use super::cdp::s;
 use super::error::{BrowserError, Result};
 use super::guard::navigation::Navigation;
+use super::holding::Door;
 use super::live::Live;
 use super::scope::SessionKey;
 use super::tab::{Tab, WaitUntil};
@@ -40,6 +41,9 @@ pub struct State {
     /// Origin to its `localStorage` items.
     local: BTreeMap<String, Vec<(String, String)>>,
     left_out: u32,
+    /// Origins a secret was typed into in the saved session: a session opened from the
+    /// state never reads their storage or cookie values back either (`holding.rs`).
+    secret_origins: super::holding::SecretOrigins,
 }
 
 impl State {
@@ -147,7 +151,15 @@ impl Live {
             (tabs, secrets)
         };
         let holds_secret = |text: &str| secrets.iter().any(|s| !s.is_empty() && text.contains(s));
-        let mut state = State::default();
+        let mut state = State {
+            secret_origins: self
+                .lock()
+                .extras
+                .get(context)
+                .map(|x| x.secret_origins.clone())
+                .unwrap_or_default(),
+            ..State::default()
+        };
         for c in answer["cookies"].as_array().into_iter().flatten() {
             if holds_secret(s(c, "value")) || holds_secret(s(c, "name")) {
                 state.left_out += 1;
@@ -194,6 +206,14 @@ impl Live {
     /// empty document of each origin, made by the host (no request leaves the browser, no
     /// page script runs), and ends on `about:blank`.
     async fn write_state(&self, context: &str, state: &State) -> Result<()> {
+        if !state.secret_origins.is_empty() {
+            self.lock()
+                .extras
+                .entry(context.to_string())
+                .or_default()
+                .secret_origins
+                .extend(state.secret_origins.iter().cloned());
+        }
         if !state.cookies.is_empty() {
             self.cdp
                 .call_raw(
@@ -273,6 +293,10 @@ impl View<'_, BrowserCtx> {
         let context = live
             .context(&plugin, &session, &self.grants, &self.scope)
             .await?;
+        // A page that holds a secret may have put it anywhere its state reaches.
+        if live.lock().context_holds_secret(&context) {
+            return Err(self.held_at(&format!("session {session}"), Door::SaveState));
+        }
         let state = live.read_state(&context).await?;
         if state.bytes() > MAX_BYTES {
             return Err(Error::LimitReached(format!(

@@ -12,10 +12,11 @@
 //! to another frame by a focus change.
 //!
 //! A page of a bound origin runs its own script, which the admin trusted by binding the
-//! secret to it: it can copy the value anywhere. Scrubbing then masks the value in what the
-//! plugin reads back (snapshot, console, network URLs, storage, dialogs) in the encodings a
-//! page can apply in one call (URL, base64, JSON, hex, reversed); it is a courtesy, not the
-//! rule.
+//! secret to it: it can show the value, copy it, log it, store it. From the moment the value
+//! is typed the page holds it (`holding.rs`), and what the plugin can read of it is refused
+//! or withheld by that rule. Scrubbing masks the value in what the plugin reads back
+//! (snapshot names, URLs, storage, dialogs) in the encodings a page can apply in one call
+//! (URL, base64, JSON, hex, reversed); it is the second layer, not the rule.
 
 use super::error::{BrowserError, Result};
 use super::tab::{Tab, split_handle};
@@ -65,6 +66,8 @@ impl Tab {
     pub async fn type_secret(&self, handle: u64, value: &str, origin: &str) -> Result<()> {
         self.no_dialog()?;
         let before = self.mark()?;
+        // The document holds the secret before the page can see it (`holding.rs`).
+        self.live.lock().hold_secret(&self.target, origin);
         // Remember what to scrub before the page can see the value.
         let variants = variants(value);
         self.state(|t| {

@@ -4,6 +4,7 @@
 
 use super::downloads::Downloads;
 use super::guard::NetGuard;
+use super::holding::Hold;
 use super::observe::TabLog;
 use super::routes::SessionExtras;
 use crate::audit::GuestScope;
@@ -73,6 +74,8 @@ pub struct TabState {
     pub next_doc: u32,
     /// Secret values typed into this tab; scrubbed from everything the plugin reads.
     pub secrets: Vec<String>,
+    /// Which of the tab's documents hold a secret the host typed (`holding.rs`).
+    pub hold: Hold,
     pub crashed: bool,
     /// The tab's own owner (capture tabs in the shared default context); else the context's.
     pub owner: Option<Owner>,
@@ -108,6 +111,11 @@ pub(super) struct State {
     pub(super) census: Option<(u64, std::sync::Arc<super::caps::TabCensus>)>,
     /// How many tabs this browser had when it last told the census.
     pub(super) census_told: Option<usize>,
+    /// The plugin whose capture calls hold the default context (`occupancy.rs`).
+    pub(super) occupant: Option<super::occupancy::Occupant>,
+    /// A tab of this browser has held a secret: its clipboard and selection may carry one
+    /// (`holding.rs`). Never cleared while the browser runs.
+    pub(super) secret_typed: bool,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -144,11 +152,17 @@ impl TabState {
             docs: HashMap::new(),
             next_doc: 0,
             secrets: Vec::new(),
+            hold: Hold::default(),
             crashed: false,
             owner: None,
             drag: None,
             log: TabLog::default(),
         }
+    }
+
+    /// Does the document the tab shows hold a secret the host typed (`holding.rs`)?
+    pub fn holds_secret(&self) -> bool {
+        self.hold.holds(&self.loader)
     }
 
     /// Requests in flight that started after `seq`.

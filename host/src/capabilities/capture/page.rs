@@ -3,7 +3,9 @@
 //! plugin gets content and (granted) cookies, never the credentials or a credentialed socket.
 //!
 //! Every URL the capture tab loads, redirects and frames included, passes the browser
-//! provider's origin guard on `grants.capture.origins`. Each call opens its own tab and closes
+//! provider's origin guard on `grants.capture.origins` of the calling plugin alone: the
+//! persistent profile serves one plugin's captures at a time (`browser/occupancy.rs`), and
+//! another plugin's call waits for it. Each call opens its own tab and closes
 //! it when the call ends, with every popup it opened: on success, error and timeout explicitly,
 //! and through `Drop` when the call is abandoned (the plugin's call_timeout). Each request is
 //! an audit line (`capability_used`) with its caller, target, outcome and tabs.
@@ -24,6 +26,7 @@ use crate::capabilities::browser::Guard;
 use crate::capabilities::browser::error::BrowserError;
 use crate::capabilities::browser::live::Live;
 use crate::capabilities::browser::navigation::{self, Navigation};
+use crate::capabilities::browser::occupancy::Occupancy;
 use crate::capabilities::browser::state::Owner;
 use crate::capabilities::browser::tab::{Tab, WaitUntil as TabWait};
 use crate::content;
@@ -64,10 +67,13 @@ fn audit_target(url: &Url) -> String {
 }
 
 /// A tab opened for one call; closed with its popups when the call ends, whichever way.
+/// The call holds the persistent profile's context meanwhile (`occupancy.rs`): released
+/// once its tabs are closed.
 struct CallTab {
     tab: Tab,
     context: String,
     closed: bool,
+    occupancy: Option<Occupancy>,
 }
 
 /// `root` and the tabs opened from it (popups, and their popups), from a tab listing.
@@ -132,8 +138,10 @@ impl Drop for CallTab {
             let live = self.tab.live.clone();
             let context = self.context.clone();
             let target = self.tab.target.clone();
+            let occupancy = self.occupancy.take();
             tokio::spawn(async move {
                 close_family(&live, &context, &target).await;
+                drop(occupancy);
             });
         }
     }
@@ -330,19 +338,22 @@ impl CaptureCtx {
     }
 
     /// The capture browser (started on first use) and a fresh tab guarded by this plugin's
-    /// grants.
-    async fn call_tab(&self) -> Result<CallTab, Error> {
+    /// grants alone: waits (up to `timeout`) while another plugin's captures hold the
+    /// persistent profile (`occupancy.rs`).
+    async fn call_tab(&self, timeout: Duration) -> Result<CallTab, Error> {
         let live: Arc<Live> = self.capture_browser.live().await.map_err(error)?;
         let owner = Owner {
             grants: self.grants.clone(),
             scope: self.scope.clone(),
         };
+        let occupancy = live.occupy(owner.clone(), timeout).await.map_err(error)?;
         let target = live.open_owned_tab(owner).await.map_err(error)?;
         let context = live.tab_context(&target).unwrap_or_default();
         Ok(CallTab {
             tab: Tab { live, target },
             context,
             closed: false,
+            occupancy: Some(occupancy),
         })
     }
 
@@ -426,7 +437,7 @@ impl Host for View<'_, CaptureCtx> {
         }
         let timeout = millis(request.timeout_ms, DEFAULT_TIMEOUT);
         let ctx = self.ctx();
-        let call = ctx.call_tab().await?;
+        let call = ctx.call_tab(timeout).await?;
         let wait = wait_until(request.wait_until);
         let result = tokio::time::timeout(timeout, async {
             call.tab
@@ -482,7 +493,7 @@ impl Host for View<'_, CaptureCtx> {
             .transpose()?;
         let ctx = self.ctx();
         let (result, tabs) = if let Some(open) = open {
-            let call = ctx.call_tab().await?;
+            let call = ctx.call_tab(DEFAULT_TIMEOUT).await?;
             let result = tokio::time::timeout(DEFAULT_TIMEOUT, async {
                 call.tab
                     .navigate(&open, TabWait::Load, DEFAULT_TIMEOUT)
@@ -523,7 +534,7 @@ impl Host for View<'_, CaptureCtx> {
         let condition = LoginCondition::new(request.until_url, request.until_selector)?;
         let timeout = millis(request.timeout_ms, DEFAULT_LOGIN_TIMEOUT);
         let ctx = self.ctx();
-        let call = ctx.call_tab().await?;
+        let call = ctx.call_tab(timeout).await?;
         let result = tokio::time::timeout(timeout, async {
             let tab = &call.tab;
             tab.navigate(&login, TabWait::Load, timeout)
@@ -567,7 +578,7 @@ impl Host for View<'_, CaptureCtx> {
         let timeout = millis(request.timeout_ms, DEFAULT_LOGIN_TIMEOUT);
         let waited_at = login.clone().unwrap_or_else(|| url.clone());
         let ctx = self.ctx();
-        let call = ctx.call_tab().await?;
+        let call = ctx.call_tab(timeout).await?;
         let result = tokio::time::timeout(timeout, async {
             let tab = &call.tab;
             tab.navigate(&url, TabWait::Load, timeout)

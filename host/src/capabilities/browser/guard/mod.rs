@@ -15,8 +15,8 @@
 //! | `navigation.rs` | the one door for URLs a plugin sends a tab to (`javascript:`, `data:`, ...) |
 //!
 //! Whose grants apply is read from the browser's state at each connection (the context's
-//! owner, and the owners of its tabs: capture tabs in the capture browser's default context),
-//! so a manifest reload applies to open sessions at once.
+//! owner; in the capture browser's default context, the one plugin occupying it), so a
+//! manifest reload applies to open sessions at once.
 
 mod deny_log;
 pub mod failures;
@@ -36,6 +36,7 @@ use policy::{Forbidden, Refusal, Target};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock, RwLock, Weak};
+use tokio_util::sync::CancellationToken;
 use upstream::Upstream;
 use url::Url;
 
@@ -100,9 +101,20 @@ pub(super) struct Shared {
     failures: failures::Failures,
     /// Whom it serves.
     listen: listen::Listen,
+    /// Cancelled (and replaced) to end every tunnel open now: they were admitted for
+    /// owners that are gone (`occupancy.rs`).
+    tunnels: std::sync::Mutex<CancellationToken>,
 }
 
 impl Shared {
+    /// What ends a tunnel admitted from now on; take it before reading the owners.
+    fn tunnel_end(&self) -> CancellationToken {
+        self.tunnels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     async fn decide(&self, owners: &[Owner], target: &Target) -> Result<Vec<SocketAddr>, Refusal> {
         let forbidden = self
             .forbidden
@@ -183,6 +195,7 @@ impl NetGuard {
             deny_log: DenyLog::new(guard.capability()),
             failures: failures::Failures::default(),
             listen: listen.clone(),
+            tunnels: std::sync::Mutex::new(CancellationToken::new()),
         });
         let task = tokio::spawn(proxy::serve(listener, shared.clone()));
         Ok(Self { addr, shared, task })
@@ -196,6 +209,20 @@ impl NetGuard {
     /// Why the guard did not carry the last connection to `host:port` (within a minute).
     pub fn failure(&self, host: &str, port: u16) -> Option<failures::Failure> {
         self.shared.failures.latest(host, port)
+    }
+
+    /// End every tunnel (CONNECT, WebSocket) open now; requests decided one by one are not
+    /// affected.
+    pub fn drop_tunnels(&self) {
+        let old = std::mem::replace(
+            &mut *self
+                .shared
+                .tunnels
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+            CancellationToken::new(),
+        );
+        old.cancel();
     }
 
     /// Serve the browser context `context` of `live` (`None`: its default context).
@@ -261,22 +288,21 @@ impl Live {
     }
 
     /// Whose grants a request of `context` (`None`: the default context) is checked against:
-    /// the plugin whose session it is, and the owners of its tabs (capture tabs).
+    /// the plugin whose session it is; in the default context, the plugin whose capture calls
+    /// occupy it (`occupancy.rs`), never the union of the plugins whose tabs it shows.
     fn owners_of(&self, context: Option<&str>) -> Vec<Owner> {
         let st = self.lock();
         let Some(context) = context.or(st.default_context.as_deref()) else {
             return Vec::new();
         };
         let mut owners: Vec<Owner> = st.contexts.get(context).cloned().into_iter().collect();
-        let tab_owners = st
-            .tabs
-            .values()
-            .filter(|t| t.context == context)
-            .filter_map(|t| t.owner.as_ref());
-        for owner in tab_owners {
-            if !owners.iter().any(|o| o.scope.plugin == owner.scope.plugin) {
-                owners.push(owner.clone());
-            }
+        if st.default_context.as_deref() == Some(context)
+            && let Some(occupant) = &st.occupant
+            && !owners
+                .iter()
+                .any(|o| o.scope.plugin == occupant.owner.scope.plugin)
+        {
+            owners.push(occupant.owner.clone());
         }
         owners
     }

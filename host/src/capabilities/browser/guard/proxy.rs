@@ -157,6 +157,8 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .trim_end_matches(']')
         .to_string();
     let port = authority.port_u16().unwrap_or(443);
+    // Taken before the owners are read: a change of owners after it ends this tunnel.
+    let end = shared.tunnel_end();
     let owners = shared.owners.owners();
     let tls = Target {
         scheme: "https",
@@ -235,7 +237,10 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         if server.write_all(&first).await.is_err() {
             return;
         }
-        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+            () = end.cancelled() => {}
+        }
     });
     Response::new(Empty::new().map_err(|n| match n {}).boxed())
 }
@@ -271,12 +276,13 @@ async fn forward(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response
         host,
         port: authority.port_u16().unwrap_or(80),
     };
+    let end = shared.tunnel_end();
     let owners = shared.owners.owners();
     let addrs = match shared.decide(&owners, &target).await {
         Ok(a) => a,
         Err(refusal) => return refused(&shared, &target, &refusal, &kind),
     };
-    relay(&shared, req, &kind, &target, &addrs, &authority).await
+    relay(&shared, req, &kind, &target, &addrs, &authority, end).await
 }
 
 /// Send an allowed request on to the address that was checked, and its answer back.
@@ -287,6 +293,7 @@ async fn relay(
     target: &Target,
     addrs: &[std::net::SocketAddr],
     authority: &hyper::http::uri::Authority,
+    end: tokio_util::sync::CancellationToken,
 ) -> Result<Response<Body>, Dropped> {
     let uri = req.uri().clone();
     let via = shared.upstream_for(&target.host, addrs);
@@ -376,8 +383,11 @@ async fn relay(
         let server_upgrade = hyper::upgrade::on(&mut response);
         tokio::spawn(async move {
             if let (Ok(c), Ok(s)) = (client_upgrade.await, server_upgrade.await) {
-                let _ =
-                    tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(s)).await;
+                let (mut c, mut s) = (TokioIo::new(c), TokioIo::new(s));
+                tokio::select! {
+                    _ = tokio::io::copy_bidirectional(&mut c, &mut s) => {}
+                    () = end.cancelled() => {}
+                }
             }
         });
         let (parts, _) = response.into_parts();

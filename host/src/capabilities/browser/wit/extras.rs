@@ -9,6 +9,7 @@ use super::super::bindings::warden::browser::browser::{
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::emulation::{self, Emulation as Emu};
+use super::super::holding::{self, Door};
 use super::super::live::Live;
 use super::super::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
@@ -56,12 +57,17 @@ impl View<'_, BrowserCtx> {
         Ok(ConsoleLog {
             entries: entries
                 .into_iter()
+                // What the page logged while it held a secret stays withheld (`holding.rs`).
                 .map(|(seq, e)| ConsoleEntry {
                     seq,
                     level: e.level.to_string(),
                     source: e.source,
-                    text: tab.scrub(&e.text),
-                    location: e.location.map(|l| tab.scrub(&l)),
+                    text: if e.held {
+                        holding::WITHHELD.to_string()
+                    } else {
+                        tab.scrub(&e.text)
+                    },
+                    location: e.location.filter(|_| !e.held).map(|l| tab.scrub(&l)),
                 })
                 .collect(),
             capacity: count(capacity),
@@ -89,9 +95,18 @@ impl View<'_, BrowserCtx> {
             )
         })?;
         let kind = query.resource_type.map(|k| k.to_ascii_lowercase());
+        // A request sent while the page held a secret shows its origin only, and the glob
+        // sees no more than that (it would be an oracle on the rest).
+        let entries = entries.into_iter().map(|(seq, mut e)| {
+            e.url = if e.held {
+                holding::origin_only(&e.url)
+            } else {
+                tab.scrub(&e.url)
+            };
+            (seq, e)
+        });
         Ok(NetworkLog {
             entries: entries
-                .into_iter()
                 .filter(|(_, e)| glob.as_ref().is_none_or(|g| g.is_match(&e.url)))
                 .filter(|(_, e)| {
                     kind.as_deref()
@@ -101,7 +116,7 @@ impl View<'_, BrowserCtx> {
                 .map(|(seq, e)| NetworkEntry {
                     seq,
                     method: e.method,
-                    url: tab.scrub(&e.url),
+                    url: e.url,
                     resource_type: e.resource_type,
                     status: e.status,
                     mime_type: e.mime,
@@ -234,6 +249,12 @@ impl View<'_, BrowserCtx> {
     ) -> Result<Vec<(String, String)>, Error> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
+        // Storage outlives the document: an origin a secret was typed into keeps it for
+        // the session's life (`holding.rs`).
+        self.unheld(&tab, Door::Storage)?;
+        if tab.shows_secret_origin()? {
+            return Err(self.held(&tab, Door::Storage));
+        }
         Ok(tab
             .storage_items(area(a))
             .await?

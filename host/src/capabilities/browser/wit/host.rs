@@ -10,6 +10,7 @@ use super::super::bindings::warden::browser::browser::{
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::scope::SessionKey;
+use super::super::tab::Tab;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
@@ -46,11 +47,18 @@ impl Host for View<'_, BrowserCtx> {
         Ok(live
             .tabs_of(&context)
             .into_iter()
-            .map(|(id, url, title, opener)| TabInfo {
-                id,
-                url,
-                title,
-                opener,
+            .map(|(id, _, title, opener)| {
+                // As the tab itself shows them: scrubbed, no query while it holds a secret.
+                let tab = Tab {
+                    live: live.clone(),
+                    target: id.clone(),
+                };
+                TabInfo {
+                    url: tab.shown_url().unwrap_or_default(),
+                    title: tab.scrub(&title),
+                    id,
+                    opener,
+                }
             })
             .collect())
     }

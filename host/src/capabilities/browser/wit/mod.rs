@@ -20,6 +20,7 @@ use super::bindings::warden::browser::browser::{
 };
 use super::bindings::warden::browser::types::{self, Error};
 use super::error::BrowserError;
+use super::holding::{self, Door};
 use super::live::Live;
 use super::scope::SessionKey;
 use super::state::Owner;
@@ -119,6 +120,27 @@ impl View<'_, BrowserCtx> {
         self.browser.config().secrets.get(name).ok_or_else(|| {
             Error::NotFound(format!("the manifest defines no [browser.secrets] {name}"))
         })
+    }
+
+    /// Refuse `door` (with an audit line) while `tab`'s document holds a secret the host
+    /// typed (`holding.rs`).
+    pub(super) fn unheld(&self, tab: &Tab, door: Door) -> Result<(), Error> {
+        if tab.holds_secret()? {
+            return Err(self.held(tab, door));
+        }
+        Ok(())
+    }
+
+    /// The refusal of `door` on `tab` because of a secret the host typed, audited.
+    pub(super) fn held(&self, tab: &Tab, door: Door) -> Error {
+        self.held_at(&tab.shown_url().unwrap_or_default(), door)
+    }
+
+    /// The refusal of `door` at `target` (what the audit line names; never a secret).
+    pub(crate) fn held_at(&self, target: &str, door: Door) -> Error {
+        let message = holding::refusal(door);
+        self.scope.denied(door.capability(), target, &message);
+        Error::AccessDenied(message)
     }
 
     pub(super) fn browser_allowed(&self) -> Result<(), Error> {

@@ -5,11 +5,14 @@ use super::super::BrowserCtx;
 use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ClickOptions, ContentFormat, Cookie, DialogInfo, Download, DragKind, DragOptions, DragTarget,
-    HostPage, PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition, WaitUntil,
+    HostPage, MouseButton, PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition,
+    WaitUntil,
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::error::BrowserError;
 use super::super::guard::Guard;
+use super::super::holding::{self, Door};
+use super::super::keys::{self, Clipboard};
 use super::super::tab::{self, Area};
 use super::snapshot::to_wit_snapshot;
 use super::{click, cookie_from_json, timeout, wait_until};
@@ -28,7 +31,7 @@ impl HostPage for View<'_, BrowserCtx> {
 
     async fn url(&mut self, page: Resource<PageHandle>) -> Result<String, Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.scrub(&tab.url()?))
+        Ok(tab.shown_url()?)
     }
 
     async fn navigate(
@@ -54,7 +57,8 @@ impl HostPage for View<'_, BrowserCtx> {
             duration: started.elapsed(),
             ..Default::default()
         });
-        Ok(result?)
+        result?;
+        Ok(tab.shown_url()?)
     }
 
     async fn history(
@@ -65,9 +69,9 @@ impl HostPage for View<'_, BrowserCtx> {
         timeout_ms: u32,
     ) -> Result<String, Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab
-            .history(delta, wait_until(wait), timeout(timeout_ms))
-            .await?)
+        tab.history(delta, wait_until(wait), timeout(timeout_ms))
+            .await?;
+        Ok(tab.shown_url()?)
     }
 
     async fn reload(
@@ -77,7 +81,8 @@ impl HostPage for View<'_, BrowserCtx> {
         timeout_ms: u32,
     ) -> Result<String, Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.reload(wait_until(wait), timeout(timeout_ms)).await?)
+        tab.reload(wait_until(wait), timeout(timeout_ms)).await?;
+        Ok(tab.shown_url()?)
     }
 
     async fn snapshot(
@@ -86,8 +91,15 @@ impl HostPage for View<'_, BrowserCtx> {
         include_text: bool,
     ) -> Result<Snapshot, Error> {
         let tab = self.tab(&page).await?;
+        // A page that holds a secret gives its elements, not its text (`holding.rs`).
+        let held = tab.holds_secret()?;
+        let include_text = include_text && !held;
         let frames = tab.snapshot(include_text).await?;
-        Ok(to_wit_snapshot(&tab, frames, include_text))
+        let mut snapshot = to_wit_snapshot(&tab, frames, include_text);
+        if held {
+            super::snapshot::neutralise(&mut snapshot, tab.shown_url()?);
+        }
+        Ok(snapshot)
     }
 
     async fn click(
@@ -97,6 +109,7 @@ impl HostPage for View<'_, BrowserCtx> {
         options: ClickOptions,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
+        self.no_middle_paste(&tab, &options)?;
         Ok(tab.click(handle, click(options)).await?)
     }
 
@@ -108,6 +121,7 @@ impl HostPage for View<'_, BrowserCtx> {
         options: ClickOptions,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
+        self.no_middle_paste(&tab, &options)?;
         Ok(tab.click_at(x, y, click(options)).await?)
     }
 
@@ -176,9 +190,19 @@ impl HostPage for View<'_, BrowserCtx> {
             .await?)
     }
 
-    async fn press(&mut self, page: Resource<PageHandle>, keys: String) -> Result<(), Error> {
+    async fn press(&mut self, page: Resource<PageHandle>, combo: String) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.press(&keys).await?)
+        // Keys that move text through the clipboard (`holding.rs`): no copy out of a page
+        // that holds a secret, no paste anywhere once a tab of the browser held one.
+        let (modifiers, key) = keys::combo(&combo).map_err(Error::InvalidArgument)?;
+        match keys::clipboard_use(modifiers, &key) {
+            Some(Clipboard::Copy) => self.unheld(&tab, Door::Copy)?,
+            Some(Clipboard::Paste) if tab.browser_held_secret() => {
+                return Err(self.held(&tab, Door::Paste));
+            }
+            _ => {}
+        }
+        Ok(tab.press(&combo).await?)
     }
 
     async fn select(
@@ -188,7 +212,8 @@ impl HostPage for View<'_, BrowserCtx> {
         values: Vec<String>,
     ) -> Result<Vec<String>, Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.select(handle, &values).await?)
+        let selected = tab.select(handle, &values).await?;
+        Ok(selected.iter().map(|v| tab.scrub(v)).collect())
     }
 
     async fn set_checked(
@@ -250,9 +275,19 @@ impl HostPage for View<'_, BrowserCtx> {
         let tab = self.tab(&page).await?;
         let t = timeout(timeout_ms);
         match condition {
-            WaitCondition::Text(text) => tab.wait_text(&text, false, t).await?,
-            WaitCondition::TextGone(text) => tab.wait_text(&text, true, t).await?,
-            WaitCondition::Selector(sel) => tab.wait_selector(&sel, t).await?,
+            // An answer that depends on the page's text is an oracle on a secret it shows.
+            WaitCondition::Text(text) => {
+                self.unheld(&tab, Door::WaitForText)?;
+                tab.wait_text(&text, false, t).await?
+            }
+            WaitCondition::TextGone(text) => {
+                self.unheld(&tab, Door::WaitForText)?;
+                tab.wait_text(&text, true, t).await?
+            }
+            WaitCondition::Selector(sel) => {
+                self.unheld(&tab, Door::WaitForText)?;
+                tab.wait_selector(&sel, t).await?
+            }
             WaitCondition::Url(glob) => tab.wait_url(&glob, t).await?,
         }
         Ok(())
@@ -265,6 +300,7 @@ impl HostPage for View<'_, BrowserCtx> {
         jpeg: bool,
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Screenshot)?;
         let area = screenshot_area(area);
         Ok(tab.screenshot(area, jpeg).await?)
     }
@@ -277,6 +313,7 @@ impl HostPage for View<'_, BrowserCtx> {
         marks: Vec<(Rect, String)>,
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Screenshot)?;
         let area = screenshot_area(area);
         let marks: Vec<super::super::marks::Mark> = marks
             .into_iter()
@@ -304,13 +341,21 @@ impl HostPage for View<'_, BrowserCtx> {
     async fn cookies(&mut self, page: Resource<PageHandle>) -> Result<Vec<Cookie>, Error> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Cookies)?;
+        // A page of an origin a secret was typed into may have put it in a cookie of its
+        // host or a parent domain: those values stay in the browser (`holding.rs`).
+        let secret_origins = tab.secret_origins()?;
         Ok(tab
             .cookies()
             .await?
             .iter()
             .map(cookie_from_json)
             .map(|mut c| {
-                c.value = tab.scrub(&c.value);
+                c.value = if holding::cookie_of_secret_origin(&c.domain, &secret_origins) {
+                    holding::WITHHELD_VALUE.to_string()
+                } else {
+                    tab.scrub(&c.value)
+                };
                 c
             })
             .collect())
@@ -349,10 +394,18 @@ impl HostPage for View<'_, BrowserCtx> {
 
     async fn dialog(&mut self, page: Resource<PageHandle>) -> Result<Option<DialogInfo>, Error> {
         let tab = self.tab(&page).await?;
+        let held = tab.holds_secret()?;
+        let shown = |text: &str| {
+            if held {
+                holding::WITHHELD.to_string()
+            } else {
+                tab.scrub(text)
+            }
+        };
         Ok(tab.dialog()?.map(|d| DialogInfo {
             kind: d.kind,
-            message: tab.scrub(&d.message),
-            default_prompt: d.default_prompt,
+            message: shown(&d.message),
+            default_prompt: shown(&d.default_prompt),
         }))
     }
 
@@ -398,6 +451,7 @@ impl HostPage for View<'_, BrowserCtx> {
         options: DragOptions,
     ) -> Result<DragKind, Error> {
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Drag)?;
         let to = match to {
             DragTarget::Element(h) => tab::DragTo::Element(h),
             DragTarget::Point(p) => tab::DragTo::Point(p.x, p.y),
@@ -428,6 +482,7 @@ impl HostPage for View<'_, BrowserCtx> {
         options: PdfOptions,
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Pdf)?;
         let paper = match (options.paper_width, options.paper_height) {
             (None, None) => None,
             (Some(w), Some(h)) => Some((w, h)),
@@ -453,6 +508,7 @@ impl HostPage for View<'_, BrowserCtx> {
         format: ContentFormat,
     ) -> Result<PageContent, Error> {
         let tab = self.tab(&page).await?;
+        self.unheld(&tab, Door::Extract)?;
         let format = match format {
             ContentFormat::Text => crate::content::Format::Text,
             ContentFormat::Markdown => crate::content::Format::Markdown,
@@ -470,6 +526,17 @@ impl HostPage for View<'_, BrowserCtx> {
     async fn drop(&mut self, page: Resource<PageHandle>) -> wasmtime::Result<()> {
         // Dropping the handle keeps the tab: the plugin may attach to it again by id.
         let _ = self.table().delete(page);
+        Ok(())
+    }
+}
+
+impl View<'_, BrowserCtx> {
+    /// A middle click pastes the selection on Linux: refused once a tab of the browser held
+    /// a secret (`holding.rs`).
+    fn no_middle_paste(&self, tab: &tab::Tab, options: &ClickOptions) -> Result<(), Error> {
+        if matches!(options.button, MouseButton::Middle) && tab.browser_held_secret() {
+            return Err(self.held(tab, Door::MiddleClick));
+        }
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 use super::super::bindings::warden::browser::browser::{
     Element, ElementStates, FrameInfo, Overlay, PageMeta, Rect, Snapshot,
 };
+use super::super::holding;
 use super::super::tab::{FrameSnapshot, Tab};
 
 pub(super) fn to_wit_snapshot(
@@ -14,6 +15,26 @@ pub(super) fn to_wit_snapshot(
 ) -> Snapshot {
     records(&|s: &str| tab.scrub(s), &frames, include_text)
 }
+
+/// What a snapshot of a page that holds a secret keeps (`holding.rs`): every element and its
+/// name, but no field's value (the page may have moved the secret into any of them) and no
+/// URL query; `url` is the tab's URL as shown. Text blocks were not asked for.
+pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String) {
+    for e in &mut snapshot.elements {
+        if let Some(v) = &mut e.value
+            && !v.is_empty()
+        {
+            *v = MASK.to_string();
+        }
+    }
+    for f in &mut snapshot.frames {
+        f.url = holding::without_query(&f.url);
+    }
+    snapshot.meta.url = url;
+}
+
+/// The mask of a field's value while its page holds a secret.
+const MASK: &str = "••••";
 
 /// The records of `frames` as `page.js` reported them, each text passed through `scrub`.
 /// Page-script JSON is the page's to shape: a missing or mistyped field reads as empty.

@@ -1,0 +1,383 @@
+//! Pages that hold a secret: what the plugin may still read of them.
+//!
+//! Once the host types a secret into a page, the page has it: its own script may show it
+//! (a "show password" eye), echo it, log it, store it, download it, or copy it to the
+//! clipboard. Scrubbing the known encodings out of what the plugin reads (`secrets.rs`) cannot
+//! follow every transformation a page applies. So the rule here is structural:
+//!
+//! - The tab's main-frame *document* holds the secret from the moment it is typed until the
+//!   tab commits a fresh document (the browser's `differentDocument` navigation: a link, a
+//!   POST form, a script, `browse_navigate`). A reload and a history step (which restore
+//!   form fields) and a GET form submission (which puts the form's fields into the next
+//!   URL) keep the hold on the document they load; the back/forward cache restores the very
+//!   same document; a commit the browser did not announce keeps it (fail closed); and the
+//!   commit that ends the hold drops the tab's history, so no way back is left. Popups of a
+//!   holding tab (through their first document), and the tabs in its opener family that
+//!   can script it, hold it too.
+//! - While a document holds a secret, each way out is refused or neutralised (see
+//!   [`Door`]): no pixels, PDFs, extraction, text or selector waits, drags, copy chords,
+//!   storage or cookie reads, saved states; snapshots mask every field value and leave the
+//!   text out; console and network entries logged meanwhile stay withheld for good;
+//!   downloads it starts are cancelled.
+//! - The clipboard belongs to the whole browser: once any tab of a browser has held a
+//!   secret, paste chords and middle clicks (the selection buffer) are refused on all its
+//!   tabs.
+//! - Storage and cookies outlive documents: the origins a secret was typed into are
+//!   remembered by the session (and by states saved from it), and their storage and their
+//!   hosts' cookie values are never read back to the plugin.
+
+use super::error::Result;
+use super::state::State;
+use super::tab::Tab;
+use std::collections::HashSet;
+use url::Url;
+
+/// The main-frame documents (CDP loader ids) of one tab that hold a secret, and what the
+/// browser said of the navigations under way.
+#[derive(Debug, Default)]
+pub struct Hold {
+    docs: HashSet<String>,
+    /// Navigations under way that load a fresh document: committing one ends the hold.
+    fresh: HashSet<String>,
+    /// The page asked for a GET form submission: the next navigation carries the form's
+    /// fields in its URL.
+    get_form: bool,
+    /// The tab opened from a holding page: its first navigation keeps the hold (a form the
+    /// page sent to a new window).
+    first_keeps: bool,
+}
+
+impl Hold {
+    /// Does document `loader` hold a secret?
+    pub fn holds(&self, loader: &str) -> bool {
+        self.docs.contains(loader)
+    }
+
+    /// A secret was typed into (or can be reached from) document `loader`.
+    pub fn take(&mut self, loader: &str) {
+        self.docs.insert(loader.to_string());
+    }
+
+    /// The tab opened from a page that holds a secret, showing `loader`.
+    pub fn opened_from_holder(&mut self, loader: &str) {
+        self.take(loader);
+        self.first_keeps = true;
+    }
+
+    /// `Page.frameRequestedNavigation` of the main frame: why the page navigates.
+    pub fn requested(&mut self, reason: &str) {
+        self.get_form = reason == "formSubmissionGet";
+    }
+
+    /// `Page.frameStartedNavigating` of the main frame. A fresh document (a link, a POST
+    /// form, a script, the host's navigation) ends the hold when it commits; a reload, a
+    /// history step, a GET form (the fields go into the URL) and a popup's first document
+    /// keep it.
+    pub fn started(&mut self, loader: &str, kind: &str) {
+        let get_form = std::mem::take(&mut self.get_form);
+        let first = std::mem::take(&mut self.first_keeps);
+        if kind == "differentDocument" && !get_form && !first && !loader.is_empty() {
+            self.fresh.insert(loader.to_string());
+        }
+    }
+
+    /// The main frame went from document `from` to `to`. A document that follows a holding
+    /// one holds too, unless its navigation loads a fresh one. Returns true when this ended
+    /// the hold (the caller drops the tab's history, which leads back to it).
+    pub fn committed(&mut self, from: &str, to: &str) -> bool {
+        let fresh = self.fresh.remove(to);
+        // Navigations that never committed (a download, a 204) are over too.
+        self.fresh.clear();
+        if !self.docs.contains(from) {
+            return false;
+        }
+        if fresh {
+            return true;
+        }
+        self.docs.insert(to.to_string());
+        false
+    }
+}
+
+/// A way a plugin reads (or moves) what a page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    Screenshot,
+    Pdf,
+    Extract,
+    WaitForText,
+    Storage,
+    Cookies,
+    SaveState,
+    Drag,
+    Copy,
+    Paste,
+    MiddleClick,
+}
+
+impl Door {
+    /// What the refusal calls it.
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Screenshot => "a screenshot",
+            Self::Pdf => "a PDF",
+            Self::Extract => "extracting its content",
+            Self::WaitForText => {
+                "waiting for text or a selector (an answer that depends on the page's text)"
+            }
+            Self::Storage => "reading its storage",
+            Self::Cookies => "reading its cookies",
+            Self::SaveState => "saving the session's state",
+            Self::Drag => "a drag (it moves selected text)",
+            Self::Copy => "a copy or cut key chord",
+            Self::Paste => "a paste key chord",
+            Self::MiddleClick => "a middle click (it pastes the selection)",
+        }
+    }
+
+    /// The audit line's capability.
+    pub fn capability(self) -> &'static str {
+        match self {
+            Self::Screenshot => "browser.screenshot",
+            Self::Pdf => "browser.pdf",
+            Self::Extract => "browser.extract",
+            Self::WaitForText => "browser.wait_for",
+            Self::Storage => "browser.storage",
+            Self::Cookies => "browser.cookies",
+            Self::SaveState => "browser.save_state",
+            Self::Drag => "browser.drag",
+            Self::Copy | Self::Paste => "browser.press",
+            Self::MiddleClick => "browser.click",
+        }
+    }
+}
+
+/// The refusal of `door` on a page that holds secret(s) typed by the host.
+pub fn refusal(door: Door) -> String {
+    match door {
+        Door::Paste | Door::MiddleClick => format!(
+            "{} is refused: a tab of this browser holds a secret Warden typed into it (fill-secret), and the browser's clipboard and selection may now carry it to any page. Type the text instead (browse_type, browse_fill)",
+            capitalised(door.what())
+        ),
+        Door::Storage | Door::Cookies => format!(
+            "{} is refused: this page holds a secret Warden typed into it (fill-secret), or its origin had one typed into it in this session, and its script may have stored it. Storage and cookie values of such an origin stay in the browser",
+            capitalised(door.what())
+        ),
+        _ => format!(
+            "{} is refused: this page holds a secret Warden typed into it (fill-secret) and could show it. Navigate the tab to a new page first (browse_navigate; to this page's URL to load it afresh): a reload, a step back or forward, or a GET form keeps the hold",
+            capitalised(door.what())
+        ),
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// What replaces what a page logged (or shows in a dialog) while it held a secret.
+pub const WITHHELD: &str = "(withheld: the page held a secret Warden typed)";
+/// What replaces a cookie value of a host a secret was typed into.
+pub const WITHHELD_VALUE: &str = "(withheld: a secret was typed into this site)";
+
+/// The origins a secret was typed into in one session, kept for its life.
+pub type SecretOrigins = HashSet<String>;
+
+/// May a cookie of `domain` (as the browser reports it: `host` or `.domain`) have been set
+/// by a page of one of `origins`? A page sets cookies for its own host or a parent domain.
+pub fn cookie_of_secret_origin(domain: &str, origins: &SecretOrigins) -> bool {
+    let domain = domain.trim_start_matches('.').to_ascii_lowercase();
+    origins.iter().any(|origin| {
+        url::Url::parse(origin)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+            .is_some_and(|host| host == domain || host.ends_with(&format!(".{domain}")))
+    })
+}
+
+/// `url` without its query and fragment (a form the page sent with GET puts its fields there).
+pub fn without_query(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(mut u) if u.query().is_some() || u.fragment().is_some() => {
+            u.set_query(None);
+            u.set_fragment(None);
+            format!("{u}?…")
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Only the origin of `url`: what a log entry recorded while the page held a secret shows.
+pub fn origin_only(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => {
+            format!("{}/… {WITHHELD}", u.origin().ascii_serialization())
+        }
+        Ok(u) => format!("{}:… {WITHHELD}", u.scheme()),
+        Err(_) => WITHHELD.to_string(),
+    }
+}
+
+impl State {
+    /// The host is about to type a secret bound to `origin` into tab `target`: its document,
+    /// and those of the tabs that can script it (its openers and the windows it opened), hold
+    /// it from now on; the session remembers the origin, the browser that its clipboard may
+    /// carry a secret.
+    pub(super) fn hold_secret(&mut self, target: &str, origin: &str) {
+        self.secret_typed = true;
+        let Some(context) = self.tabs.get(target).map(|t| t.context.clone()) else {
+            return;
+        };
+        let mut family = vec![target.to_string()];
+        let mut i = 0;
+        while i < family.len() {
+            let me = family[i].clone();
+            let opener = self.tabs.get(&me).and_then(|t| t.opener.clone());
+            let opened = self
+                .tabs
+                .iter()
+                .filter(|(_, t)| t.context == context && t.opener.as_deref() == Some(me.as_str()))
+                .map(|(id, _)| id.clone());
+            for id in opener.into_iter().chain(opened.collect::<Vec<_>>()) {
+                if !family.contains(&id) {
+                    family.push(id);
+                }
+            }
+            i += 1;
+        }
+        for id in &family {
+            if let Some(t) = self.tabs.get_mut(id) {
+                let loader = t.loader.clone();
+                t.hold.take(&loader);
+            }
+        }
+        self.extras
+            .entry(context)
+            .or_default()
+            .secret_origins
+            .insert(origin.to_string());
+    }
+
+    /// Has `origin` had a secret typed into it in `context`'s session?
+    pub(super) fn secret_origin(&self, context: &str, origin: &str) -> bool {
+        self.extras
+            .get(context)
+            .is_some_and(|x| x.secret_origins.contains(origin))
+    }
+
+    /// Does a tab of `context` hold a secret now?
+    pub(super) fn context_holds_secret(&self, context: &str) -> bool {
+        self.tabs
+            .values()
+            .any(|t| t.context == context && t.holds_secret())
+    }
+}
+
+impl Tab {
+    /// Does the document this tab shows hold a secret the host typed?
+    pub fn holds_secret(&self) -> Result<bool> {
+        self.state(|t| t.holds_secret())
+    }
+
+    /// Has any tab of this tab's browser held a secret (its clipboard may carry one)?
+    pub fn browser_held_secret(&self) -> bool {
+        self.live.lock().secret_typed
+    }
+
+    /// The tab's URL as the plugin reads it: scrubbed, and while the page holds a secret
+    /// without its query and fragment.
+    pub fn shown_url(&self) -> Result<String> {
+        let (url, held) = self.state(|t| (t.url.clone(), t.holds_secret()))?;
+        Ok(self.scrub(&if held { without_query(&url) } else { url }))
+    }
+
+    /// Has the origin of the page this tab shows had a secret typed into it in its session?
+    pub fn shows_secret_origin(&self) -> Result<bool> {
+        let (url, context) = self.state(|t| (t.url.clone(), t.context.clone()))?;
+        let origin = Url::parse(&url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_default();
+        Ok(self.live.lock().secret_origin(&context, &origin))
+    }
+
+    /// The origins of this tab's session that had a secret typed into them.
+    pub fn secret_origins(&self) -> Result<SecretOrigins> {
+        let context = self.state(|t| t.context.clone())?;
+        Ok(self
+            .live
+            .lock()
+            .extras
+            .get(&context)
+            .map(|x| x.secret_origins.clone())
+            .unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_document_ends_the_hold_reloads_history_and_get_forms_keep_it() {
+        let mut h = Hold::default();
+        h.take("d1");
+        // A reload, a step back: the next document holds it too.
+        h.started("d2", "reload");
+        assert!(!h.committed("d1", "d2") && h.holds("d2"));
+        h.started("d3", "historyDifferentDocument");
+        assert!(!h.committed("d2", "d3") && h.holds("d3"));
+        // A GET form puts the fields into the URL of the next document.
+        h.requested("formSubmissionGet");
+        h.started("d4", "differentDocument");
+        assert!(!h.committed("d3", "d4") && h.holds("d4"));
+        // A commit nobody announced keeps it (fail closed).
+        assert!(!h.committed("d4", "d5") && h.holds("d5"));
+        // A POST form (or a link, a script, the host): a fresh document.
+        h.requested("formSubmissionPost");
+        h.started("d6", "differentDocument");
+        assert!(h.committed("d5", "d6"));
+        assert!(!h.holds("d6"));
+        // The cache brings d1 back: the same document, still holding.
+        assert!(h.holds("d1"));
+        // A clean document moving on stays clean.
+        h.started("d7", "reload");
+        assert!(!h.committed("d6", "d7") && !h.holds("d7"));
+    }
+
+    #[test]
+    fn a_popup_of_a_holding_page_keeps_the_hold_through_its_first_document() {
+        let mut h = Hold::default();
+        h.opened_from_holder("");
+        h.started("p1", "differentDocument");
+        assert!(!h.committed("", "p1") && h.holds("p1"));
+        h.started("p2", "differentDocument");
+        assert!(h.committed("p1", "p2") && !h.holds("p2"));
+    }
+
+    #[test]
+    fn urls_as_a_holding_page_shows_them() {
+        assert_eq!(
+            without_query("http://a.test/login?password=x#f"),
+            "http://a.test/login?…"
+        );
+        assert_eq!(without_query("http://a.test/login"), "http://a.test/login");
+        assert!(
+            origin_only("http://a.test:8080/p/secret?x=1").starts_with("http://a.test:8080/… ")
+        );
+        assert!(origin_only("data:text/plain,secret").starts_with("data:… "));
+    }
+
+    #[test]
+    fn cookies_a_secret_origin_could_set() {
+        let origins: SecretOrigins = ["https://login.acme.test".to_string()].into();
+        assert!(cookie_of_secret_origin("login.acme.test", &origins));
+        assert!(cookie_of_secret_origin(".acme.test", &origins));
+        assert!(!cookie_of_secret_origin("other.acme.test", &origins));
+        assert!(!cookie_of_secret_origin("acme.example", &origins));
+        let local: SecretOrigins = ["http://127.0.0.1:8080".to_string()].into();
+        assert!(cookie_of_secret_origin("127.0.0.1", &local));
+    }
+}
