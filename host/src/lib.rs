@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`, `mcp::http` with bearer tokens and `mcp::oauth`, the OAuth resource server) |
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
-//! | [`runtime::plugin`] | one plugin: compiled component, a fresh instance per call, calls in parallel up to `limits.concurrency`, time limit |
+//! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, time limit |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
 //! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |

@@ -98,6 +98,7 @@ struct Metrics {
     fleet_members: Family<StateLabels, Gauge>,
     calls_in_flight: Family<PluginLabels, Gauge>,
     calls_queued: Family<PluginLabels, Gauge>,
+    instances_idle: Family<PluginLabels, Gauge>,
     state_bytes: Gauge,
     reloads: Family<ResultLabels, Counter>,
     ready: Gauge,
@@ -124,6 +125,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         fleet_members: Family::default(),
         calls_in_flight: Family::default(),
         calls_queued: Family::default(),
+        instances_idle: Family::default(),
         state_bytes: Gauge::default(),
         reloads: Family::default(),
         ready: Gauge::default(),
@@ -187,6 +189,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "plugin_calls_queued",
         "Calls waiting for one of a plugin's limits.concurrency places",
         m.calls_queued.clone(),
+    );
+    registry.register(
+        "plugin_instances_idle",
+        "Instances waiting for their conversation's next call (each serves one conversation only)",
+        m.instances_idle.clone(),
     );
     registry.register(
         "plugin_state_bytes",
@@ -301,12 +308,13 @@ pub fn reloaded(applied: bool) {
         .inc();
 }
 
-/// Calls of one plugin, running and waiting.
+/// Calls of one plugin, running and waiting, and its instances idle between calls.
 #[derive(Debug, Default, Clone)]
 pub struct PluginCalls {
     pub plugin: String,
     pub in_flight: usize,
     pub queued: usize,
+    pub idle: usize,
 }
 
 /// Open sessions and connections, read from the host services at scrape time.

@@ -81,14 +81,18 @@ def ok(result) -> str:
 
 
 @contextlib.asynccontextmanager
-async def two_clients(warden_bin, warden_env, manifest, **session_kw):
-    """alice and bob, each with a bearer token of their own, on one `serve --http`."""
+async def two_clients(warden_bin, warden_env, manifest, reach: dict | None = None, **session_kw):
+    """alice and bob, each with a bearer token of their own, on one `serve --http`; `reach`
+    (when given) gets the server's URL and each client's headers, for more sessions."""
     tokens = {name: f"{name}-{os.urandom(8).hex()}" for name in ("alice", "bob")}
     clients = '[server.http.clients.alice]\ntoken_env = "ALICE_TOKEN"\n\n[server.http.clients.bob]\ntoken_env = "BOB_TOKEN"\n'
     manifest.path.write_text(manifest.path.read_text().replace("\n\n", f"\n\n{clients}\n", 1))
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     env = {**warden_env, "ALICE_TOKEN": tokens["alice"], "BOB_TOKEN": tokens["bob"]}
+    if reach is not None:
+        reach["url"] = url
+        reach.update({name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()})
     with serve(warden_bin, manifest.path, env, f"127.0.0.1:{port}"):
         async with (
             mcp_session(url, headers={"Authorization": f"Bearer {tokens['alice']}"}, **session_kw.get("alice", {})) as alice,
@@ -245,20 +249,31 @@ async def test_an_instance_never_shows_one_client_what_another_left_in_its_memor
     warden_bin, warden_env, write_manifest, helpers, hostile_wasm
 ):
     """The hostile plugin keeps each caller's text in a global and hands back the previous
-    one. Were an instance ever to serve two calls, one client would read another's text."""
+    one. An instance serves one conversation and never another: a client may read back its
+    own text (its instance was reused), never the other client's, and a new session of the
+    same client starts from nothing."""
     manifest = write_manifest(helpers.plugin_block("hostile", hostile_wasm))
-    async with two_clients(warden_bin, warden_env, manifest) as (alice, bob):
-        seen: list[str] = []
+    reach: dict = {}
+    async with two_clients(warden_bin, warden_env, manifest, reach) as (alice, bob):
+        seen: dict[str, list[str]] = {"alice": [], "bob": []}
 
-        async def remember(client, text: str) -> None:
-            seen.append(ok(await client.call_tool("remember", {"text": text})))
+        async def remember(name: str, client, text: str) -> None:
+            seen[name].append(ok(await client.call_tool("remember", {"text": text})))
 
         for round in range(5):
             async with anyio.create_task_group() as group:
                 for i in range(4):
-                    group.start_soon(remember, alice, f"alice-secret-{round}-{i}")
-                    group.start_soon(remember, bob, f"bob-{round}-{i}")
-        assert seen and set(seen) == {"(nothing)"}, seen
+                    group.start_soon(remember, "alice", alice, f"alice-secret-{round}-{i}")
+                    group.start_soon(remember, "bob", bob, f"bob-{round}-{i}")
+        for name, other in (("alice", "bob"), ("bob", "alice")):
+            assert not [text for text in seen[name] if text.startswith(other)], seen
+        # Sequential calls of one conversation reuse its instance: the test would be blind
+        # if every call were fresh.
+        assert any(text.startswith("alice") for text in seen["alice"]), seen
+        assert ok(await alice.call_tool("remember", {"text": "alice-last"})) != "(nothing)"
+
+        async with mcp_session(reach["url"], headers=reach["alice"]) as again:
+            assert ok(await again.call_tool("remember", {"text": "alice-new"})) == "(nothing)"
 
 
 async def test_a_pending_question_holds_up_no_other_clients_call_of_the_same_tool(

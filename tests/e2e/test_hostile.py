@@ -71,10 +71,11 @@ async def test_alloc_bomb_is_contained(start_warden, hostile_manifest, helpers):
     assert bombs[0]["outcome"] in ("trap", "tool_error"), bombs[0]
 
 
-async def test_every_call_runs_in_a_fresh_instance(start_warden, hostile_manifest, helpers):
+async def test_a_trap_leaves_nothing_behind(start_warden, hostile_manifest, helpers):
     async with start_warden(hostile_manifest) as w:
-        # A static counter in the plugin's memory: each call sees a new instance.
-        assert [helpers.text_of(await w.call("count")) for _ in range(3)] == ["1", "1", "1"]
+        # A static counter in the plugin's memory: the conversation's calls share an
+        # instance while they return, and a trap drops it.
+        assert [helpers.text_of(await w.call("count")) for _ in range(3)] == ["1", "2", "3"]
 
         result = await w.call("panic")
         text = helpers.text_of(result)

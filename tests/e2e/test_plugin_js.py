@@ -186,9 +186,9 @@ async def test_tools_listed_with_schemas_and_arguments_validated(
         result = await w.call("js_fail", {"kind": "not-found"})
         assert result.is_error and text_of(result) == "not found: failing with not-found as asked"
         await w.assert_echo()
-        # Each call a fresh instance; what outlives a call is kept by the host.
+        # The conversation's calls reuse its instance; what must outlive one is kept by the host.
         counts = [text_of(await w.call("js_count", {})) for _ in range(3)]
-        assert counts == ["kept 1, in memory 1", "kept 2, in memory 1", "kept 3, in memory 1"], counts
+        assert counts == ["kept 1, in memory 1", "kept 2, in memory 2", "kept 3, in memory 3"], counts
 
 
 async def test_exceptions_loops_and_memory_bombs_are_contained(

@@ -137,9 +137,9 @@ async def test_tools_schemas_arguments_and_errors(built: Built, start_warden, wr
 
         result = await w.call("py_echo", {"text": "héllo"})
         assert not result.is_error and helpers.text_of(result) == "héllo", result
-        # Each call a fresh instance; what outlives a call is kept by the host.
+        # The conversation's calls reuse its instance; what must outlive one is kept by the host.
         counts = [helpers.text_of(await w.call("py_count", {})) for _ in range(3)]
-        assert counts == ["kept 1, in memory 1", "kept 2, in memory 1", "kept 3, in memory 1"], counts
+        assert counts == ["kept 1, in memory 1", "kept 2, in memory 2", "kept 3, in memory 3"], counts
         result = await w.call("py_shape", {"count": 3, "options": {"mode": "slow", "tags": ["a"]}})
         assert not result.is_error, helpers.text_of(result)
         assert result.structured_content == {"count": 3, "ratio": None, "mode": "slow", "tags": ["a"]}, result

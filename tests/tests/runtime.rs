@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use warden::app::App;
+use warden::capabilities::conversation::Conversation;
 use warden::runtime::LogLevel;
-use warden::runtime::bindings::{ContentBlock, ToolError};
+use warden::runtime::bindings::{ContentBlock, ResourceBody, ToolError};
 use warden::runtime::plugin::CallFailure;
 use warden::runtime::state::{CallContext, CallEvents};
 use warden_tests::{ECHO_WASM, HOSTILE_WASM, RESOURCES_WASM};
@@ -278,6 +279,83 @@ async fn resource_reads_are_capped_timed_out_cancelled_and_audited() {
         ]
     );
     f.echo_answers().await;
+}
+
+/// A call of `client`'s conversation (the stateless wire's: one per authenticated client).
+fn of(client: &str) -> CallContext {
+    CallContext {
+        conversation: Conversation::client(Some(client)),
+        ..CallContext::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_serves_one_conversation_and_never_another() {
+    // Both guests keep the last text in a global and return the one kept before: through
+    // a tool (`remember`) and through a resource read (`hostile://remember/{text}`).
+    let f = Fixture::new("").await;
+    let tool = |client: &'static str, text: &'static str| {
+        let f = &f;
+        async move {
+            f.call_with("remember", &format!(r#"{{"text": "{text}"}}"#), of(client))
+                .await
+                .expect("remember answers")
+        }
+    };
+    assert_eq!(tool("alice", "a1").await, "(nothing)");
+    assert_eq!(
+        tool("alice", "a2").await,
+        "a1",
+        "a conversation's instance is reused"
+    );
+    assert_eq!(tool("bob", "b1").await, "(nothing)");
+    assert_eq!(tool("alice", "a3").await, "a2");
+    assert_eq!(tool("bob", "b2").await, "b1");
+    // A trap drops the conversation's instance; its next call starts from nothing.
+    assert!(matches!(
+        f.call_with("panic", "{}", of("alice")).await,
+        Err(CallFailure::Crashed(_))
+    ));
+    assert_eq!(tool("alice", "a4").await, "(nothing)");
+    assert_eq!(tool("bob", "b3").await, "b2");
+
+    let read = |client: &'static str, text: &'static str| {
+        let f = &f;
+        async move {
+            let report = f
+                .app
+                .registry
+                .read_resource(&format!("hostile://remember/{text}"), of(client))
+                .await
+                .expect("routed");
+            let contents = report.result.expect("remember reads");
+            match &contents[..] {
+                [resource] => match &resource.body {
+                    ResourceBody::Text(text) => text.clone(),
+                    ResourceBody::Blob(_) => panic!("a blob"),
+                },
+                other => panic!("{} resources", other.len()),
+            }
+        }
+    };
+    assert_eq!(read("alice", "ra1").await, "(nothing)");
+    assert_eq!(read("bob", "rb1").await, "(nothing)");
+    assert_eq!(read("alice", "ra2").await, "ra1");
+    assert_eq!(read("bob", "rb2").await, "rb1");
+    // The local client (stdio) is a conversation of its own too.
+    assert_eq!(read("carol", "rc1").await, "(nothing)");
+    let local = f
+        .app
+        .registry
+        .read_resource("hostile://remember/local", CallContext::default())
+        .await
+        .expect("routed")
+        .result
+        .expect("remember reads");
+    assert!(
+        matches!(&local[0].body, ResourceBody::Text(text) if text == "(nothing)"),
+        "{local:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

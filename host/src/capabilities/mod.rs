@@ -236,7 +236,7 @@ impl HostServices {
                 base: base.clone(),
                 browser: self.browser.clone(),
                 conversation: Default::default(),
-                held: Vec::new(),
+                leased: Vec::new(),
             },
             terminal: TerminalCtx {
                 base: base.clone(),

@@ -439,8 +439,8 @@ pub struct LimitsSpec {
     pub call_timeout: Option<Spanned<String>>,
     /// Cap on the size of one tool result. Default `"1MiB"`.
     pub output: Option<Spanned<String>>,
-    /// Calls of this plugin in flight at once, from every client together; each runs in a
-    /// fresh instance of its own. Default: 4 per core, at least 8 and at most 64. Example:
+    /// Calls of this plugin in flight at once, from every client together; each runs in an
+    /// instance of its own. Default: 4 per core, at least 8 and at most 64. Example:
     /// `concurrency = 32`.
     pub concurrency: Option<Spanned<i64>>,
     /// How long a call over `concurrency` waits (first come, first served) for a call to

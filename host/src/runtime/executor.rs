@@ -1,6 +1,6 @@
 //! The guarded executor: every client request that enters a plugin (`tools/call`,
 //! `resources/read`, `prompts/get`, `completion/complete`) comes through here and gets the same treatment: routed to the one plugin
-//! that owns the name or URI, run by [`WasmPlugin::enter`] (a fresh instance per call, up to
+//! that owns the name or URI, run by [`WasmPlugin::enter`] (an instance of its own per call, serving one conversation only, up to
 //! `limits.concurrency` at once, time limit, cancellation), its output held to `limits.output`, and one audit
 //! line written before the answer goes back to any transport.
 

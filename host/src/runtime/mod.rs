@@ -141,13 +141,13 @@ impl Runtime {
 }
 
 /// Instances the plugins of a manifest may have alive at once: each plugin's calls in flight
-/// (`limits.concurrency`), the spares made ahead of calls, and one more for the load-time
-/// listing.
+/// and its instances idle between calls (`limits.concurrency` each), the spares made ahead of
+/// calls, and one more for the load-time listing.
 pub fn pool_instances(manifest: &crate::manifest::Manifest) -> u32 {
     let total: usize = manifest
         .plugins
         .iter()
-        .map(|p| p.limits.concurrency + plugin::SPARES + 1)
+        .map(|p| 2 * p.limits.concurrency + plugin::SPARES + 1)
         .sum();
     u32::try_from(total).unwrap_or(u32::MAX)
 }

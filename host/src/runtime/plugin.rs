@@ -1,11 +1,14 @@
 //! One loaded WebAssembly plugin: its compiled component, its tools, and the instances that
-//! serve its calls. Every call (tool, resource read, prompt, completion) runs in a fresh
-//! instance of its own that ends with the call: calls of any number of clients run side by
-//! side, up to `limits.concurrency`, and no instance's memory is ever seen by a second call,
-//! let alone a second client. What a plugin keeps between calls lives in the host
-//! (`warden:plugin/state`, per conversation). Instances are made ahead of calls, a few at a
-//! time, so a call rarely waits for one (wasmtime's pooling allocator and copy-on-write
-//! memory images make each a matter of microseconds).
+//! serve its calls. An instance serves one conversation and never another: a call (tool,
+//! resource read, prompt, completion) runs in an instance of its own, either the one its
+//! conversation's last call left idle or a fresh one; calls of any number of clients, and
+//! parallel calls of one client, run side by side up to `limits.concurrency`. So no memory a
+//! plugin keeps is ever seen by another client's call. What must outlive a call lives in the
+//! host (`warden:plugin/state`, per conversation): an instance's memory is only a cache,
+//! gone when it idles out, traps or meets a parallel call. Fresh instances are made ahead of
+//! calls (wasmtime's pooling allocator and copy-on-write memory images make each a matter of
+//! microseconds); reusing an idle one saves a language runtime's warm-up (a JavaScript or
+//! Python call on a fresh instance costs about a millisecond more).
 
 use super::Runtime;
 use super::bindings::{
@@ -16,9 +19,10 @@ use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
 use crate::manifest::PluginConfig;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use wasmtime::Store;
 
@@ -28,6 +32,10 @@ pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
 
 /// Instances a plugin keeps made ahead of its calls.
 pub const SPARES: usize = 2;
+/// How long an instance waits for its conversation's next call before it is dropped.
+pub const IDLE_TTL: Duration = Duration::from_secs(30);
+/// How often idle instances are checked for their time-to-live.
+const IDLE_SWEEP: Duration = Duration::from_secs(5);
 
 /// Why a call did not produce a result.
 #[derive(Debug)]
@@ -90,13 +98,23 @@ impl CallFailure {
     }
 }
 
-/// One instance of the plugin, made for one call and dropped with it.
+/// One instance of the plugin: it serves the calls of one conversation, one at a time.
 struct Instance {
     store: Store<PluginState>,
     bindings: PluginWorld,
 }
 
-/// What makes instances; shared with the task that makes them ahead of calls.
+/// Instances between two calls of their conversation.
+#[derive(Default)]
+struct Idle {
+    /// Conversation key -> its instance and when its last call ended.
+    by_conversation: HashMap<Arc<str>, (Instance, Instant)>,
+    /// A task drops the instances that idled out.
+    sweeping: bool,
+}
+
+/// What makes and keeps instances; shared with the tasks that make them ahead of calls and
+/// drop the idle ones.
 struct Factory {
     engine: wasmtime::Engine,
     pre: PluginPre<PluginState>,
@@ -106,6 +124,7 @@ struct Factory {
     spares: Mutex<Vec<Instance>>,
     /// A task is making spares.
     filling: AtomicBool,
+    idle: Mutex<Idle>,
 }
 
 impl Factory {
@@ -126,15 +145,62 @@ impl Factory {
         Ok(Instance { store, bindings })
     }
 
-    /// A fresh instance: one made ahead if there is one, else made now. Either way the
-    /// spares are topped up in the background.
-    async fn take(self: &Arc<Self>) -> wasmtime::Result<Instance> {
+    /// An instance for a call of `conversation`: the one its last call left idle, else a
+    /// fresh one (made ahead if there is one, else now; the spares are then topped up in the
+    /// background).
+    async fn take(self: &Arc<Self>, conversation: &str) -> wasmtime::Result<Instance> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .by_conversation
+            .remove(conversation);
+        if let Some((instance, _)) = idle {
+            return Ok(instance);
+        }
         let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
         self.refill();
         match spare {
             Some(instance) => Ok(instance),
             None => self.instantiate().await,
         }
+    }
+
+    /// Keep `instance`, whose call of `conversation` ended cleanly, for that conversation's
+    /// next call. One idle instance per conversation (a second, from a parallel call, is
+    /// dropped), at most `limits.concurrency` in all (the one idle longest goes first).
+    fn keep(self: &Arc<Self>, conversation: Arc<str>, instance: Instance) {
+        let dropped = {
+            let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+            if idle.by_conversation.contains_key(&conversation) {
+                return;
+            }
+            let oldest = (idle.by_conversation.len() >= self.config.limits.concurrency)
+                .then(|| {
+                    idle.by_conversation
+                        .iter()
+                        .min_by_key(|(_, (_, since))| *since)
+                        .map(|(k, _)| k.clone())
+                })
+                .flatten()
+                .and_then(|k| idle.by_conversation.remove(&k));
+            idle.by_conversation
+                .insert(conversation, (instance, Instant::now()));
+            if !idle.sweeping {
+                idle.sweeping = true;
+                tokio::spawn(sweep_idle(Arc::downgrade(self)));
+            }
+            oldest
+        };
+        drop(dropped);
+    }
+
+    fn idle_count(&self) -> usize {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .by_conversation
+            .len()
     }
 
     fn refill(self: &Arc<Self>) {
@@ -167,11 +233,45 @@ impl Factory {
     }
 }
 
-/// How many calls of a plugin run and wait, for the metrics.
+/// Drop the instances that waited longer than [`IDLE_TTL`] for their conversation's next
+/// call; ends when none is idle or the plugin is gone.
+async fn sweep_idle(factory: std::sync::Weak<Factory>) {
+    loop {
+        tokio::time::sleep(IDLE_SWEEP).await;
+        let Some(factory) = factory.upgrade() else {
+            return;
+        };
+        let expired: Vec<(Instance, Instant)> = {
+            let mut idle = factory.idle.lock().unwrap_or_else(|p| p.into_inner());
+            let old: Vec<Arc<str>> = idle
+                .by_conversation
+                .iter()
+                .filter(|(_, (_, since))| since.elapsed() >= IDLE_TTL)
+                .map(|(k, _)| k.clone())
+                .collect();
+            let expired = old
+                .iter()
+                .filter_map(|k| idle.by_conversation.remove(k))
+                .collect();
+            if idle.by_conversation.is_empty() {
+                idle.sweeping = false;
+                drop(idle);
+                drop(expired);
+                return;
+            }
+            expired
+        };
+        drop(expired);
+    }
+}
+
+/// How many calls of a plugin run and wait, and how many instances wait for their
+/// conversation's next call, for the metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Load {
     pub in_flight: usize,
     pub queued: usize,
+    pub idle: usize,
 }
 
 pub struct WasmPlugin {
@@ -245,6 +345,7 @@ impl WasmPlugin {
                 config: config.clone(),
                 spares: Mutex::default(),
                 filling: AtomicBool::new(false),
+                idle: Mutex::default(),
             }),
             config,
             places,
@@ -291,13 +392,15 @@ impl WasmPlugin {
                 .concurrency
                 .saturating_sub(self.places.available_permits()),
             queued: self.queued.load(Ordering::Relaxed),
+            idle: self.factory.idle_count(),
         }
     }
 
     /// The one way into the plugin: every export (tools, resources, prompts, completions, the
-    /// load-time listing) runs here, in a fresh instance of its own, under the plugin's
-    /// concurrency limit, its time limit and the client's cancellation. Output caps and audit
-    /// lines are the registry's (`executor.rs`), applied to whatever comes out of here.
+    /// load-time listing) runs here, in an instance of its own that serves only the call's
+    /// conversation, under the plugin's concurrency limit, its time limit and the client's
+    /// cancellation. Output caps and audit lines are the registry's (`executor.rs`), applied
+    /// to whatever comes out of here.
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let limits = &self.config.limits;
         let cancel = call.cancel.clone();
@@ -328,15 +431,16 @@ impl WasmPlugin {
             () = async { cancel.cancelled().await; tokio::time::sleep(CANCEL_GRACE).await } => Err(CallFailure::Cancelled),
         };
         // When a branch other than `work` wins, `work` (and the instance it owns) is dropped
-        // here: the guest stops at its next epoch yield.
+        // here: the guest stops at its next epoch yield, and the instance is never reused.
         drop(place);
         result
     }
 
     async fn run(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
+        let conversation: Arc<str> = Arc::from(call.conversation.key());
         let mut instance = self
             .factory
-            .take()
+            .take(&conversation)
             .await
             .map_err(|e| CallFailure::Crashed(format!("could not start an instance: {e}")))?;
         let live = &mut instance;
@@ -373,13 +477,21 @@ impl WasmPlugin {
                 .map(|r| r.map(Exit::Completion)),
             Entry::Describe => describe_exports(live).await.map(Ok),
         };
-        live.store.data().scope.finish();
+        live.store.data_mut().end_call();
         match result {
-            Ok(Ok(exit)) => Ok(exit),
-            Ok(Err(error)) => Err(CallFailure::Tool(error)),
+            // The guest returned: its instance may serve the conversation's next call.
+            Ok(Ok(exit)) => {
+                self.factory.keep(conversation, instance);
+                Ok(exit)
+            }
+            Ok(Err(error)) => {
+                self.factory.keep(conversation, instance);
+                Err(CallFailure::Tool(error))
+            }
+            // A trap leaves the instance in an unknown state: it is dropped.
             Err(trap) => {
-                let memory = live.store.data().limiter.hit.load(Ordering::Relaxed);
-                let detail = live.store.data().scope.last_stderr();
+                let memory = instance.store.data().limiter.hit.load(Ordering::Relaxed);
+                let detail = instance.store.data().scope.last_stderr();
                 if memory {
                     Err(CallFailure::MemoryLimit(self.config.limits.memory))
                 } else {

@@ -270,6 +270,7 @@ impl Registry {
                         plugin: p.name().to_string(),
                         in_flight: load.in_flight,
                         queued: load.queued,
+                        idle: load.idle,
                     })
                 }
                 Backend::Native => None,

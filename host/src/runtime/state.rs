@@ -144,8 +144,8 @@ impl PluginState {
         }
     }
 
-    /// Start the call this instance serves: name it for audit lines, give each capability
-    /// the caller's conversation and owner.
+    /// Start a call: name it for audit lines, give each capability the caller's conversation
+    /// and owner, and refill the call's budgets.
     pub fn begin_call(&mut self, tool: &str, call: CallContext) {
         let caller = Caller {
             client: call.client.clone(),
@@ -166,8 +166,20 @@ impl PluginState {
         self.caps.sftp.owner = owner.clone();
         self.caps.rdp.owner = owner.clone();
         self.call = call;
+        // A limit the previous call hit and survived must not name this call's trap.
+        self.limiter.hit.store(false, Ordering::Relaxed);
         self.log_budget.store(GUEST_LOG_BUDGET, Ordering::Relaxed);
         self.events = EventBudget::default();
+    }
+
+    /// End the call this instance served: the tabs it held are free for other calls, and
+    /// nothing of the call (its client's channel, its cancellation) is held while the
+    /// instance waits for its conversation's next call.
+    pub fn end_call(&mut self) {
+        self.scope.finish();
+        self.caps.browser.leased.clear();
+        self.caps.capture.handoff = None;
+        self.call = CallContext::default();
     }
 
     pub fn plugin(&self) -> &str {

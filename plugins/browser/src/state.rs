@@ -1,7 +1,8 @@
 //! What the plugin remembers between calls for its agent: the current session, each
-//! session's current tab, each tab's refs and last rendering (for diffs). Every call runs in
-//! a fresh instance, so it is kept by the host (`warden:plugin/state`, scoped to the
-//! conversation) and read back on a call's first use:
+//! session's current tab, each tab's refs and last rendering (for diffs). An instance's
+//! memory is only a cache (calls of one agent may run in different instances), so it is
+//! kept by the host (`warden:plugin/state`, scoped to the conversation) and read back by
+//! each use:
 //!
 //! | key | value |
 //! |---|---|
@@ -18,7 +19,6 @@
 
 use crate::refs::RefMap;
 use crate::render::Rendered;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use warden_sdk::browser::{self, Page};
 use warden_sdk::prelude::*;
@@ -242,21 +242,15 @@ pub struct State {
     saved_current: String,
 }
 
-thread_local! {
-    /// The state of this call (the instance lives for one call).
-    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
-}
-
-/// Run `f` with the calling agent's state: its current session, tabs and refs. What `f`
-/// changes is kept for the agent's later calls before this returns.
+/// Run `f` with the calling agent's state: its current session, tabs and refs, read from
+/// the host. What `f` changes is kept for the agent's later calls before this returns.
+/// Nothing is cached in the instance: an instance may serve several calls of its agent, and
+/// another instance may have served one in between.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let state = slot.get_or_insert_with(State::load);
-        let out = f(state);
-        state.save();
-        out
-    })
+    let mut state = State::load();
+    let out = f(&mut state);
+    state.save();
+    out
 }
 
 /// The host answers this when a tab's browser has exited.

@@ -8,7 +8,7 @@ from warden_sdk import Field, Plugin, capture, state
 
 plugin = Plugin()
 
-# Lives for one call: every call runs in a fresh instance.
+# Lives as long as the instance: a cache of one conversation, never another's.
 calls = 0
 
 

@@ -2,8 +2,9 @@
 //! so two calls of one agent may name the same tab (a wait in one, a click in the other);
 //! a plugin's actions on a tab span several host calls (act, wait for the page to settle,
 //! read it back), and its refs are read and written around them. The first time a call
-//! gets a handle on a tab it takes the tab's lease, and holds it until the call ends, so a
-//! second call on that tab waits for the first; calls on other tabs never wait.
+//! reaches a tab (a new handle, or any use of one) it takes the tab's lease, and holds it
+//! until the call ends, so a second call on that tab waits for the first; calls on other
+//! tabs never wait.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};

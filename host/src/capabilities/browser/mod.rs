@@ -75,8 +75,8 @@ pub struct BrowserCtx {
     pub browser: Arc<BrowserProvider>,
     /// The conversation of the call in progress: session names are scoped by it.
     pub conversation: crate::capabilities::conversation::Conversation,
-    /// The tabs this call holds (`leases.rs`), released when its instance ends with it.
-    pub(crate) held: Vec<(String, leases::Lease)>,
+    /// The tabs the call in progress holds (`leases.rs`), released when it ends.
+    pub(crate) leased: Vec<(String, leases::Lease)>,
 }
 
 impl Deref for BrowserCtx {

@@ -1,7 +1,7 @@
 // Fixture for tests/e2e/test_plugin_js.py and the cross-language benchmark.
 import { Plugin, Tool, ToolError, s, context, state } from '@warden/plugin-sdk';
 
-// Lives for one call: every call runs in a fresh instance.
+// Lives as long as the instance: a cache of one conversation, never another's.
 let calls = 0;
 import { httpGet } from '@warden/plugin-sdk/capture';
 

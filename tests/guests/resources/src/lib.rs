@@ -13,6 +13,22 @@ fn flood_resource(uri: &str, vars: &TemplateVars) -> Result<Vec<EmbeddedResource
     Ok(vec![EmbeddedResource::text(uri, "r".repeat(bytes))])
 }
 
+/// The last reader's text, kept in the instance's memory on purpose: a plugin that would hand
+/// one client what another read if an instance ever served two conversations.
+static LAST: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn remember_resource(uri: &str, vars: &TemplateVars) -> Result<Vec<EmbeddedResource>, ToolError> {
+    let text = vars.get("text").cloned().unwrap_or_default();
+    let previous = LAST
+        .lock()
+        .map_err(|_| ToolError::failed("poisoned"))?
+        .replace(text);
+    Ok(vec![EmbeddedResource::text(
+        uri,
+        previous.unwrap_or_else(|| "(nothing)".into()),
+    )])
+}
+
 fn spin_resource(_: &str) -> Result<Vec<EmbeddedResource>, ToolError> {
     loop {
         std::hint::black_box(());
@@ -25,6 +41,11 @@ fn plugin() -> Plugin {
             ResourceTemplate::new("hostile://flood/{bytes}", "flood")
                 .description("A text of `bytes` times the letter r."),
             flood_resource,
+        )
+        .resource_template(
+            ResourceTemplate::new("hostile://remember/{text}", "remember")
+                .description("Keep `text` in a global and return the text kept before it."),
+            remember_resource,
         )
         .resource(
             Resource::new("hostile://spin", "spin").description("Never finishes reading."),

@@ -167,6 +167,7 @@ impl View<'_, BrowserCtx> {
             ));
         };
         let name = name.to_string();
+        self.lease(&target).await;
         let live = self
             .browser
             .current_for(self.plugin(), &session)
@@ -200,18 +201,24 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
-    /// A handle on tab `target` for the plugin, once this call holds the tab: a call on a
-    /// tab another call holds waits for it (`leases.rs`).
+    /// Hold tab `target` for the rest of the call in progress, waiting while another call
+    /// holds it (`leases.rs`). Every way to a tab passes here: a new handle, and every use of
+    /// a handle (one the plugin kept from an earlier call of its conversation included).
+    pub(super) async fn lease(&mut self, target: &str) {
+        if !self.leased.iter().any(|(held, _)| held == target) {
+            let lease = self.browser.leases.lease(target).await;
+            self.leased.push((target.to_string(), lease));
+        }
+    }
+
+    /// A handle on tab `target` for the plugin, once this call holds the tab.
     pub(super) async fn handle_for(
         &mut self,
         session: SessionKey,
         target: String,
         generation: u64,
     ) -> Result<Resource<PageHandle>, Error> {
-        if !self.held.iter().any(|(held, _)| *held == target) {
-            let lease = self.browser.leases.lease(&target).await;
-            self.held.push((target.clone(), lease));
-        }
+        self.lease(&target).await;
         self.table()
             .push(PageHandle {
                 generation,
