@@ -205,7 +205,8 @@ export declare class StateError extends Error {
 }
 
 /** What the plugin keeps between calls, per conversation, held by the host (always granted).
- * Every call runs in a fresh instance: module-level variables live for one call only. */
+ * An instance serves one conversation, but a call may run in a fresh one: module-level
+ * variables are only a cache. */
 export declare const state: {
   /** The bytes kept under `key`, or undefined. */
   get(key: string): Uint8Array | undefined;

@@ -1,7 +1,8 @@
-// What the plugin keeps between calls (always granted). Every call runs in a fresh instance,
-// so module-level variables live for one call only and no call sees what another client's
-// call left in memory. The host keeps these values per conversation (an MCP session, or a
-// stateless client): each agent reads only its own. A write is kept at once; calls of one
+// What the plugin keeps between calls (always granted). An instance serves one conversation
+// only, but a call may run in a fresh one (a parallel call, after a trap or 30 idle seconds),
+// so module-level variables are a cache, never seen by another client's call. The host keeps
+// these values per conversation (an MCP session, or a stateless client): each agent reads
+// only its own. A write is kept at once; calls of one
 // conversation may run at the same time, and each key is written whole (the last write wins).
 
 import * as raw from 'warden:plugin/state@0.1.0';

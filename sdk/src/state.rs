@@ -1,6 +1,7 @@
-//! What a plugin keeps between calls. Every call runs in a fresh instance of the plugin, so
-//! statics, `thread_local!`s and caches live for one call only, and no call ever sees what a
-//! call of another client left in memory. Keep what must outlive a call here instead: the
+//! What a plugin keeps between calls. An instance of the plugin serves one conversation only,
+//! but a call may run in a fresh one (a parallel call, after a trap or 30 idle seconds), so
+//! statics, `thread_local!`s and caches are a cache, never seen by another client's call.
+//! Keep what must outlive a call here instead: the
 //! host holds it per conversation (an MCP session, or a stateless client), so each agent
 //! reads only its own.
 //!

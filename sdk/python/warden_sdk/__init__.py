@@ -27,7 +27,7 @@ the plugin for componentize-py:
 Build with `python -m warden_sdk build` (reads `[tool.warden]` in pyproject.toml).
 
 Host services: `context` (progress, log, cancelled), `state` (what the plugin keeps between
-calls, per conversation: every call runs in a fresh instance), `capture` (http_get, capture_page),
+calls, per conversation: module globals are only a cache), `capture` (http_get, capture_page),
 `terminal`, `sftp`, `browser`, `rdp`. Capability calls raise `CapabilityError` (one subclass
 per kind); left uncaught it becomes the matching `ToolError`. Any other exception becomes a
 `failed` tool error carrying its type and message: a plugin never traps on an exception.

@@ -1,8 +1,8 @@
 """What the plugin keeps between calls. Always granted.
 
-Every call runs in a fresh instance of the plugin, so module globals live for one call only
-and no call ever sees what another client's call left in memory. Keep what must outlive a
-call here: the host holds it per conversation (an MCP session, or a stateless client), so
+An instance of the plugin serves one conversation only, but a call may run in a fresh one (a
+parallel call, after a trap or 30 idle seconds), so module globals are a cache, never seen by
+another client's call. Keep what must outlive a call here: the host holds it per conversation (an MCP session, or a stateless client), so
 each agent reads only its own. A write is kept at once and stays when the call later fails;
 calls of one conversation may run at the same time, and each key is written whole (the last
 write wins), so keep what two calls may change under different keys. The manifest's
