@@ -89,7 +89,7 @@ def http_with_wrk(url: str, clients: int, seconds: float) -> tuple[float, float,
         f.write(WRK_SCRIPT.format(body=json.dumps(body), headers=lines))
     try:
         out = subprocess.run(
-            ["wrk", "-t1", f"-c{clients}", f"-d{seconds}s", "-s", f.name, url],
+            ["wrk", "-t1", f"-c{clients}", f"-d{max(1, round(seconds))}s", "-s", f.name, url],
             capture_output=True, text=True, timeout=seconds + 60, check=True,
         ).stdout
     finally:
@@ -233,7 +233,7 @@ def run_binary(name: str, warden: Path, echo: Path, seconds: float, tmp: Path) -
         f'[server]\naudit_log = "{tmp / (name + "-audit.jsonl")}"\n\n'
         f'[[plugin]]\nname = "echo"\nsource = "{echo}"\n{limits}'
     )
-    env = {**os.environ, "WARDEN_CACHE_DIR": str(tmp / "cache"), "RUST_LOG": "warn"}
+    env = {**os.environ, "WARDEN_CACHE_DIR": str(tmp / "cache"), "RUST_LOG": "warn,warden::mcp::http=info"}
     results: dict = {"http": {}, "stdio": {}}
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"

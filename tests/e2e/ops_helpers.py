@@ -156,6 +156,9 @@ def haproxy(dir: Path, port: int, replicas: list[tuple[int, int]]) -> Iterator[s
     cfg = cfg.replace("bind 127.0.0.1:8930", f"bind 127.0.0.1:{port}")
     cfg = cfg.replace("/etc/haproxy/warden-503.http", str(DEPLOY / "warden-503.http"))
     cfg = re.sub(r"^    server .*\n", "", cfg, flags=re.M)
+    # The documented file names three replicas: route only to those that run here.
+    for n in range(len(replicas) + 1, 10):
+        cfg = re.sub(rf"^    use-server r{n} .*\n", "", cfg, flags=re.M)
     cfg += "".join(
         f"    server r{i + 1} 127.0.0.1:{mcp} check port {admin}\n" for i, (mcp, admin) in enumerate(replicas)
     )
