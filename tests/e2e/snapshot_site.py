@@ -182,6 +182,31 @@ def shop_page(rows: int) -> str:
     )
 
 
+def api_index(entries: int) -> str:
+    """A documentation site's index of every item, built of divs like a generated one: a fixed
+    sidebar, then thousands of entries in document order. Dozens of names contain "map"
+    (`HashMap`, `map_err`, `Mapping…`), and the one named exactly `Map` comes late."""
+    stems = ["Mapping", "HashMap", "map_err", "flat_map", "BTreeMap", "MapEntry", "Heatmap", "Roadmap"]
+    others = ["Vec", "String", "Option", "Result", "Iterator", "Reader", "Writer", "Buffer"]
+    rows = []
+    for i in range(entries):
+        name = f"{stems[i % len(stems)]}{i}" if i % 30 == 0 else f"{others[i % len(others)]}{i}"
+        desc = "Returns a map of the entries." if i % 400 == 7 else f"Item number {i} of the crate."
+        if i == entries - 40:
+            name, desc = "Map", "The trait every map type implements."
+        rows.append(
+            f'<div class="idx-row"><div class="idx-name"><a href="/api/{name}">{name}</a></div>'
+            f'<div class="idx-desc">{desc}</div></div>'
+        )
+    return page(
+        "Index — docs",
+        f"""<style>.side{{position:fixed;left:0;top:0;width:180px}}.main{{margin-left:200px}}
+.idx-row{{display:flex;gap:12px}}.idx-name{{width:240px}}</style>
+<div class=side><div class=logo>docs</div><div><a href="/">Home</a></div><div><a href="/api">API</a></div></div>
+<div class=main><div class=title>All items</div><div class=list>{"".join(rows)}</div></div>""",
+    )
+
+
 PAGES = {
     "/divs": DIVS,
     "/mdbook": MDBOOK,
@@ -192,4 +217,5 @@ PAGES = {
     "/veil": VEIL,
     "/labels": LABELS,
     "/shop": shop_page(3000),
+    "/api-index": api_index(3000),
 }

@@ -163,13 +163,48 @@ async def test_find_gives_each_match_its_rows_controls(start_warden, write_manif
 
         # Many matches: bounded, with the hint to narrow.
         many = await ok(w, "browse_find", {"query": "Oak Chair", "limit": 5}, timeout=90)
-        assert many.startswith("600 match(es)") and "first 5 shown" in many, many[:300]
+        assert many.startswith("600 match(es)") and "shown: 1 to 5; offset 5 shows the next" in many, many[:300]
         assert len(many.splitlines()) <= 11, many
 
         # Documentation: a method's heading comes with the "Source" link beside it.
         await ok(w, "browse_navigate", {"url": site.url("/rustdoc")})
         found = await ok(w, "browse_find", {"query": "pub fn op17("})
         assert re.search(r'in section: .*@e\d+ \[link\] "Source"', found), found
+
+
+async def test_find_ranks_the_exact_name_first_and_pages_through_the_rest(start_warden, write_manifest, site) -> None:
+    """On a huge index, the entry named exactly like the query comes first, however late it is
+    in the document; the count says how many there are and `offset` gets every one, once."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        await ok(w, "browse_navigate", {"url": site.url("/api-index")}, timeout=90)
+        found = await ok(w, "browse_find", {"query": "map", "limit": 5}, timeout=90)
+        lines = found.splitlines()
+        m = re.match(r"(\d+) match\(es\) for \"map\" .*best first: 1 exact, (\d+) whole word", lines[0])
+        assert m, found
+        total = int(m.group(1))
+        assert total > 90, found
+        first = re.match(r'@e(\d+) \[link\] "Map"', lines[1])
+        assert first, found
+        # The next are the whole-word matches ("Returns a map of …", "every map type").
+        assert "- Returns a map of the entries." in found or "every map type" in found, found
+
+        # Paging: every match once, in the order promised.
+        seen: list[str] = []
+        offset = 0
+        while offset < total:
+            page_text = await ok(w, "browse_find", {"query": "map", "limit": 50, "offset": offset}, timeout=90)
+            header, *rest = page_text.splitlines()
+            assert f"shown: {offset + 1} to {min(offset + 50, total)}" in header, header
+            seen += [line for line in rest if not line.startswith("  ")]
+            offset += 50
+        assert len(seen) == total, (len(seen), total)
+        assert seen[0].startswith("@e") and '"Map"' in seen[0], seen[:3]
+        past = await ok(w, "browse_find", {"query": "map", "offset": total}, timeout=90)
+        assert f"none from offset {total}" in past, past
+
+        # The ref is usable as it is.
+        await ok(w, "browse_click", {"ref": int(first.group(1))}, timeout=90)
+        assert "/api/Map" in site.requests, site.requests[-5:]
 
 
 def png_pixels(data: bytes, max_rows: int) -> tuple[int, int, list[bytes]]:

@@ -26,17 +26,74 @@ fn group(e: &Element) -> Option<(u32, &str, &str)> {
     Some((e.frame, id, kind))
 }
 
-fn matches(e: &Element, query: &str, role: Option<&str>) -> bool {
-    if role.is_some_and(|r| r != e.role) {
-        return false;
+/// How well an element matches, best first: where the query stands in its accessible name
+/// (the whole name, a whole word, the start of a word, inside a word), then a match only in
+/// its value or attributes. On a large page the one the agent wants is rarely the first in
+/// document order (a heading "Map" after 80 "Mapping …" links), so matches are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    Exact,
+    Word,
+    Prefix,
+    Inside,
+    Elsewhere,
+}
+
+impl Rank {
+    fn label(self) -> &'static str {
+        match self {
+            Rank::Exact => "exact",
+            Rank::Word => "whole word",
+            Rank::Prefix => "word start",
+            Rank::Inside => "inside a word",
+            Rank::Elsewhere => "value or attribute",
+        }
     }
-    e.name.to_lowercase().contains(query)
-        || e.value
+}
+
+/// Where `query` (lowercase, not empty) stands in `text`, the best place it occurs.
+fn rank_in(text: &str, query: &str) -> Option<Rank> {
+    let lower = text.trim().to_lowercase();
+    if lower == query {
+        return Some(Rank::Exact);
+    }
+    // A query that starts or ends with punctuation (`op17(`) needs no boundary there.
+    let open_start = !query.starts_with(char::is_alphanumeric);
+    let open_end = !query.ends_with(char::is_alphanumeric);
+    let mut best: Option<Rank> = None;
+    for (at, _) in lower.match_indices(query) {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + query.len()..].chars().next();
+        let starts = open_start || before.is_none_or(|c| !c.is_alphanumeric());
+        let ends = open_end || after.is_none_or(|c| !c.is_alphanumeric());
+        let here = match (starts, ends) {
+            (true, true) => Rank::Word,
+            (true, false) => Rank::Prefix,
+            _ => Rank::Inside,
+        };
+        best = Some(best.map_or(here, |b| b.min(here)));
+        if here == Rank::Word {
+            break;
+        }
+    }
+    best
+}
+
+/// How `e` matches `query` (lowercase), or `None`.
+fn rank(e: &Element, query: &str, role: Option<&str>) -> Option<Rank> {
+    if role.is_some_and(|r| r != e.role) {
+        return None;
+    }
+    rank_in(&e.name, query).or_else(|| {
+        let elsewhere = e
+            .value
             .as_deref()
             .is_some_and(|v| v.to_lowercase().contains(query))
-        || e.attributes
-            .iter()
-            .any(|(k, v)| !internal(k) && v.to_lowercase().contains(query))
+            || e.attributes
+                .iter()
+                .any(|(k, v)| !internal(k) && v.to_lowercase().contains(query));
+        elsewhere.then_some(Rank::Elsewhere)
+    })
 }
 
 fn cut(s: &str, max: usize) -> String {
@@ -144,34 +201,61 @@ fn context(snap: &Snapshot, at: usize, refs: &mut RefMap) -> Option<String> {
     Some(line)
 }
 
-/// The answer of `browse_find`: a count, then each match (at most `limit`) with its context.
+/// The answer of `browse_find`: a count, then the matches best first (see [`Rank`]; in
+/// document order within a rank), `limit` of them from `offset`, each with its context.
 pub fn find(
     snap: &Snapshot,
     refs: &mut RefMap,
     query: &str,
     role: Option<&str>,
     limit: usize,
+    offset: usize,
 ) -> String {
-    let q = query.to_lowercase();
+    let q = query.trim().to_lowercase();
     let frames: Vec<String> = snap.frames.iter().map(|f| f.name.clone()).collect();
-    let hits: Vec<usize> = (0..snap.elements.len())
-        .filter(|&i| matches(&snap.elements[i], &q, role))
+    let mut hits: Vec<(Rank, usize)> = (0..snap.elements.len())
+        .filter_map(|i| rank(&snap.elements[i], &q, role).map(|r| (r, i)))
         .collect();
+    hits.sort();
     let mut out = format!(
         "{} match(es) for \"{}\" on {}",
         hits.len(),
         query,
         snap.meta.url
     );
-    if hits.len() > limit {
+    let counts: Vec<String> = [
+        Rank::Exact,
+        Rank::Word,
+        Rank::Prefix,
+        Rank::Inside,
+        Rank::Elsewhere,
+    ]
+    .iter()
+    .filter_map(|&r| {
+        let n = hits.iter().filter(|(h, _)| *h == r).count();
+        (n > 0).then(|| format!("{n} {}", r.label()))
+    })
+    .collect();
+    if hits.len() > 1 {
+        out.push_str(&format!(", best first: {}", counts.join(", ")));
+    }
+    let end = offset.saturating_add(limit).min(hits.len());
+    if offset >= hits.len() && !hits.is_empty() {
         out.push_str(&format!(
-            " (first {limit} shown; raise limit for more, or narrow the query or role)"
+            "; none from offset {offset} (offset 0 starts from the best)"
         ));
+    } else if offset > 0 || end < hits.len() {
+        out.push_str(&format!("; shown: {} to {end}", offset + 1));
+        if end < hits.len() {
+            out.push_str(&format!(
+                "; offset {end} shows the next, or narrow the query or role"
+            ));
+        }
     }
     out.push('\n');
     // A container shared by several matches is shown once.
     let mut seen = HashSet::new();
-    for &i in hits.iter().take(limit) {
+    for &(_, i) in hits.iter().skip(offset).take(limit) {
         let e = &snap.elements[i];
         if e.interactive || e.role == "heading" {
             out.push_str(&render::element_line(e, refs, Mode::Full, &frames));
@@ -244,7 +328,7 @@ mod tests {
         }
         let s = snap(els);
         let mut refs = RefMap::default();
-        let out = find(&s, &mut refs, "vase 1", None, 20);
+        let out = find(&s, &mut refs, "vase 1", None, 20, 0);
         assert!(out.starts_with("1 match(es)"), "{out}");
         assert!(out.contains("@e1 [link] \"Vase 1\""), "{out}");
         assert!(
@@ -253,7 +337,7 @@ mod tests {
         );
         assert_eq!(refs.handle(2).ok(), Some(13));
         // "row" is a group kind, not page text: it matches nothing.
-        assert!(find(&s, &mut refs, "row", None, 20).starts_with("0 match"));
+        assert!(find(&s, &mut refs, "row", None, 20, 0).starts_with("0 match"));
     }
 
     #[test]
@@ -265,6 +349,7 @@ mod tests {
             "needle",
             None,
             20,
+            0,
         );
         let line = out.lines().nth(1).unwrap_or_default();
         assert!(line.starts_with("- …a") && line.ends_with("b…"), "{line}");
@@ -278,10 +363,73 @@ mod tests {
         for i in 0..20u64 {
             els.push(el(10 + i, "link", &format!("Link {i}"), Some("9 section")));
         }
-        let out = find(&snap(els), &mut RefMap::default(), "link 10", None, 20);
+        let out = find(&snap(els), &mut RefMap::default(), "link 10", None, 20, 0);
         assert!(out.contains("(+11 more)"), "{out}");
         let context = out.lines().nth(2).unwrap_or_default();
         assert_eq!(context.matches("@e").count(), CONTEXT_REFS, "{out}");
         assert!(context.contains("\"Link 9\"") && context.contains("\"Link 11\""));
+    }
+
+    #[test]
+    fn a_query_ranks_where_it_stands_in_a_name() {
+        assert_eq!(rank_in("  Map ", "map"), Some(Rank::Exact));
+        assert_eq!(rank_in("Site map and index", "map"), Some(Rank::Word));
+        assert_eq!(rank_in("Mapping tables", "map"), Some(Rank::Prefix));
+        assert_eq!(rank_in("Heatmaps", "map"), Some(Rank::Inside));
+        // The best place in the name counts, not the first.
+        assert_eq!(rank_in("heatmap, map", "map"), Some(Rank::Word));
+        assert_eq!(rank_in("Roadmap", "map"), Some(Rank::Inside));
+        assert_eq!(rank_in("nothing here", "map"), None);
+        // Punctuation at the query's edge needs no word boundary there.
+        assert_eq!(
+            rank_in("pub fn op17(&self)", "pub fn op17("),
+            Some(Rank::Word)
+        );
+        assert_eq!(rank_in("Straße", "straße"), Some(Rank::Exact));
+    }
+
+    #[test]
+    fn the_best_match_comes_first_however_late_it_is_and_the_rest_page() {
+        let mut els: Vec<Element> = (0..88u64)
+            .map(|i| el(i + 1, "link", &format!("Mapping {i}"), None))
+            .collect();
+        els.push(el(200, "link", "Heatmap", None));
+        els.push(el(201, "link", "Map", None));
+        els.push(el(202, "link", "The map room", None));
+        let mut value = el(203, "textbox", "Search", None);
+        value.value = Some("map".into());
+        els.push(value);
+        let s = snap(els);
+        let mut refs = RefMap::default();
+        let out = find(&s, &mut refs, "Map", None, 5, 0);
+        // The matches' lines, without their context lines.
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("  ")).collect();
+        assert!(
+            lines[0].starts_with("92 match(es) for \"Map\"")
+                && lines[0].contains(
+                    "best first: 1 exact, 1 whole word, 88 word start, 1 inside a word, 1 value or attribute"
+                )
+                && lines[0].contains("shown: 1 to 5; offset 5 shows the next"),
+            "{out}"
+        );
+        assert!(lines[1].contains("[link] \"Map\""), "{out}");
+        assert!(lines[2].contains("\"The map room\""), "{out}");
+        assert!(lines[3].contains("\"Mapping 0\""), "{out}");
+
+        let last = find(&s, &mut refs, "map", None, 5, 90);
+        assert!(
+            last.lines()
+                .next()
+                .is_some_and(|l| l.contains("shown: 91 to 92")),
+            "{last}"
+        );
+        assert!(!last.contains("offset 92"), "{last}");
+        assert!(
+            last.contains("\"Heatmap\"") && last.contains("[textbox]"),
+            "{last}"
+        );
+        let past = find(&s, &mut refs, "map", None, 5, 500);
+        assert!(past.contains("none from offset 500"), "{past}");
+        assert_eq!(past.lines().count(), 1, "{past}");
     }
 }

@@ -97,6 +97,8 @@ struct FindArgs {
     /// Like button, link.
     role: Option<String>,
     limit: Option<usize>,
+    /// Skip this many of the ranked matches.
+    offset: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -270,6 +272,7 @@ fn browse_find(args: FindArgs) -> Result<String, ToolError> {
             &args.query,
             args.role.as_deref(),
             limit,
+            args.offset.unwrap_or(0),
         ))
     })
 }
@@ -375,8 +378,8 @@ fn plugin() -> Plugin {
         .tool(
             Tool::new("browse_find", browse_find)
                 .description(
-                    "Find text anywhere on the page, beyond the snapshot's budget; matches come \
-                     with their @eN ref.",
+                    "Find text anywhere on the page, beyond the snapshot's budget; best matches \
+                     first (exact, whole word, word start), each with its @eN ref.",
                 )
                 .read_only(),
         )
