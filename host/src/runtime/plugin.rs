@@ -170,9 +170,13 @@ impl Factory {
     /// next call. One idle instance per conversation (a second, from a parallel call, is
     /// dropped), at most `limits.concurrency` in all (the one idle longest goes first).
     fn keep(self: &Arc<Self>, conversation: Arc<str>, instance: Instance) {
+        // Whatever is dropped is dropped after the lock is released: freeing an instance
+        // returns its memory to the pool, which other calls' `take` should not wait for.
         let dropped = {
             let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
             if idle.by_conversation.contains_key(&conversation) {
+                drop(idle);
+                drop(instance);
                 return;
             }
             let oldest = (idle.by_conversation.len() >= self.config.limits.concurrency)
