@@ -4,8 +4,10 @@ served on 127.0.0.1 by the tests themselves: `start_actions_site()` answers GET 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
+import time
 import urllib.parse
 
 from browser_site import page
@@ -158,6 +160,23 @@ document.getElementById('q').addEventListener('input', async (e) => {
 """,
 )
 
+# A flight search whose button reports the search to a tracker (which answers only after
+# TRACKER_DELAY seconds) and then submits the form: the navigation cuts the report off.
+TRACKER_DELAY = 20
+FLIGHTS = page(
+    "Flights",
+    """
+<div class=app><div class=nav><div class=brand>Fly</div><div class=nav-item>Trips</div></div>
+<form id=f action=/sorted class=panel>
+  <div class=row><div class=lbl>From</div><input name=from aria-label=From value=BER></div>
+  <div class=row><div class=lbl>Sort</div><input name=by aria-label=Sort value=cheapest></div>
+  <div class=row><div class=btn role=button tabindex=0 onclick="
+    fetch('/api/track?event=search', {method: 'POST', body: 'x'});
+    setTimeout(() => document.getElementById('f').submit(), 30);">Search flights</div></div>
+</form></div>
+""",
+)
+
 # Pages that move on by themselves once loaded: a load handler that redirects, and one that
 # fetches the page's data and renders it (what a navigation answers must be the page the
 # agent will act on).
@@ -189,12 +208,21 @@ PAGES = {
     "/search": SEARCH,
     "/bounce": BOUNCE,
     "/loader": LOADER,
+    "/flights": FLIGHTS,
 }
 
 
 class ActionsSite(LocalSite):
     def __init__(self) -> None:
         class Handler(QuietHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                # The tracker: answers late, if the page is still there to hear it.
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                time.sleep(TRACKER_DELAY)
+                with contextlib.suppress(OSError):
+                    self.send_response(204)
+                    self.end_headers()
+
             def do_GET(self) -> None:  # noqa: N802
                 path, _, query = self.path.partition("?")
                 kind = "text/html; charset=utf-8"

@@ -146,3 +146,21 @@ async def test_pdf_is_an_embedded_resource(start_warden, write_manifest, site) -
         assert "page ranges" in bad, bad
         bad = await err(w, "browse_pdf", {"paper": "b7"})
         assert "letter, legal" in bad, bad
+
+
+async def test_a_request_the_navigation_cut_off_holds_up_nothing(start_warden, write_manifest, site) -> None:
+    """The search button reports to a tracker that answers after 20 s, then submits the form.
+    The results page is the click's answer, and the cut-off report is finished in the network
+    log (the page that sent it is gone), not pending: nothing will ever wait for it."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/flights")})
+        search = ref_of(snap, "button", "Search flights")
+        clicked = await ok(w, "browse_click", {"ref": search})
+        assert "/sorted?from=BER&by=cheapest" in clicked, clicked
+        log = await ok(w, "browse_network", {"url": "*/api/track*"})
+        line = next((l for l in log.splitlines() if "/api/track" in l), "")
+        assert line and "(pending)" not in line and "FAILED" in line, log
+        # And the next action is not held up by it either.
+        back = await ok(w, "browse_navigate", {"url": site.url("/flights")})
+        assert "Search flights" in back, back
+

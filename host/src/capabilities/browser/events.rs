@@ -9,7 +9,7 @@ use super::downloads;
 use super::guard::Guard;
 use super::live::Live;
 use super::routes::{self, Action};
-use super::state::{Dialog, MAX_TRACKED_REQUESTS, State, TabState};
+use super::state::{Dialog, InFlight, MAX_TRACKED_REQUESTS, State, TabState};
 use crate::audit::GuestScope;
 use serde_json::{Value, json};
 use url::Url;
@@ -335,7 +335,12 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
             // A redirect keeps its request id and its place.
             tab.requests
                 .entry(s(p, "requestId").to_string())
-                .or_insert(seq);
+                .or_insert_with(|| InFlight {
+                    seq,
+                    loader: s(p, "loaderId").to_string(),
+                    frame: s(p, "frameId").to_string(),
+                    document: s(p, "type") == "Document",
+                });
         }
         "Network.loadingFinished" | "Network.loadingFailed" => {
             finished = tab.requests.remove(s(p, "requestId")).is_some();
@@ -357,7 +362,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
             let name = s(p, "name");
             let loader = s(p, "loaderId");
             if name == "init" || loader != tab.loader {
-                if commit(tab, loader) {
+                if commit(tab, &target, loader) {
                     effects.push(Effect::DropHistory {
                         session: session.to_string(),
                     });
@@ -394,7 +399,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
                 // load must not be answered by the previous document's lifecycle.
                 let loader = s(frame, "loaderId");
                 if !loader.is_empty() && loader != tab.loader {
-                    if commit(tab, loader) {
+                    if commit(tab, &target, loader) {
                         effects.push(Effect::DropHistory {
                             session: session.to_string(),
                         });
@@ -431,9 +436,13 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
     }
 }
 
-/// The main frame shows document `loader` now; true when that ended a secret hold.
-fn commit(tab: &mut TabState, loader: &str) -> bool {
+/// The main frame of tab `target` shows document `loader` now; true when that ended a
+/// secret hold.
+fn commit(tab: &mut TabState, target: &str, loader: &str) -> bool {
     let from = std::mem::replace(&mut tab.loader, loader.to_string());
+    if from != loader {
+        tab.abandon_requests_before(loader, target);
+    }
     from != loader && tab.hold.committed(&from, loader)
 }
 

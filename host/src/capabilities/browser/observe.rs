@@ -268,6 +268,18 @@ impl TabLog {
         true
     }
 
+    /// Request `request` will never be answered: the document that started it was
+    /// replaced. Its entry, still waiting, is finished as such; a late event of it still
+    /// finds the entry (and may say more) rather than starting a new one.
+    pub fn abandon(&mut self, request: &str) {
+        if let Some(entry) = self.entry(request)
+            && !entry.done
+        {
+            entry.failure = Some("abandoned: the page that sent it was replaced".into());
+            entry.done = true;
+        }
+    }
+
     fn entry(&mut self, request: &str) -> Option<&mut NetEntry> {
         let seq = *self.requests.get(request)?;
         self.network.get_mut(seq)

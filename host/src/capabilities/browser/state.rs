@@ -28,6 +28,18 @@ pub struct Owner {
     pub scope: GuestScope,
 }
 
+/// A request in flight that an action may wait for.
+#[derive(Debug, Clone, Default)]
+pub struct InFlight {
+    /// The tab's `request_seq` when it started.
+    pub seq: u64,
+    /// The document (loader id) that started it, and its frame.
+    pub loader: String,
+    pub frame: String,
+    /// A navigation request (a document's own load).
+    pub document: bool,
+}
+
 /// What the provider knows about one tab.
 pub struct TabState {
     pub session: String,
@@ -60,9 +72,8 @@ pub struct TabState {
     pub same_doc_seq: u64,
     /// When the tab attached, in the browser's order: tabs are listed by it.
     pub opened: u64,
-    /// Requests in flight (request id to the `request_seq` it started at); an action waits
-    /// for those it started to finish.
-    pub requests: HashMap<String, u64>,
+    /// Requests in flight by request id; an action waits for those it started to finish.
+    pub requests: HashMap<String, InFlight>,
     pub request_seq: u64,
     /// How many downloads the tab's frames have started.
     pub download_seq: u64,
@@ -160,6 +171,26 @@ impl TabState {
         }
     }
 
+    /// The main frame now shows document `loader`: the requests the documents it replaced
+    /// started (their fetches, their frames' loads) will never be answered to anyone, and the
+    /// browser does not always say so; they are finished here, in the network log too, so no
+    /// action waits for them. Navigation requests of the main frame are the navigations'
+    /// own to wait for.
+    pub fn abandon_requests_before(&mut self, loader: &str, main_frame: &str) {
+        let gone: Vec<String> = self
+            .requests
+            .iter()
+            .filter(|(_, r)| {
+                !r.loader.is_empty() && r.loader != loader && !(r.document && r.frame == main_frame)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            self.requests.remove(&id);
+            self.log.abandon(&id);
+        }
+    }
+
     /// Does the document the tab shows hold a secret the host typed (`holding.rs`)?
     pub fn holds_secret(&self) -> bool {
         self.hold.holds(&self.loader)
@@ -167,14 +198,14 @@ impl TabState {
 
     /// Requests in flight that started after `seq`.
     pub fn requests_since(&self, seq: u64) -> usize {
-        self.requests.values().filter(|s| **s > seq).count()
+        self.requests.values().filter(|r| r.seq > seq).count()
     }
 
     /// Requests in flight that started after `after`, up to and including `upto`.
     pub fn requests_between(&self, after: u64, upto: u64) -> usize {
         self.requests
             .values()
-            .filter(|s| **s > after && **s <= upto)
+            .filter(|r| r.seq > after && r.seq <= upto)
             .count()
     }
 }

@@ -388,6 +388,89 @@ fn requests_in_flight_are_counted_until_they_finish() {
 }
 
 #[test]
+fn requests_of_a_replaced_document_are_finished_with_it() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    let nav = |loader: &str| json!({ "frame": { "id": "T1", "loaderId": loader, "url": "http://127.0.0.1:8000/" } });
+    on(&mut st, "T1", "Page.frameNavigated", nav("L1"));
+    let seq = st.tabs["T1"].request_seq;
+    let sent = |id: &str, loader: &str, frame: &str, kind: &str| {
+        json!({ "requestId": id, "loaderId": loader, "frameId": frame, "type": kind, "timestamp": 1.0,
+                "request": { "url": format!("http://127.0.0.1:8000/{id}"), "method": "GET" } })
+    };
+    // The search page's suggestions fetch, a frame's document and a frame's fetch: all of
+    // the document the click replaces; then the results page's own navigation request.
+    on(
+        &mut st,
+        "T1",
+        "Network.requestWillBeSent",
+        sent("F1", "L1", "T1", "Fetch"),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Network.requestWillBeSent",
+        sent("D1", "LF", "F9", "Document"),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Network.requestWillBeSent",
+        sent("F2", "LF", "F9", "XHR"),
+    );
+    on(
+        &mut st,
+        "T1",
+        "Network.requestWillBeSent",
+        sent("N2", "L2", "T1", "Document"),
+    );
+    assert_eq!(st.tabs["T1"].requests_since(seq), 4);
+
+    on(&mut st, "T1", "Page.frameNavigated", nav("L2"));
+    let t = &st.tabs["T1"];
+    assert_eq!(
+        t.requests_since(seq),
+        1,
+        "only the new document's own load is left"
+    );
+    assert!(t.requests.contains_key("N2"));
+    let log = |st: &mut State| {
+        st.tabs
+            .get_mut("T1")
+            .expect("the tab")
+            .log
+            .network
+            .read(false, false)
+    };
+    let entries = log(&mut st);
+    let (_, fetch) = entries
+        .iter()
+        .find(|(_, e)| e.url.ends_with("/F1"))
+        .expect("the fetch is logged");
+    assert!(fetch.done, "not pending any more");
+    assert!(
+        fetch
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with("abandoned")),
+        "{fetch:?}"
+    );
+    let (_, own) = entries
+        .iter()
+        .find(|(_, e)| e.url.ends_with("/N2"))
+        .expect("the navigation is logged");
+    assert!(!own.done, "the new document's load goes on");
+    // The browser's late word on it changes the entry, and adds none.
+    on(
+        &mut st,
+        "T1",
+        "Network.loadingFailed",
+        json!({ "requestId": "F1", "timestamp": 2.0, "errorText": "net::ERR_ABORTED", "type": "Fetch" }),
+    );
+    assert_eq!(log(&mut st).len(), entries.len());
+}
+
+#[test]
 fn the_guard_answers_every_paused_request_once() {
     let mut st = state();
     attach(&mut st, "T1", None);
