@@ -207,7 +207,19 @@ def api_index(entries: int) -> str:
     )
 
 
+# A task page like a benchmark's: the instruction in a div, its quoted words to be typed
+# exactly, an unlabeled box below it, and a div for a button.
+TASK = page(
+    "Task",
+    """<div id=wrap><div id=query>Type "Harbor 7" into the box, then press "Go".</div>
+<div id=area><input type=text id=tt><div class=btn role=button tabindex=0
+  onclick="document.getElementById('done').textContent = 'got ' + tt.value">Go</div></div>
+<div id=done></div></div>""",
+)
+
+
 PAGES = {
+    "/task": TASK,
     "/divs": DIVS,
     "/mdbook": MDBOOK,
     "/rustdoc": RUSTDOC,

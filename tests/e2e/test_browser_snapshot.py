@@ -207,6 +207,19 @@ async def test_find_ranks_the_exact_name_first_and_pages_through_the_rest(start_
         assert "/api/Map" in site.requests, site.requests[-5:]
 
 
+async def test_a_snapshot_repeats_the_pages_quotes_as_they_are(start_warden, write_manifest, site) -> None:
+    """The words an agent must type come back character for character: a quote of the page's
+    is escaped, never turned into another character."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/task")}, timeout=90)
+        # The instruction names the unlabeled box (`~"..."`), its quotes escaped.
+        assert '~"Type \\"Harbor 7\\" into the box, then press \\"Go\\"."' in snap, snap
+        everything = await full(w)
+        found = await ok(w, "browse_find", {"query": "Harbor"}, timeout=90)
+        for text in (snap, everything, found):
+            assert "'Harbor 7'" not in text and "'Go'" not in text, text
+
+
 def png_pixels(data: bytes, max_rows: int) -> tuple[int, int, list[bytes]]:
     """Width, height and the first rows (RGB or RGBA bytes) of an 8-bit, non-interlaced PNG."""
     import struct

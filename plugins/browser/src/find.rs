@@ -137,10 +137,10 @@ fn short(e: &Element, refs: &mut RefMap) -> String {
         ""
     };
     format!(
-        "@e{} [{}] {inferred}\"{}\"",
+        "@e{} [{}] {inferred}{}",
         refs.ref_of(e.handle),
         e.role,
-        cut(&e.name, 40).replace('"', "'")
+        render::quoted(&cut(&e.name, 40))
     )
 }
 
@@ -185,10 +185,8 @@ fn context(snap: &Snapshot, at: usize, refs: &mut RefMap) -> Option<String> {
         format!("  in {kind}:")
     };
     if !text.is_empty() {
-        line.push_str(&format!(
-            " \"{}\"",
-            cut(&text.join(" · "), CONTEXT_CHARS).replace('"', "'")
-        ));
+        line.push(' ');
+        line.push_str(&render::quoted(&cut(&text.join(" · "), CONTEXT_CHARS)));
     }
     let shown: Vec<String> = controls.iter().map(|&i| short(&els[i], refs)).collect();
     if !shown.is_empty() {

@@ -41,7 +41,13 @@ fn quote(s: &str, max: usize) -> String {
     } else {
         s.to_string()
     };
-    format!("\"{}\"", s.replace('"', "'"))
+    quoted(&s)
+}
+
+/// `s` in double quotes, character for character: a quote of the page's is escaped (`\"`),
+/// never changed into another character an agent would then fail to match.
+pub fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\\\""))
 }
 
 const STATES: &[(ElementStates, &str)] = &[
@@ -285,6 +291,15 @@ mod tests {
             warnings: vec![],
             lines: lines.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn a_name_is_quoted_character_for_character() {
+        assert_eq!(
+            quote(r#"Type "blue" and press Enter"#, 200),
+            r#""Type \"blue\" and press Enter""#
+        );
+        assert_eq!(quote("it's", 200), "\"it's\"");
     }
 
     #[test]
