@@ -238,7 +238,9 @@ pub fn find(
         out.push_str(&format!(", best first: {}", counts.join(", ")));
     }
     let end = offset.saturating_add(limit).min(hits.len());
-    if offset >= hits.len() && !hits.is_empty() {
+    if hits.is_empty() {
+        // Nothing to show, whatever the offset.
+    } else if offset >= hits.len() {
         out.push_str(&format!(
             "; none from offset {offset} (offset 0 starts from the best)"
         ));
@@ -426,8 +428,10 @@ mod tests {
             last.contains("\"Heatmap\"") && last.contains("[textbox]"),
             "{last}"
         );
-        let past = find(&s, &mut refs, "map", None, 5, 500);
-        assert!(past.contains("none from offset 500"), "{past}");
+        let past = find(&s, &mut refs, "map", None, 5, usize::MAX);
+        assert!(past.contains("none from offset"), "{past}");
         assert_eq!(past.lines().count(), 1, "{past}");
+        let none = find(&s, &mut refs, "zebra", None, 5, usize::MAX);
+        assert_eq!(none, "0 match(es) for \"zebra\" on http://x/\n");
     }
 }
