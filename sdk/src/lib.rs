@@ -74,7 +74,8 @@
 //!
 //! - [`context`]: progress, logging and cancellation of the current call (always granted).
 //! - [`state`]: what the plugin keeps between calls, per conversation, held by the host
-//!   (always granted). Each call runs in a fresh instance: statics live for one call.
+//!   (always granted). Statics are only a cache: an instance serves one conversation, and
+//!   a call may run in a fresh one.
 //! - [`capture`]: HTTP fetched by the host, allowed by the manifest's `capture` grant.
 //! - [`browser`], [`terminal`], [`sftp`], [`rdp`]: the other capabilities.
 //!

@@ -175,8 +175,8 @@ pub struct Tool {
     name: String,
     title: Option<String>,
     description: String,
-    /// Made on first use: every call runs in a fresh instance, and only the listing needs
-    /// the schemas, so a call does not pay for generating them.
+    /// Made on first use: only the listing needs the schemas, so a call in a fresh instance
+    /// does not pay for generating them.
     input_schema: OnceLock<Schema>,
     output_schema: OnceLock<Option<Schema>>,
     make_schemas: MakeSchemas,

@@ -1,8 +1,8 @@
 """Calls run side by side, each in an instance of its own. A slow call (a long command, a
 page that takes its time, a plugin that sleeps, a user who never answers a question) never
 holds up another call of the same plugin: not another client's over HTTP, and not another
-call of the one local client over stdio. And an instance never serves two calls, so what a
-plugin leaves in its memory never reaches another client.
+call of the one local client over stdio. And an instance never serves two conversations, so
+what a plugin leaves in its memory never reaches another client.
 
 The time bounds are loose on purpose (a loaded 2-core CI machine): before calls ran
 concurrently the fast call waited for the slow one (2.7 to 3.7 s); here it must come back
