@@ -13,6 +13,8 @@ export type Page = { [K in keyof raw.Page]: Async<raw.Page[K]> };
 
 /** Open a tab in `session` (created on first use; "default" when none is given). */
 export declare const openPage: (session?: string) => Promise<Page>;
+/** The session's first tab, or a new one when it has none: concurrent calls share one. */
+export declare const firstPage: (session?: string) => Promise<Page>;
 /** Take hold of a tab of the session by id (a popup, for instance). */
 export declare const attachTab: (session: string | undefined, id: string) => Promise<Page>;
 export declare const listTabs: Async<typeof raw.listTabs>;

@@ -97,6 +97,13 @@ pub fn open_page(session: Option<&str>) -> Result<Page, CapabilityError> {
     Ok(Page(wit::open_page(session)?))
 }
 
+/// The first tab of `session`, or a new one when it has none (the session is created on
+/// first use). Calls of one agent that race to its first tab share one, where each
+/// [`open_page`] would open its own.
+pub fn first_page(session: Option<&str>) -> Result<Page, CapabilityError> {
+    Ok(Page(wit::first_page(session)?))
+}
+
 /// The tabs of `session`, including tabs its pages opened.
 pub fn list_tabs(session: Option<&str>) -> Result<Vec<TabInfo>, CapabilityError> {
     Ok(wit::list_tabs(session)?)

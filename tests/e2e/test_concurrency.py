@@ -225,6 +225,36 @@ async def test_a_waiting_tab_holds_up_no_other_tab_of_the_same_agent_over_stdio(
 
 
 @pytest.mark.usefixtures("chromium")
+async def test_an_agents_concurrent_first_navigations_share_one_tab(start_warden, write_manifest, reports_site):
+    """Five calls of one agent find its session without a tab at once (its first calls, or
+    after its tab closed or its browser went away): they open one tab between them, not one
+    each that the session keeps open and nobody is on."""
+    async with start_warden(browser_manifest(write_manifest, reports_site.origin)) as w:
+        ok(await w.call("browse_navigate", {"url": reports_site.url("/orders")}))
+
+        async def at_once(tool: str, args: dict) -> None:
+            results: list = []
+
+            async def one() -> None:
+                results.append(await w.call(tool, args))
+
+            async with anyio.create_task_group() as tg:
+                for _ in range(5):
+                    tg.start_soon(one)
+            for r in results:
+                ok(r)
+
+        for _ in range(3):
+            ok(await w.call("browse_tabs", {"action": "close", "tab": 1}))
+            # Five instances ready, so the five navigations start together.
+            await at_once("browse_tabs", {})
+            await at_once("browse_navigate", {"url": reports_site.url("/orders")})
+            tabs = ok(await w.call("browse_tabs", {}))
+            assert "1 tab(s)" in tabs, tabs
+        assert "New order" in ok(await w.call("browse_snapshot", {}))
+
+
+@pytest.mark.usefixtures("chromium")
 async def test_a_waiting_client_holds_up_no_other_client_over_http(warden_bin, warden_env, write_manifest, reports_site):
     manifest = browser_manifest(write_manifest, reports_site.origin)
     async with two_clients(warden_bin, warden_env, manifest) as (alice, bob):

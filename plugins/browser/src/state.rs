@@ -78,19 +78,27 @@ impl TabRefs {
 
     /// Tab `id` of `session`, with what earlier calls kept of it.
     fn attach(session: &str, id: &str) -> Result<Self, ToolError> {
-        let page = browser::attach_tab(Some(session), id)?;
-        let saved = kept::get(&tab_key(session, id));
+        Ok(Self::adopt(
+            session,
+            browser::attach_tab(Some(session), id)?,
+        ))
+    }
+
+    /// A tab of `session` this call holds now, with what earlier calls kept of it.
+    fn adopt(session: &str, page: Page) -> Self {
+        let id = page.id();
+        let saved = kept::get(&tab_key(session, &id));
         let tab: KeptTab = saved
             .as_deref()
             .and_then(|bytes| serde_json::from_slice(bytes).ok())
             .unwrap_or_default();
-        Ok(Self {
-            id: id.to_string(),
+        Self {
+            id,
             page,
             refs: tab.refs,
             last: tab.last,
             saved,
-        })
+        }
     }
 
     fn save(&mut self, session: &str) {
@@ -298,8 +306,10 @@ impl State {
         let session = self.session()?;
         session.attach_current(&name);
         if session.tabs.is_empty() {
-            let page = browser::open_page(Some(&name))?;
-            session.tabs.push(TabRefs::new(page));
+            // Another call of this agent may be opening the session's first tab right now:
+            // the host hands both the same one, with what that call keeps of it.
+            let page = browser::first_page(Some(&name))?;
+            session.tabs.push(TabRefs::adopt(&name, page));
             session.current = 0;
         }
         let i = session.current.min(session.tabs.len() - 1);

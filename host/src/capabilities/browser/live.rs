@@ -23,6 +23,7 @@ use super::state::{Owner, State, TabState};
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -56,6 +57,9 @@ pub struct Live {
     /// The local browser process, killed (and a temporary profile removed) when dropped;
     /// taken by [`Live::shutdown`] to close it cleanly.
     process: Mutex<Option<Launched>>,
+    /// One lock per context for [`Live::first_tab`]: calls of one agent that find its session
+    /// without a tab open one between them, while other contexts open theirs side by side.
+    opening: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl Drop for Live {
@@ -146,6 +150,7 @@ impl Live {
             reduced: AtomicU64::new(0),
             profile_session: provider.profile_session.clone(),
             process: Mutex::new(process),
+            opening: Mutex::default(),
         });
         if let Some(net_guard) = &live.net_guard {
             net_guard.bind(Arc::downgrade(&live), None);
@@ -359,6 +364,29 @@ impl Live {
         st.tabs.retain(|_, t| t.context != id);
         st.tell_census();
         Ok(())
+    }
+
+    /// The context's first tab, or a new blank one when it has none. Calls that race here
+    /// share one tab: without the lock, each of an agent's concurrent first navigations
+    /// would open a tab of its own and leave the others behind.
+    pub async fn first_tab(&self, context: &str) -> Result<String> {
+        let lock = {
+            let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(opening.entry(context.to_string()).or_default())
+        };
+        let opened = {
+            let _held = lock.lock().await;
+            match self.tabs_of(context).into_iter().next() {
+                Some((id, ..)) => Ok(id),
+                None => self.open_tab(context).await,
+            }
+        };
+        // The last caller out removes the entry, so closed contexts leave nothing behind.
+        let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if Arc::strong_count(&lock) == 2 {
+            opening.remove(context);
+        }
+        opened
     }
 
     /// Open a blank tab in a context and wait until its guard is installed.

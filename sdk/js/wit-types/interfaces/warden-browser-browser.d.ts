@@ -5,6 +5,12 @@ declare module 'warden:browser/browser@0.1.0' {
    */
   export function openPage(session: string | undefined): Page;
   /**
+   * The session's first tab, or a new one when it has none (the session is created on
+   * first use). Concurrent calls that find no tab share the one this opens, where each
+   * `open-page` would open its own.
+   */
+  export function firstPage(session: string | undefined): Page;
+  /**
    * The tabs of a session, including those the page opened itself.
    */
   export function listTabs(session: string | undefined): Array<TabInfo>;
@@ -321,7 +327,8 @@ declare module 'warden:browser/browser@0.1.0' {
    * The page or the browser cancelled it.
    * ## `"refused"`
    * 
-   * The plugin has no `grants.browser.download-dir`: the browser refused it.
+   * Refused: the plugin has no `grants.browser.download-dir`, or the page that
+   * started it held a secret the host typed (its name and URL are withheld then).
    * ## `"too-large"`
    * 
    * Larger than `grants.browser.download-max`: cancelled, nothing kept.

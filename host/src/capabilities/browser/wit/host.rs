@@ -26,6 +26,17 @@ impl Host for View<'_, BrowserCtx> {
         self.handle_for(session, target, live.generation).await
     }
 
+    async fn first_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
+        self.browser_allowed()?;
+        let session = self.session_key(session)?;
+        let live = self.session_browser(&session).await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        let target = live.first_tab(&context).await?;
+        self.handle_for(session, target, live.generation).await
+    }
+
     async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
         self.browser_allowed()?;
         let session = self.session_key(session)?;
