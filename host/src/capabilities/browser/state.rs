@@ -94,6 +94,10 @@ pub struct TabState {
     pub drag: Option<Value>,
     /// Console messages and requests (`observe.rs`).
     pub log: TabLog,
+    /// Nodes (backend ids) already marked clickable in Warden's world (`tab/clickable.rs`).
+    pub clickable: HashSet<u64>,
+    /// The last snapshot without and with text (`tab/snapshot.rs`).
+    pub snapshots: [Option<std::sync::Arc<super::tab::SnapshotKept>>; 2],
 }
 
 #[derive(Default)]
@@ -168,6 +172,8 @@ impl TabState {
             owner: None,
             drag: None,
             log: TabLog::default(),
+            clickable: HashSet::new(),
+            snapshots: [None, None],
         }
     }
 

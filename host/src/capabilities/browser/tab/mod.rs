@@ -6,6 +6,7 @@
 //! | `wait.rs` | waiting for text, a selector or a URL |
 //! | `script.rs` | frames, Warden's isolated world (`page.js`), evaluation |
 //! | `snapshot.rs` | the element snapshot of every frame |
+//! | `clickable.rs` | marking what the page made clickable with a listener alone |
 //! | `input.rs` | click, hover, focus, fill, type, press, select, check, upload, scroll |
 //! | `pointer.rs` | drags, taps, the forced click |
 //! | `dialog.rs` | JavaScript dialogs |
@@ -18,6 +19,7 @@
 //! for the same DOM node.
 
 mod capture;
+mod clickable;
 mod cookies;
 mod dialog;
 mod extract;
@@ -35,7 +37,7 @@ pub use input::Click;
 pub use navigate::WaitUntil;
 pub use pdf::PdfOptions;
 pub use pointer::{DragKind, DragTo};
-pub use snapshot::FrameSnapshot;
+pub use snapshot::{FrameSnapshot, Kept as SnapshotKept};
 pub use storage::Area as StorageArea;
 
 use super::error::{BrowserError, Result};

@@ -1,10 +1,21 @@
 //! The element snapshot: `page.js` `snapshot()` in every readable frame, each placed at its
-//! iframe's offset in the main frame's viewport.
+//! iframe's offset in the main frame's viewport. The last snapshot of each kind is kept:
+//! while no frame's document or stamp (`page.js` `stamp()`: a count of the DOM's mutations
+//! and of input, focus, hover and scroll events, the URL, the fields' values) changed, it is
+//! the answer, so paging through a huge page reads it once.
 
 use super::Tab;
 use super::script::Frame;
 use crate::capabilities::browser::error::Result;
 use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// A tab's last snapshot of one kind (with or without text), and what it was read from.
+pub struct Kept {
+    /// Each frame's id, and its document and stamp when it was read (none: not read).
+    stamps: Vec<(String, Option<(u32, String)>)>,
+    frames: Arc<Vec<FrameSnapshot>>,
+}
 
 /// What the snapshot of one frame gave.
 #[derive(Debug)]
@@ -18,9 +29,13 @@ pub struct FrameSnapshot {
 }
 
 impl Tab {
-    pub async fn snapshot(&self, include_text: bool) -> Result<Vec<FrameSnapshot>> {
+    pub async fn snapshot(&self, include_text: bool) -> Result<Arc<Vec<FrameSnapshot>>> {
         self.no_dialog()?;
         let frames = self.frames().await?;
+        if let Some(kept) = self.unchanged(&frames, include_text).await {
+            return Ok(kept);
+        }
+        let started = std::time::Instant::now();
         let mut out: Vec<FrameSnapshot> = Vec::with_capacity(frames.len());
         let call = format!("snapshot({})", json!({ "text": include_text }));
         // Which child of its parent each frame is, to find its iframe element's position.
@@ -33,6 +48,7 @@ impl Tab {
             }
         }
         for (i, frame) in frames.into_iter().enumerate() {
+            self.mark_clickable(&frame.id).await;
             let data = self.world(&frame.id, &call, None).await.ok();
             let offset = match frame.parent {
                 None => (0.0, 0.0),
@@ -58,6 +74,54 @@ impl Tab {
                 data,
             });
         }
+        let stamps = out
+            .iter()
+            .map(|f| {
+                let read = f.data.as_ref().and_then(|(doc, d)| {
+                    let version = d["version"].as_str()?;
+                    Some((*doc, version.to_string()))
+                });
+                (f.frame.id.clone(), read)
+            })
+            .collect();
+        tracing::debug!(
+            frames = out.len(),
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "snapshot read"
+        );
+        let out = Arc::new(out);
+        let kept = Arc::new(Kept {
+            stamps,
+            frames: Arc::clone(&out),
+        });
+        self.state(|t| t.snapshots[usize::from(include_text)] = Some(kept))?;
         Ok(out)
+    }
+
+    /// The kept snapshot of this kind, if every frame is the same document at the same
+    /// version as when it was read.
+    async fn unchanged(
+        &self,
+        frames: &[Frame],
+        include_text: bool,
+    ) -> Option<Arc<Vec<FrameSnapshot>>> {
+        let kept = self
+            .state(|t| t.snapshots[usize::from(include_text)].clone())
+            .ok()??;
+        if kept.stamps.len() != frames.len() {
+            return None;
+        }
+        for (frame, (id, stamp)) in frames.iter().zip(&kept.stamps) {
+            let (doc, version) = stamp.as_ref()?;
+            if frame.id != *id {
+                return None;
+            }
+            // Another document answers `{gone: true}`, which is no stamp.
+            let (_, now) = self.world(&frame.id, "stamp()", Some(*doc)).await.ok()?;
+            if now.as_str() != Some(version.as_str()) {
+                return None;
+            }
+        }
+        Some(Arc::clone(&kept.frames))
     }
 }

@@ -95,7 +95,7 @@ impl HostPage for View<'_, BrowserCtx> {
         let held = tab.holds_secret()?;
         let include_text = include_text && !held;
         let frames = tab.snapshot(include_text).await?;
-        let mut snapshot = to_wit_snapshot(&tab, frames, include_text);
+        let mut snapshot = to_wit_snapshot(&tab, &frames, include_text);
         if held {
             super::snapshot::neutralise(&mut snapshot, tab.shown_url()?);
         }

@@ -8,12 +8,8 @@ use super::super::bindings::warden::browser::browser::{
 use super::super::holding;
 use super::super::tab::{FrameSnapshot, Tab};
 
-pub(super) fn to_wit_snapshot(
-    tab: &Tab,
-    frames: Vec<FrameSnapshot>,
-    include_text: bool,
-) -> Snapshot {
-    records(&|s: &str| tab.scrub(s), &frames, include_text)
+pub(super) fn to_wit_snapshot(tab: &Tab, frames: &[FrameSnapshot], include_text: bool) -> Snapshot {
+    records(&|s: &str| tab.scrub(s), frames, include_text)
 }
 
 /// What a snapshot of a page that holds a secret keeps (`holding.rs`): every element and its
