@@ -16,6 +16,7 @@ mod observe;
 mod refs;
 mod render;
 mod route;
+mod script;
 mod state;
 mod storage;
 mod tabs;
@@ -403,6 +404,7 @@ fn plugin() -> Plugin {
         );
     let p = extract::register(gestures::register(tabs::register(actions::register(p))));
     let p = downloads::register(p);
+    let p = script::register(p);
     storage::register(emulate::register(route::register(observe::register(p))))
 }
 
