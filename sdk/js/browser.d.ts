@@ -18,6 +18,8 @@ export declare const firstPage: (session?: string) => Promise<Page>;
 /** Take hold of a tab of the session by id (a popup, for instance). */
 export declare const attachTab: (session: string | undefined, id: string) => Promise<Page>;
 export declare const listTabs: Async<typeof raw.listTabs>;
+/** Web search through the manifest's [search] backend: page `page` (from 1) of the results. */
+export declare const search: Async<typeof raw.search>;
 export declare const closeSession: Async<typeof raw.closeSession>;
 export declare const listSessions: Async<typeof raw.listSessions>;
 export declare const createSession: Async<typeof raw.createSession>;

@@ -13,7 +13,7 @@ const NAMES = {
   'warden:plugin/state': ['get', 'set', 'delete', 'keys'],
   'warden:capture/http': ['get'],
   'warden:capture/page': ['capturePage', 'getCookies', 'loginThenCapture', 'ensureLogin'],
-  'warden:browser/browser': ['openPage', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
+  'warden:browser/browser': ['openPage', 'firstPage', 'search', 'listTabs', 'attachTab', 'closeSession', 'listSessions', 'consoleMessages', 'networkRequests', 'addRoute', 'removeRoute', 'listRoutes', 'setEmulation', 'getEmulation', 'storageItems', 'setStorageItem', 'clearStorage', 'createSession'],
   'warden:terminal/terminal': ['open', 'attach', 'listSessions'],
   'warden:sftp/sftp': ['list', 'stat', 'read', 'write', 'mkdir', 'remove', 'rename', 'realpath', 'sessionHost'],
   'warden:rdp/desktop': ['open', 'info', 'listDesktops', 'screenshot', 'pointerMove', 'click', 'drag', 'scroll', 'typeText', 'pressKeys', 'wait', 'resize', 'close'],

@@ -15,7 +15,7 @@ pub use net::*;
 pub use wit::{
     ClickOptions, ContentFormat, Cookie, DialogInfo, Download, DownloadStatus, DragKind, Element,
     ElementStates, FrameInfo, Modifiers, MouseButton, Overlay, PageContent, PageMeta, PdfOptions,
-    Rect, Snapshot, TabInfo,
+    Rect, SearchResult, Snapshot, TabInfo,
 };
 
 /// When a navigation counts as done.
@@ -102,6 +102,13 @@ pub fn open_page(session: Option<&str>) -> Result<Page, CapabilityError> {
 /// [`open_page`] would open its own.
 pub fn first_page(session: Option<&str>) -> Result<Page, CapabilityError> {
     Ok(Page(wit::first_page(session)?))
+}
+
+/// Page `page` (from 1) of the web search results for `query`, from the manifest's
+/// `[search]` backend: `NotFound` when none is configured, `AccessDenied` unless its origin
+/// is in the plugin's `grants.browser.origins`.
+pub fn search(query: &str, page: u32) -> Result<Vec<SearchResult>, CapabilityError> {
+    Ok(wit::search(query, page)?)
 }
 
 /// The tabs of `session`, including tabs its pages opened.

@@ -241,6 +241,15 @@ pub struct BrowserConfig {
     pub capture_profile: PathBuf,
     /// `[browser.profiles]`, by name.
     pub profiles: BTreeMap<String, BrowserProfile>,
+    /// `[search]`: the web search backend, when the manifest names one.
+    pub search: Option<SearchConfig>,
+}
+
+/// `[search]`, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchConfig {
+    pub endpoint: url::Url,
+    pub max_results: u32,
 }
 
 /// A `[browser.profiles.NAME]`, validated.
@@ -676,7 +685,9 @@ impl Validator<'_> {
         let endpoints = self.browser_endpoints(file.browser.endpoint, file.browser.endpoints);
         let guard_address = self.guard_address(file.browser.guard_address, !endpoints.is_empty());
         self.check_user_data_dirs(&persistent, &capture_profile, !endpoints.is_empty());
+        let search = self.search(&file.search);
         let browser = BrowserConfig {
+            search,
             profiles,
             executable: file.browser.executable.map(|p| self.resolve(&p)),
             endpoints,
@@ -891,6 +902,52 @@ impl Validator<'_> {
             endpoints.push(e.into_inner());
         }
         endpoints
+    }
+
+    /// `[search]`: an http(s) endpoint without a query (Warden adds its own), and a result
+    /// count in range.
+    fn search(&mut self, section: &schema::SearchSection) -> Option<SearchConfig> {
+        let max_results = match &section.max_results {
+            None => 10,
+            Some(n) => match u32::try_from(*n.get_ref()) {
+                Ok(v @ 1..=50) => v,
+                _ => {
+                    self.error(
+                        n.span(),
+                        format!(
+                            "search.max_results: {} is not between 1 and 50",
+                            n.get_ref()
+                        ),
+                    );
+                    10
+                }
+            },
+        };
+        let Some(endpoint) = &section.endpoint else {
+            if let Some(n) = &section.max_results {
+                self.error(
+                    n.span(),
+                    "search.max_results needs search.endpoint: the search backend to ask".into(),
+                );
+            }
+            return None;
+        };
+        let url = url::Url::parse(endpoint.get_ref().trim()).ok().filter(|u| {
+            matches!(u.scheme(), "http" | "https") && u.host().is_some() && u.query().is_none()
+        });
+        if url.is_none() {
+            self.error(
+                endpoint.span(),
+                format!(
+                    "search.endpoint: \"{}\" is not an http(s) URL without a query; write it like \"https://searx.example.org/search\"",
+                    endpoint.get_ref()
+                ),
+            );
+        }
+        Some(SearchConfig {
+            endpoint: url?,
+            max_results,
+        })
     }
 
     /// `[browser] guard_address`: an IP address of this machine (one a browser can connect

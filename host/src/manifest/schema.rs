@@ -31,6 +31,9 @@ pub struct ManifestFile {
     /// The capture profile: `capture_page`, `get_cookies` and `login_then_capture` run there.
     #[serde(default)]
     pub capture: CaptureSection,
+    /// The web search backend of `browse_search`.
+    #[serde(default)]
+    pub search: SearchSection,
     /// The plugins to load, in order: `[[plugin]]`.
     #[serde(default)]
     pub plugin: Vec<PluginEntry>,
@@ -62,6 +65,18 @@ pub struct AdminSection {
     /// Serve `/metrics`, `/healthz` and `/readyz` here (never the MCP address).
     /// Example: `listen = "127.0.0.1:9464"`. Default: off. `--admin ADDR` overrides it.
     pub listen: Option<Spanned<String>>,
+}
+
+/// `[search]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSection {
+    /// A SearXNG-compatible JSON search endpoint (`GET {endpoint}?q=...&format=json`).
+    /// Example: `endpoint = "https://searx.example.org/search"`. Default: no web search. A
+    /// plugin searches only if the endpoint's origin is in its `grants.browser.origins`.
+    pub endpoint: Option<Spanned<String>>,
+    /// Results per page, 1-50. Default: 10.
+    pub max_results: Option<Spanned<i64>>,
 }
 
 /// `[telemetry]`

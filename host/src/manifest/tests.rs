@@ -24,12 +24,29 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown top-level key",
             format!("[sever]\naudit_log = \"a.jsonl\"\n{PLUGIN}"),
-            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `plugin`",
+            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `plugin`",
         ),
         (
             "a replica name a handle cannot carry",
             format!("[server]\nreplica = \"Replica.1\"\n{PLUGIN}"),
             "warden.toml:2:11: server.replica: replica name \"Replica.1\" must be 1 to 32 characters of a-z, 0-9 and '-', e.g. \"r1\"",
+        ),
+        (
+            "a search endpoint with a query of its own",
+            format!("[search]\nendpoint = \"https://searx.example/search?q=x\"\n{PLUGIN}"),
+            "warden.toml:2:12: search.endpoint: \"https://searx.example/search?q=x\" is not an http(s) URL without a query; write it like \"https://searx.example.org/search\"",
+        ),
+        (
+            "a result count out of range",
+            format!(
+                "[search]\nendpoint = \"https://searx.example/search\"\nmax_results = 500\n{PLUGIN}"
+            ),
+            "warden.toml:3:15: search.max_results: 500 is not between 1 and 50",
+        ),
+        (
+            "a result count without a backend",
+            format!("[search]\nmax_results = 5\n{PLUGIN}"),
+            "warden.toml:2:15: search.max_results needs search.endpoint: the search backend to ask",
         ),
         (
             "unknown plugin key",
@@ -677,4 +694,16 @@ fn oauth_settings_load_with_defaults_and_client_limits() {
             .map(|r| r.count),
         Some(5)
     );
+}
+
+#[test]
+fn a_search_backend_loads_with_its_result_count() {
+    let text =
+        format!("[search]\nendpoint = \"https://searx.example/search\"\nmax_results = 5\n{PLUGIN}");
+    let m = Manifest::parse(&text, "warden.toml", Path::new("/base"), BUILTINS).expect("valid");
+    let search = m.browser.search.expect("a backend");
+    assert_eq!(search.endpoint.as_str(), "https://searx.example/search");
+    assert_eq!(search.max_results, 5);
+    let m = Manifest::parse(PLUGIN, "warden.toml", Path::new("/base"), BUILTINS).expect("valid");
+    assert_eq!(m.browser.search, None);
 }

@@ -17,6 +17,7 @@ mod refs;
 mod render;
 mod route;
 mod script;
+mod search;
 mod state;
 mod storage;
 mod tabs;
@@ -58,7 +59,7 @@ fn timeout(ms: Option<u64>) -> Duration {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NavigateArgs {
-    /// Absolute URL; its origin must be granted.
+    /// Absolute URL (its origin must be granted), or rN: a browse_search result.
     url: String,
     wait_until: Option<WaitArg>,
     timeout_ms: Option<u64>,
@@ -186,13 +187,11 @@ pub(crate) fn after_action(tab: &mut TabRefs, done: &str) -> Result<String, Tool
 }
 
 fn browse_navigate(args: NavigateArgs) -> Result<String, ToolError> {
+    let url = search::target(&args.url)?;
     state::with(|st| {
         let navigate = |tab: &mut TabRefs| {
-            tab.page.navigate(
-                &args.url,
-                wait_until(args.wait_until),
-                timeout(args.timeout_ms),
-            )
+            tab.page
+                .navigate(&url, wait_until(args.wait_until), timeout(args.timeout_ms))
         };
         let tab = st.tab()?;
         let result = navigate(tab);
@@ -404,7 +403,7 @@ fn plugin() -> Plugin {
         );
     let p = extract::register(gestures::register(tabs::register(actions::register(p))));
     let p = downloads::register(p);
-    let p = script::register(p);
+    let p = search::register(script::register(p));
     storage::register(emulate::register(route::register(observe::register(p))))
 }
 

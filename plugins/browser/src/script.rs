@@ -42,13 +42,14 @@ const STEP_TOOLS: &[&str] = &[
     "extract",
     "dialog",
     "eval_js",
+    "search",
 ];
 
 /// One step of a flow.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Step {
     /// The browse_* tool without its prefix: navigate, click, fill, select, type, press_key,
-    /// wait_for, extract, snapshot, find, hover, scroll, back, reload, dialog, eval_js.
+    /// wait_for, extract, snapshot, find, hover, scroll, back, reload, dialog, eval_js, search.
     #[serde(rename = "do")]
     action: String,
     /// Instead of ref: the element's exact name as the snapshot shows it.

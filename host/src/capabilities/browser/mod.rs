@@ -23,6 +23,7 @@
 //! | `occupancy.rs` | the persistent profile's context serves one plugin's capture calls at a time |
 //! | `saved_state.rs` | session states saved in the host, and sessions opened from them |
 //! | `downloads.rs` | where sessions save downloads, their progress, the size cap |
+//! | `search.rs` | web search through the manifest's `[search]` backend |
 
 mod adopt;
 pub mod bindings;
@@ -50,6 +51,7 @@ pub(crate) mod provider;
 mod routes;
 mod saved_state;
 mod scope;
+mod search;
 mod secrets;
 pub(crate) mod state;
 pub(crate) mod tab;

@@ -27,6 +27,12 @@ declare module 'warden:browser/browser@0.1.0' {
    */
   export function listSessions(): Array<string>;
   /**
+   * Search the web through the manifest's `[search]` backend: page `page` (from 1) of the
+   * results for `query`. `not-found` when no backend is configured; `access-denied` unless
+   * the backend's origin is in the plugin's `grants.browser.origins`.
+   */
+  export function search(query: string, page: number): Array<SearchResult>;
+  /**
    * The tab's console messages, oldest first; `since-last` gives only those recorded since
    * the previous read, `clear` empties the log after this read.
    */
@@ -305,6 +311,14 @@ declare module 'warden:browser/browser@0.1.0' {
     httpOnly: boolean,
     secure: boolean,
     sameSite?: string,
+  }
+  /**
+   * One web search result, as the search backend gave it (text trimmed, http(s) URLs only).
+   */
+  export interface SearchResult {
+    title: string,
+    url: string,
+    snippet: string,
   }
   export interface TabInfo {
     id: string,

@@ -6,10 +6,11 @@ use super::super::BrowserCtx;
 use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, SavedState,
-    StorageArea, TabInfo,
+    SearchResult, StorageArea, TabInfo,
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::scope::SessionKey;
+use super::super::search::{self, SearchError};
 use super::super::tab::Tab;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
@@ -119,6 +120,63 @@ impl Host for View<'_, BrowserCtx> {
             .filter_map(|key| SessionKey::visible(key, &self.conversation))
             .map(str::to_string)
             .collect())
+    }
+
+    async fn search(&mut self, query: String, page: u32) -> Result<Vec<SearchResult>, Error> {
+        self.browser_allowed()?;
+        let Some(config) = self.browser.config().search.clone() else {
+            return Err(Error::NotFound(
+                "no web search is configured; the admin names a SearXNG-compatible backend in the manifest: [search] endpoint = \"https://searx.example.org/search\"".into(),
+            ));
+        };
+        let query = query.trim();
+        if query.is_empty() || query.chars().count() > search::MAX_QUERY {
+            return Err(Error::InvalidArgument(format!(
+                "a search query has 1-{} characters",
+                search::MAX_QUERY
+            )));
+        }
+        let url = search::request_url(&config, query, page);
+        // A request the plugin's own pages could make: the same grant, the same network rule.
+        let matched: Vec<String> = self
+            .granted(self.grants.check_browser_request(&url))?
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
+        let started = std::time::Instant::now();
+        let result = search::ask(&url, &patterns, config.max_results).await;
+        // The endpoint, never the query: it is the agent's, and may carry anything.
+        let detail = match &result {
+            Ok(hits) => format!("page {}, {} result(s)", page.max(1), hits.len()),
+            Err(_) => format!("page {}", page.max(1)),
+        };
+        let error = result.as_ref().err().map(|e| match e {
+            SearchError::Net(_) => "access-denied",
+            SearchError::Timeout => "timeout",
+            _ => "io",
+        });
+        self.scope.used(&crate::audit::Used {
+            capability: "browser.search",
+            target: config.endpoint.as_str(),
+            error,
+            duration: started.elapsed(),
+            detail: Some(&detail),
+            ..Default::default()
+        });
+        match result {
+            Ok(hits) => Ok(hits
+                .into_iter()
+                .map(|h| SearchResult {
+                    title: h.title,
+                    url: h.url,
+                    snippet: h.snippet,
+                })
+                .collect()),
+            Err(e @ SearchError::Net(_)) => Err(Error::AccessDenied(e.to_string())),
+            Err(e @ SearchError::Timeout) => Err(Error::Timeout(e.to_string())),
+            Err(e) => Err(Error::Io(e.to_string())),
+        }
     }
 
     // Logs, routes, emulation and storage: see `extras.rs`.
