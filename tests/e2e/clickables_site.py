@@ -39,6 +39,7 @@ BOARD = page(
       <div class="chip" data-f="done"><span>Done</span> 3</div>
     </div>
     <div class="status" id="status">Showing all</div>
+    <a href="#guide" class="card-link"><h3><span id="guide-title">Guide</span></h3></a>
   </div>
 </div>
 <script>
@@ -51,6 +52,8 @@ BOARD = page(
   document.getElementById('refresh').addEventListener('click', () => status.textContent = 'Refreshed');
   // Listeners of their own, no style that says so.
   document.getElementById('priority').addEventListener('click', () => status.textContent = 'Priority filter on');
+  // A listener inside a link: the link is the control, not its inner words.
+  document.getElementById('guide-title').addEventListener('click', () => {});
   for (const item of document.querySelectorAll('.nav-item')) {
     item.addEventListener('mousedown', () => status.textContent = 'View ' + item.dataset.view);
   }

@@ -36,6 +36,9 @@ async def test_what_a_listener_or_a_pointer_makes_clickable_gets_a_ref(start_war
         # Not clickable: plain words, and the root whose listener serves the whole board.
         assert '"the guide"' not in snap, snap
         assert not re.search(r'\[generic\] "Acme tasks', snap), snap
+        # A link's inner words with a listener of their own are the link's (through a heading).
+        ref_of(snap, "link", "Guide")
+        assert '[generic] "Guide"' not in snap, snap
         # A chip is one ref, not one more for its bold word.
         assert not re.search(r'\[generic\] "Done"', snap), snap
 

@@ -546,10 +546,10 @@
           const name = nameOf(el, role);
           if (name) items.push({ kind: 'heading', el, name, rect });
         }
-        inner = { text: false, fixed };
+        inner = { text: false, fixed, inControl: ctx.inControl };
       } else if (el.tagName === 'LABEL' && el.control) {
         // A label's words are its control's name.
-        inner = { text: false, fixed };
+        inner = { text: false, fixed, inControl: ctx.inControl };
       }
       if (inner.text) inner.visible = style.visibility === 'visible';
       // A closed <details> shows its summary only.
