@@ -13,6 +13,7 @@ use super::super::scope::SessionKey;
 use super::super::search::{self, SearchError};
 use super::super::tab::Tab;
 use crate::capabilities::View;
+use crate::net::NetError;
 use wasmtime::component::Resource;
 
 impl Host for View<'_, BrowserCtx> {
@@ -152,7 +153,7 @@ impl Host for View<'_, BrowserCtx> {
             Err(_) => format!("page {}", page.max(1)),
         };
         let error = result.as_ref().err().map(|e| match e {
-            SearchError::Net(_) => "access-denied",
+            SearchError::Net(NetError::Private { .. }) => "access-denied",
             SearchError::Timeout => "timeout",
             _ => "io",
         });
@@ -173,7 +174,11 @@ impl Host for View<'_, BrowserCtx> {
                     snippet: h.snippet,
                 })
                 .collect()),
-            Err(e @ SearchError::Net(_)) => Err(Error::AccessDenied(e.to_string())),
+            // Private space no grant pattern names is a grant matter; a name that did not
+            // resolve is not.
+            Err(e @ SearchError::Net(NetError::Private { .. })) => {
+                Err(Error::AccessDenied(e.to_string()))
+            }
             Err(e @ SearchError::Timeout) => Err(Error::Timeout(e.to_string())),
             Err(e) => Err(Error::Io(e.to_string())),
         }
