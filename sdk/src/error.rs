@@ -63,6 +63,19 @@ impl ToolError {
         }
     }
 
+    /// An error of the same kind with another message: a caller that adds context (which
+    /// step failed, what was already done) keeps the kind the agent acts on.
+    pub fn with_message(&self, message: impl fmt::Display) -> Self {
+        let message = message.to_string();
+        match self {
+            Self::InvalidArguments(_) => Self::InvalidArguments(message),
+            Self::AccessDenied(_) => Self::AccessDenied(message),
+            Self::NotFound(_) => Self::NotFound(message),
+            Self::Timeout(_) => Self::Timeout(message),
+            Self::Failed(_) => Self::Failed(message),
+        }
+    }
+
     /// The message without the kind.
     pub fn message(&self) -> &str {
         match self {

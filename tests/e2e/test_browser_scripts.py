@@ -5,27 +5,15 @@ own guards on every step, and flows that belong to the agent that kept them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from browser_helpers import err, ok
-from browser_site import PASSWORD, Site, start_site
+from browser_site import PASSWORD, Site
 from conftest import text_of
-from test_browser import ENV, browser_manifest
+from test_browser import ENV, browser_manifest, sites  # noqa: F401  (the fixture)
 from test_concurrency import two_clients
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
-
-
-@pytest.fixture()
-def sites() -> Iterator[tuple[Site, Site, Site]]:
-    main, other, blocked = start_site(), start_site(), start_site()
-    for s in (main, other):
-        s.links = {"other": other.origin, "blocked": blocked.origin}
-    yield main, other, blocked
-    for s in (main, other, blocked):
-        s.close()
 
 
 def sign_in(site: Site) -> list[dict]:

@@ -136,11 +136,5 @@ fn partly(e: ToolError, filled: &[String]) -> ToolError {
         e.message(),
         filled.join(", ")
     );
-    match e {
-        ToolError::InvalidArguments(_) => ToolError::InvalidArguments(message),
-        ToolError::AccessDenied(_) => ToolError::AccessDenied(message),
-        ToolError::NotFound(_) => ToolError::NotFound(message),
-        ToolError::Timeout(_) => ToolError::Timeout(message),
-        ToolError::Failed(_) => ToolError::Failed(message),
-    }
+    e.with_message(message)
 }

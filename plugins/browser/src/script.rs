@@ -218,18 +218,6 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// `message` as an error of the same kind as `e`: a flow stopped by a refused grant is
-/// refused too.
-fn of_kind(e: &ToolError, message: String) -> ToolError {
-    match e {
-        ToolError::InvalidArguments(_) => ToolError::InvalidArguments(message),
-        ToolError::AccessDenied(_) => ToolError::AccessDenied(message),
-        ToolError::NotFound(_) => ToolError::NotFound(message),
-        ToolError::Timeout(_) => ToolError::Timeout(message),
-        ToolError::Failed(_) => ToolError::Failed(message),
-    }
-}
-
 fn run_steps(steps: &[Step]) -> Result<String, ToolError> {
     check_steps(steps)?;
     let plugin = crate::plugin();
@@ -278,7 +266,8 @@ fn run_steps(steps: &[Step]) -> Result<String, ToolError> {
                     i + 1,
                     e.message()
                 );
-                return Err(of_kind(&e, message));
+                // A flow stopped by a refused grant is refused too.
+                return Err(e.with_message(message));
             }
         }
     }

@@ -6,7 +6,6 @@
 //! refs to its own elements, never hide one.
 
 use super::Tab;
-use super::script::WORLD;
 use crate::capabilities::browser::error::Result;
 use futures::future::join_all;
 use serde_json::{Value, json};
@@ -59,13 +58,7 @@ impl Tab {
 
     /// How many nodes it marked now.
     async fn try_mark_clickable(&self, frame: &str) -> Result<usize> {
-        let world = self
-            .call(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame, "worldName": WORLD, "grantUniveralAccess": false }),
-            )
-            .await?;
-        let context = world["executionContextId"].clone();
+        let context = self.world_context(frame).await?;
         // The document as the page's own world holds it: Chromium lists only the listeners
         // of the world the object belongs to.
         let ours = self

@@ -43,6 +43,18 @@ impl Tab {
         Ok(out)
     }
 
+    /// The execution context of Warden's isolated world in `frame` (the same world on every
+    /// call, so what `page.js` keeps there stays).
+    pub(crate) async fn world_context(&self, frame: &str) -> Result<Value> {
+        let world = self
+            .call(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame, "worldName": WORLD, "grantUniveralAccess": false }),
+            )
+            .await?;
+        Ok(world["executionContextId"].clone())
+    }
+
     /// Call `__warden.<call>` in Warden's isolated world of `frame`; with `expect`, only in
     /// that document (else the answer is `{gone: true}`). Returns the document number.
     pub(crate) async fn world(
@@ -51,13 +63,7 @@ impl Tab {
         call: &str,
         expect: Option<u32>,
     ) -> Result<(u32, Value)> {
-        let world = self
-            .call(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame, "worldName": WORLD, "grantUniveralAccess": false }),
-            )
-            .await?;
-        let context = world["executionContextId"].clone();
+        let context = self.world_context(frame).await?;
         let candidate = self.state(|t| {
             t.next_doc = t.next_doc.wrapping_add(1);
             t.next_doc

@@ -10,11 +10,9 @@ use super::super::bindings::warden::browser::browser::{
 use super::super::bindings::warden::browser::types::Error;
 use super::super::emulation::{self, Emulation as Emu};
 use super::super::holding::{self, Door};
-use super::super::live::Live;
 use super::super::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
 use crate::capabilities::View;
-use std::sync::Arc;
 use wasmtime::component::Resource;
 
 fn area(a: StorageArea) -> Area {
@@ -29,20 +27,6 @@ fn count(n: usize) -> u32 {
 }
 
 impl View<'_, BrowserCtx> {
-    /// The running browser and the context of (this plugin, `session`).
-    async fn session_context(
-        &mut self,
-        session: Option<String>,
-    ) -> Result<(Arc<Live>, String), Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(session)?;
-        let live = self.session_browser(&session).await?;
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
-        Ok((live, context))
-    }
-
     pub(super) async fn console_messages_impl(
         &mut self,
         page: Resource<PageHandle>,
@@ -141,7 +125,7 @@ impl View<'_, BrowserCtx> {
         if matches!(action, RouteAction::Mock(_)) {
             self.granted(self.grants.check_mock_route())?;
         }
-        let (live, context) = self.session_context(session).await?;
+        let (_, live, context) = self.session_context(session).await?;
         let action = match action {
             RouteAction::Block => Action::Block,
             RouteAction::Mock(m) => Action::Mock(routes::Mock {
@@ -161,7 +145,7 @@ impl View<'_, BrowserCtx> {
         session: Option<String>,
         id: u32,
     ) -> Result<(), Error> {
-        let (live, context) = self.session_context(session).await?;
+        let (_, live, context) = self.session_context(session).await?;
         Ok(live.change_routes(&context, |x| x.remove_route(id)).await?)
     }
 
@@ -169,7 +153,7 @@ impl View<'_, BrowserCtx> {
         &mut self,
         session: Option<String>,
     ) -> Result<Vec<Route>, Error> {
-        let (live, context) = self.session_context(session).await?;
+        let (_, live, context) = self.session_context(session).await?;
         Ok(live
             .routes_of(&context)
             .into_iter()
@@ -194,7 +178,7 @@ impl View<'_, BrowserCtx> {
         session: Option<String>,
         e: Emulation,
     ) -> Result<(), Error> {
-        let (live, context) = self.session_context(session).await?;
+        let (_, live, context) = self.session_context(session).await?;
         let emu = Emu {
             viewport: e.viewport.map(|v| emulation::Viewport {
                 width: v.width,
@@ -220,7 +204,7 @@ impl View<'_, BrowserCtx> {
         &mut self,
         session: Option<String>,
     ) -> Result<Emulation, Error> {
-        let (live, context) = self.session_context(session).await?;
+        let (_, live, context) = self.session_context(session).await?;
         let e = live.emulation_of(&context);
         Ok(Emulation {
             viewport: e.viewport.map(|v| Viewport {

@@ -18,23 +18,13 @@ use wasmtime::component::Resource;
 
 impl Host for View<'_, BrowserCtx> {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(session)?;
-        let live = self.session_browser(&session).await?;
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        let (session, live, context) = self.session_context(session).await?;
         let target = live.open_tab(&context).await?;
         self.handle_for(session, target, live.generation).await
     }
 
     async fn first_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(session)?;
-        let live = self.session_browser(&session).await?;
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        let (session, live, context) = self.session_context(session).await?;
         let target = live.first_tab(&context).await?;
         self.handle_for(session, target, live.generation).await
     }
@@ -81,12 +71,7 @@ impl Host for View<'_, BrowserCtx> {
         session: Option<String>,
         id: String,
     ) -> Result<Resource<PageHandle>, Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(session)?;
-        let live = self.session_browser(&session).await?;
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        let (session, live, context) = self.session_context(session).await?;
         if live.tab_context(&id).as_deref() != Some(context.as_str()) {
             return Err(Error::NotFound(format!(
                 "no tab \"{id}\" in session \"{session}\"; list the tabs first"

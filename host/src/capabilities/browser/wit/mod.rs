@@ -188,6 +188,20 @@ impl View<'_, BrowserCtx> {
 
     /// The browser (plugin, `session`) lives in, started or placed on a fleet member when
     /// needed.
+    /// The session key, the running browser and the context of (this plugin, `session`).
+    pub(super) async fn session_context(
+        &mut self,
+        session: Option<String>,
+    ) -> Result<(SessionKey, Arc<Live>, String), Error> {
+        self.browser_allowed()?;
+        let session = self.session_key(session)?;
+        let live = self.session_browser(&session).await?;
+        let context = live
+            .context(self.plugin(), &session, &self.grants, &self.scope)
+            .await?;
+        Ok((session, live, context))
+    }
+
     pub(super) async fn session_browser(&mut self, session: &str) -> Result<Arc<Live>, Error> {
         self.browser
             .conversation_started(&self.conversation, &self.scope.audit);
