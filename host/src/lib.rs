@@ -26,6 +26,7 @@ pub mod audit;
 pub mod builtin;
 pub mod capabilities;
 pub mod content;
+pub mod distribution;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;

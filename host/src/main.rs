@@ -85,6 +85,61 @@ enum PluginCommand {
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
+    /// Publish a component to an OCI registry, signed with --sign, and print the pinned
+    /// reference for the manifest.
+    Push {
+        /// The component (.wasm).
+        file: PathBuf,
+        /// Where: oci://REGISTRY/REPO:TAG.
+        target: String,
+        /// Sign it with this private key (from `warden plugin keygen`).
+        #[arg(long, value_name = "KEY")]
+        sign: Option<PathBuf>,
+        #[command(flatten)]
+        registry: cli::registry_args::RegistryArgs,
+    },
+    /// Pull a plugin into the local store (where `serve` finds it offline) and print its digest.
+    Pull {
+        /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
+        source: String,
+        /// Check its signature by this public key (repeatable).
+        #[arg(long, value_name = "PUB")]
+        key: Vec<PathBuf>,
+        /// Also write the component here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        registry: cli::registry_args::RegistryArgs,
+    },
+    /// Check a plugin's signature by the given public keys; exit code 2 when none is valid.
+    Verify {
+        /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
+        source: String,
+        /// A public key to trust (repeatable).
+        #[arg(long, value_name = "PUB", required = true)]
+        key: Vec<PathBuf>,
+        #[command(flatten)]
+        registry: cli::registry_args::RegistryArgs,
+    },
+    /// Pull a plugin, show what it imports, and print a pinned [[plugin]] block with no grants.
+    Add {
+        /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
+        source: String,
+        /// Check its signature by this public key (repeatable).
+        #[arg(long, value_name = "PUB")]
+        key: Vec<PathBuf>,
+        /// The plugin's name in the block (default: the repository's last part).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        registry: cli::registry_args::RegistryArgs,
+    },
+    /// Make a signing key pair: KEY (private, mode 0600) and KEY.pub.
+    Keygen {
+        /// Where to write the private key; the public key goes beside it as .pub.
+        #[arg(long, default_value = "warden-signing.key")]
+        out: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -123,15 +178,38 @@ fn main() -> ExitCode {
             } => cli::call::run(manifest.as_deref(), &tool, &arguments).await,
             Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
             Command::Audit(args) => cli::audit::run(args),
-            Command::Plugin {
-                command:
-                    PluginCommand::New {
-                        name,
-                        lang,
-                        path,
-                        sdk,
-                    },
-            } => cli::plugin_new::run(&name, lang, path.as_deref(), sdk.as_deref()),
+            Command::Plugin { command } => match command {
+                PluginCommand::New {
+                    name,
+                    lang,
+                    path,
+                    sdk,
+                } => cli::plugin_new::run(&name, lang, path.as_deref(), sdk.as_deref()),
+                PluginCommand::Push {
+                    file,
+                    target,
+                    sign,
+                    registry,
+                } => cli::plugin_push::run(&file, &target, sign.as_deref(), &registry).await,
+                PluginCommand::Pull {
+                    source,
+                    key,
+                    out,
+                    registry,
+                } => cli::plugin_pull::run(&source, &key, out.as_deref(), &registry).await,
+                PluginCommand::Verify {
+                    source,
+                    key,
+                    registry,
+                } => cli::plugin_pull::run(&source, &key, None, &registry).await,
+                PluginCommand::Add {
+                    source,
+                    key,
+                    name,
+                    registry,
+                } => cli::plugin_add::run(&source, &key, name.as_deref(), &registry).await,
+                PluginCommand::Keygen { out } => cli::plugin_keygen::run(&out),
+            },
         }
     });
     // A blocked read of stdin (serve stopped by a signal) must not keep the process alive:

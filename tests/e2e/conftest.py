@@ -308,6 +308,7 @@ def check_audit_line(line: dict[str, Any]) -> None:
         "approval",
         "capability_used",
         "capability_denied",
+        "plugin_load",
     ), line
     if line["event"] in ("tool_call", "resource_read", "prompt_get", "completion"):
         for key in ("args_sha256", "args_bytes", "duration_ms"):

@@ -20,6 +20,12 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
         app.manifest.file_name,
         app.manifest.audit_log.display()
     );
+    show(&app);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each plugin's limits, tools and imports against its grants.
+pub(super) fn show(app: &App) {
     for plugin in app.registry.plugins() {
         let c = &plugin.config;
         println!("\nplugin '{}' ({})", c.name, c.source);
@@ -50,7 +56,6 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// What the manifest lets a plugin do with one import.

@@ -3,6 +3,11 @@
 pub mod audit;
 pub mod call;
 pub mod check;
+pub mod plugin_add;
+pub mod plugin_keygen;
 pub mod plugin_new;
+pub mod plugin_pull;
+pub mod plugin_push;
+pub mod registry_args;
 pub mod serve;
 pub mod tools;

@@ -2,6 +2,7 @@
 //! error, and turned into per-plugin [`Grants`] that the capability providers check on each call.
 
 mod denied;
+mod distribution;
 pub mod emulation;
 #[cfg(test)]
 mod fix_tests;
@@ -115,6 +116,8 @@ pub enum PluginSource {
     Native(String),
     /// A `.wasm` component on disk.
     Path(PathBuf),
+    /// A component in an OCI registry: `oci://...`.
+    Oci(crate::distribution::OciSource),
 }
 
 impl fmt::Display for PluginSource {
@@ -123,6 +126,7 @@ impl fmt::Display for PluginSource {
             Self::Builtin(n) => write!(f, "builtin:{n}"),
             Self::Native(n) => write!(f, "native:{n}"),
             Self::Path(p) => write!(f, "{}", p.display()),
+            Self::Oci(o) => write!(f, "{}", o.reference),
         }
     }
 }
@@ -389,6 +393,8 @@ pub struct Manifest {
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub rdp_hosts: BTreeMap<String, RdpHostConfig>,
     pub browser: BrowserConfig,
+    /// `[trust]` and `[registries]`: how `oci://` plugins are pulled and checked.
+    pub distribution: crate::distribution::Distribution,
     pub plugins: Vec<PluginConfig>,
 }
 
@@ -698,9 +704,10 @@ impl Validator<'_> {
             capture_profile,
         };
 
+        let distribution = self.distribution(file.trust, file.registries);
         let mut plugins: Vec<PluginConfig> = Vec::new();
         for entry in file.plugin {
-            if let Some(p) = self.plugin(entry, builtins, &ssh_hosts, &rdp_hosts) {
+            if let Some(p) = self.plugin(entry, builtins, &ssh_hosts, &rdp_hosts, &distribution) {
                 if let Some(first) = plugins.iter().find(|q| q.name == p.name) {
                     let (line, col) = (p.line, 1);
                     self.diagnostics.push(Diagnostic {
@@ -764,6 +771,7 @@ impl Validator<'_> {
             ssh_hosts,
             rdp_hosts,
             browser,
+            distribution,
             plugins,
         }
     }
@@ -1106,6 +1114,7 @@ impl Validator<'_> {
         builtins: &[&str],
         ssh_hosts: &BTreeMap<String, SshHostConfig>,
         rdp_hosts: &BTreeMap<String, RdpHostConfig>,
+        distribution: &crate::distribution::Distribution,
     ) -> Option<PluginConfig> {
         let errors_before = self.diagnostics.len();
         let name = entry.name.get_ref().clone();
@@ -1133,6 +1142,8 @@ impl Validator<'_> {
                 );
             }
             PluginSource::Builtin(b.to_string())
+        } else if raw.starts_with("oci://") {
+            self.oci_source(&entry, distribution)
         } else if let Some(n) = raw.strip_prefix("native:") {
             if n != "echo" {
                 self.error(
@@ -1154,6 +1165,9 @@ impl Validator<'_> {
             }
             PluginSource::Path(path)
         };
+        if !matches!(source, PluginSource::Oci(_)) {
+            self.oci_only(&entry);
+        }
 
         let tool_prefix = match &entry.tool_prefix {
             Some(p)

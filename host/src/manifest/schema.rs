@@ -34,9 +34,43 @@ pub struct ManifestFile {
     /// The web search backend of `browse_search`.
     #[serde(default)]
     pub search: SearchSection,
+    /// The public keys whose signatures admit `oci://` plugins: `[trust.keys]`.
+    #[serde(default)]
+    pub trust: TrustSection,
+    /// OCI registries by `HOST[:PORT]`: credentials, plain HTTP, and leave to be in private
+    /// network space. Example: `[registries."registry.internal:5000"]`.
+    #[serde(default)]
+    pub registries: BTreeMap<String, Spanned<RegistrySpec>>,
     /// The plugins to load, in order: `[[plugin]]`.
     #[serde(default)]
     pub plugin: Vec<PluginEntry>,
+}
+
+/// `[trust]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustSection {
+    /// Name = path of an ECDSA P-256 public key in PEM (a cosign `.pub`), relative to the
+    /// manifest. A plugin with `verify = true` loads only with a valid signature by one of
+    /// them. Example: `release = "keys/release.pub"`.
+    #[serde(default)]
+    pub keys: BTreeMap<String, Spanned<String>>,
+}
+
+/// `[registries."HOST[:PORT]"]`
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistrySpec {
+    /// Environment variable holding a bearer token. Example: `token_env = "GHCR_TOKEN"`.
+    pub token_env: Option<String>,
+    /// User for basic authentication, with the password in `password_env`.
+    pub username: Option<String>,
+    /// Environment variable holding the basic-authentication password.
+    pub password_env: Option<String>,
+    /// Speak plain HTTP instead of HTTPS (a registry on this machine or a lab network).
+    /// Default: false.
+    #[serde(default)]
+    pub plain_http: bool,
 }
 
 /// `[server]`
@@ -346,9 +380,16 @@ pub struct BrowserSecretSpec {
 pub struct PluginEntry {
     /// Unique name, `[a-z0-9_-]{1,32}`. Example: `name = "capture"`.
     pub name: Spanned<String>,
-    /// `builtin:NAME` for a first-party plugin, or a path to a `.wasm` component
-    /// (relative to the manifest). Example: `source = "builtin:capture"`.
+    /// `builtin:NAME` for a first-party plugin, a path to a `.wasm` component (relative to
+    /// the manifest), or `oci://REGISTRY/REPO:TAG@sha256:DIGEST`. Example:
+    /// `source = "builtin:capture"`.
     pub source: Spanned<String>,
+    /// For `oci://` sources: load only with a valid signature by a key in `[trust.keys]`.
+    /// Default: true for `oci://` sources. Example: `verify = false` (a lab registry).
+    pub verify: Option<Spanned<bool>>,
+    /// For `oci://` sources: accept a tag without `@sha256:DIGEST`; it is resolved at every
+    /// start and the digest it named is logged and audited. Default: false.
+    pub allow_unpinned: Option<Spanned<bool>>,
     /// Prepended to each of this plugin's tool names, so one plugin can be loaded twice.
     /// Example: `tool_prefix = "staging_"`.
     pub tool_prefix: Option<Spanned<String>>,

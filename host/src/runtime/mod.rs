@@ -15,6 +15,7 @@ mod kept;
 mod login_handoff;
 pub mod native;
 pub mod plugin;
+mod pulled;
 pub mod registry;
 pub(crate) mod sandbox;
 pub mod state;

@@ -123,6 +123,18 @@ impl Registry {
                         .map_err(|e| fail(format!("cannot be read: {e}")))?
                         .into(),
                 ),
+                PluginSource::Oci(source) => Some(
+                    super::pulled::component(
+                        &config.name,
+                        source,
+                        &manifest.distribution,
+                        &manifest.cache_dir,
+                        &services.audit,
+                    )
+                    .await
+                    .map_err(fail)?
+                    .into(),
+                ),
             };
             let (backend, infos) = match bytes {
                 None => (Backend::Native, vec![native::echo_tool()]),

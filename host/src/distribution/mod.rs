@@ -1,0 +1,142 @@
+//! Plugins from OCI registries: `source = "oci://REGISTRY/REPO:TAG@sha256:DIGEST"`.
+//! A pull is checked at every step (the manifest against the pinned digest, the component
+//! layer against the manifest's digest, the signature against `[trust]`), stored by digest,
+//! and loaded offline afterwards. This module knows nothing of the manifest file: the
+//! manifest turns its keys into the plain values here.
+
+pub mod client;
+pub mod keys;
+mod pull;
+pub mod push;
+pub mod reference;
+pub mod signature;
+pub mod store;
+
+pub use client::RegistrySettings;
+pub use keys::{KeyError, PrivateKey, TrustedKey};
+pub use pull::fetch;
+pub use reference::OciRef;
+pub use signature::Signer;
+
+use std::collections::BTreeMap;
+
+/// Layer media types of a Wasm component: the CNCF Wasm OCI artifact's `application/wasm`
+/// (what `wkg` publishes, and what `warden plugin push` writes) and the older
+/// `application/vnd.wasm.content.layer.v1+wasm`.
+pub const WASM_LAYER_TYPES: [&str; 2] = [
+    "application/wasm",
+    "application/vnd.wasm.content.layer.v1+wasm",
+];
+/// The CNCF Wasm OCI artifact's config media type.
+pub const WASM_CONFIG_TYPE: &str = "application/vnd.wasm.config.v0+json";
+/// The largest component Warden pulls.
+pub const MAX_COMPONENT: u64 = 256 * 1024 * 1024;
+
+/// What the manifest says about registries and signers.
+#[derive(Debug, Clone, Default)]
+pub struct Distribution {
+    /// `[trust.keys]`: the public keys whose signatures are accepted.
+    pub trust: Vec<TrustedKey>,
+    /// `[registries."HOST:PORT"]`, by `HOST:PORT`.
+    pub registries: BTreeMap<String, RegistrySettings>,
+}
+
+/// One `[[plugin]]`'s `oci://` source and how it must be checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciSource {
+    pub reference: OciRef,
+    /// Load only with a valid signature by a `[trust]` key (default for `oci://`).
+    pub verify: bool,
+}
+
+/// Where the loaded bytes came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Pulled from the registry now.
+    Registry,
+    /// Read from the store, pulled earlier (the registry was not asked for the component).
+    Store,
+}
+
+/// A pulled, checked component.
+#[derive(Debug)]
+pub struct Fetched {
+    pub bytes: Vec<u8>,
+    /// The manifest digest the bytes belong to.
+    pub digest: String,
+    /// Who signed it; `None` when `verify = false`.
+    pub signer: Option<Signer>,
+    pub origin: Origin,
+}
+
+/// Why a plugin could not be taken from its registry; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(
+        "registry {registry} resolves to {addr}, a {class} address; a registry in private network space is used only when named: add [registries.\"{registry}\"] to the manifest"
+    )]
+    PrivateRegistry {
+        registry: String,
+        addr: String,
+        class: String,
+    },
+    #[error("registry {registry}: {message}")]
+    Registry { registry: String, message: String },
+    #[error(
+        "registry {registry}: {message}; an unpinned tag is resolved at every start, so it cannot start from the cache: pin it as source = \"{pinned}\" (the digest it named last time)"
+    )]
+    UnpinnedOffline {
+        registry: String,
+        message: String,
+        pinned: String,
+    },
+    #[error(
+        "the registry has no {what}; check the reference (`warden plugin pull oci://REGISTRY/REPO:TAG` prints the digest a tag names)"
+    )]
+    NotFound { what: String },
+    #[error(
+        "registry {registry} refused the credentials: {message}; set them under [registries.\"{registry}\"] (token_env, or username and password_env)"
+    )]
+    Unauthorized { registry: String, message: String },
+    #[error("registry {registry}: the environment variable {var} named in [registries] is not set")]
+    Credentials { registry: String, var: String },
+    #[error(
+        "the registry sent a manifest that is not the pinned {expected} ({detail}): refused; if the artifact was re-pushed on purpose, pin the new digest"
+    )]
+    DigestMismatch { expected: String, detail: String },
+    #[error(
+        "the component layer's bytes hash to {got}, not the {expected} its manifest names: refused (the registry's copy is damaged or was tampered with)"
+    )]
+    LayerMismatch { expected: String, got: String },
+    #[error(
+        "the artifact has no Wasm component layer (layers: {found}); push it with `warden plugin push` or `wkg oci push`"
+    )]
+    MissingLayer { found: String },
+    #[error("the component layer is {size} bytes, over the {max}-byte limit")]
+    TooLarge { size: u64, max: u64 },
+    #[error("the artifact's manifest is not an OCI image manifest: {0}")]
+    BadManifest(String),
+    #[error("{0}")]
+    Signature(#[from] signature::SignatureError),
+    #[error("cannot store the pulled artifact under the cache directory: {0}")]
+    Store(std::io::Error),
+}
+
+impl FetchError {
+    /// A short stable name of the error, for audit lines.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::PrivateRegistry { .. } => "private_registry",
+            Self::Registry { .. } | Self::UnpinnedOffline { .. } => "registry",
+            Self::NotFound { .. } => "not_found",
+            Self::Unauthorized { .. } | Self::Credentials { .. } => "unauthorized",
+            Self::DigestMismatch { .. } => "digest_mismatch",
+            Self::LayerMismatch { .. } => "layer_mismatch",
+            Self::MissingLayer { .. } | Self::BadManifest(_) => "bad_artifact",
+            Self::TooLarge { .. } => "too_large",
+            Self::Signature(signature::SignatureError::Unsigned { .. }) => "unsigned",
+            Self::Signature(signature::SignatureError::Untrusted { .. }) => "untrusted_signature",
+            Self::Store(_) => "store",
+        }
+    }
+}
