@@ -30,7 +30,7 @@ function stub(specifier) {
       "export function conversation() { return ''; }",
       'export function cancelled() { return false; }',
       'export function asTask() { return false; }',
-      'export function capabilities() { return { elicitation: false, sampling: false, roots: false }; }',
+      'export function capabilities() { return { elicitation: false, elicitationUrl: false, sampling: false, roots: false }; }',
       `export function ask() { throw Object.assign(new Error('unsupported'), { payload: { tag: 'unsupported', val: ${JSON.stringify(UNAVAILABLE)} } }); }`,
     ].join('\n');
   }
