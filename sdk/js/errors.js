@@ -59,6 +59,8 @@ export function toToolError(thrown) {
   if (thrown instanceof CapabilityError) return thrown.toToolError();
   const fromHost = capabilityError(thrown);
   if (fromHost) return fromHost.toToolError();
+  // Errors of other SDK modules (AskError) say what they become.
+  if (thrown instanceof Error && typeof thrown.toToolError === 'function') return thrown.toToolError();
   if (thrown instanceof Error) {
     const text = thrown.message || thrown.name || 'error';
     return ToolError.failed(thrown.name && thrown.name !== 'Error' ? `${thrown.name}: ${text}` : text);

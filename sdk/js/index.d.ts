@@ -169,16 +169,146 @@ export interface PluginExports {
   completions: object;
 }
 
+export interface ResourceTemplateInfo {
+  /** RFC 6570 template: `{name}` matches a run without `/`, `{+name}` one that may span `/`. */
+  uriTemplate: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required: boolean;
+}
+
+/** A prompt (MCP `prompts/list`): a name, a title, a description and its arguments. */
+export declare class Prompt {
+  constructor(name: string);
+  readonly name: string;
+  readonly arguments: PromptArgument[];
+  title(text: string): this;
+  description(text: string): this;
+  /** An argument the client must give (`prompts/get` is refused without it). */
+  argument(name: string, description?: string): this;
+  /** An argument the client may leave out. */
+  optionalArgument(name: string, description?: string): this;
+}
+
+export interface PromptMessageValue {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+/** One message of a filled-in prompt: text or a content block. */
+export declare const PromptMessage: {
+  user(content: string | ContentBlock): PromptMessageValue;
+  assistant(content: string | ContentBlock): PromptMessageValue;
+};
+export interface PromptResult {
+  description?: string;
+  messages: PromptMessageValue[];
+}
+
+/** What a completion is asked for. */
+export type CompletionRef = { kind: 'prompt'; name: string } | { kind: 'resource-template'; uriTemplate: string };
+export interface CompletionValue {
+  /** At most 100 (the SDK keeps the first 100 and sets `hasMore`). */
+  values: string[];
+  total?: number;
+  hasMore: boolean;
+}
+export declare const Completion: {
+  readonly MAX_VALUES: 100;
+  /** The `candidates` that start with `prefix`, at most 100. */
+  matching(candidates: Iterable<string>, prefix: string): CompletionValue;
+};
+
+/** The variables of `uri` under a URI template, or undefined when it does not match. */
+export declare function matchTemplate(template: string, uri: string): Record<string, string> | undefined;
+
 export declare class Plugin {
   tool(tool: Tool<any>): this;
-  resource(info: ResourceInfo, read: (uri: string) => EmbeddedResourceValue[]): this;
+  resource(info: ResourceInfo, read: (uri: string) => MaybePromise<EmbeddedResourceValue[]>): this;
+  resourceTemplate(
+    info: ResourceTemplateInfo,
+    read: (uri: string, vars: Record<string, string>) => MaybePromise<EmbeddedResourceValue[]>,
+  ): this;
+  /** A prompt and what fills it in; required arguments are checked present first. */
+  prompt(prompt: Prompt, fill: (args: Record<string, string>) => MaybePromise<PromptMessageValue[] | PromptResult>): this;
+  /** What completes prompt arguments and template variables (without it, nothing is offered). */
+  completion(
+    complete: (ref: CompletionRef, argument: string, value: string, context: Record<string, string>) => MaybePromise<CompletionValue | string[]>,
+  ): this;
   /** Runs a tool by name (for unit tests). */
   call(name: string, argumentsJson: string): Promise<ToolResult>;
+  /** Reads a resource by URI: a fixed one, else the first template that matches (for unit tests). */
+  readResource(uri: string): Promise<EmbeddedResourceValue[]>;
+  /** Fills a prompt in (for unit tests). */
+  getPrompt(name: string, args?: Record<string, string>): Promise<PromptResult>;
+  /** Completes an argument (for unit tests). */
+  complete(ref: CompletionRef, argument: string, value: string, context?: Record<string, string>): Promise<CompletionValue>;
   /** `export const { tools, resources, prompts, completions } = plugin.exports();` */
   exports(): PluginExports;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+
+export type AskErrorKind = 'unsupported' | 'limit-reached' | 'failed';
+/** Why a request to the client failed; thrown from a tool it is a `failed` tool error. */
+export declare class AskError extends Error {
+  constructor(kind: AskErrorKind, message: string);
+  /** `unsupported` (the client did not declare the capability, or no client can be asked),
+   * `limit-reached` (this call asked as often as it may) or `failed`. */
+  kind: AskErrorKind;
+  toToolError(): ToolError;
+}
+
+export type JsonObject = { [key: string]: unknown };
+export type Question =
+  | { kind: 'elicit'; message: string; schema: JsonObject | ObjectSchema<any> }
+  | { kind: 'elicit-url'; message: string; url: string }
+  | { kind: 'sample'; params: JsonObject }
+  | { kind: 'list-roots' };
+/** One question for `context.ask`. */
+export declare const Question: {
+  /** A form: a JSON Schema object of primitive properties (or `s.object({...})`). */
+  elicit(message: string, schema: JsonObject | ObjectSchema<any>): Extract<Question, { kind: 'elicit' }>;
+  /** A page to open (`https://`, or `http://` on a loopback host); never put a secret in it. */
+  elicitUrl(message: string, url: string): Extract<Question, { kind: 'elicit-url' }>;
+  /** `sampling/createMessage` params: `messages`, `maxTokens`, ... */
+  sample(params: JsonObject): Extract<Question, { kind: 'sample' }>;
+  listRoots(): Extract<Question, { kind: 'list-roots' }>;
+};
+
+/** What the user did with a form or a page: `content` holds the form's values on accept
+ * (null for a page: the user agreed to open it). */
+export type ElicitAnswer = { action: 'accept'; content: JsonObject | null } | { action: 'decline' | 'cancel' };
+/** The sampling result: `role`, `content`, `model`, `stopReason`. */
+export type SampleResult = {
+  role: 'assistant' | 'user';
+  content: { type: string; text?: string; [key: string]: unknown };
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+};
+export interface Root {
+  uri: string;
+  name?: string;
+}
+export type AnswerTo<Q> = Q extends { kind: 'elicit' | 'elicit-url' } ? ElicitAnswer : Q extends { kind: 'sample' } ? SampleResult : Root[];
+
+/** What the client of this call can be asked (the capabilities it declared). */
+export interface ClientCapabilities {
+  /** Form elicitation (`elicit`). */
+  elicitation: boolean;
+  /** URL-mode elicitation (`elicitUrl`). */
+  elicitationUrl: boolean;
+  sampling: boolean;
+  roots: boolean;
+}
 
 /** Services of the call in progress (always granted). */
 export declare const context: {
@@ -191,11 +321,31 @@ export declare const context: {
   /** An opaque id of this call's conversation (its MCP session, or its client on the
    * stateless wire; empty for stdio). `state` is already scoped by it. */
   conversation(): string;
-  /** True once the client has cancelled this call. */
+  /** True once the client has cancelled this call: return early. */
   cancelled(): boolean;
-  /** Go on as an MCP task; false when the call cannot be one. */
+  /** Go on as an MCP task; false when the call cannot be one. Ask what must be asked first. */
   asTask(): boolean;
-  clientCapabilities(): { elicitation: boolean; sampling: boolean; roots: boolean };
+  /** What the client can be asked; ask only that, or get AskError `unsupported`. */
+  clientCapabilities(): ClientCapabilities;
+  /**
+   * Asks the client several questions at once, each under a key of yours; the answers come
+   * back under the same keys. On the stateless 2026-07-28 wire the call runs again from the
+   * start once the client answers: what runs before an ask may run twice, so ask first, act
+   * after, and ask the same questions in the same order.
+   */
+  ask<Q extends Record<string, Question>>(questions: Q): Promise<{ [K in keyof Q]: AnswerTo<Q[K]> }>;
+  /** Asks the user a form (MCP elicitation, form mode). */
+  elicit(message: string, schema: JsonObject | ObjectSchema<any>): Promise<ElicitAnswer>;
+  /** Sends the user to a page (MCP elicitation, URL mode); `accept` is consent to open it. */
+  elicitUrl(message: string, url: string): Promise<ElicitAnswer>;
+  /** Asks the client's model (MCP sampling). */
+  sample(params: JsonObject): Promise<SampleResult>;
+  /** Asks the client's model one question; the text of its answer. */
+  sampleText(prompt: string, maxTokens: number): Promise<string>;
+  /** The client's roots (MCP `roots/list`). */
+  listRoots(): Promise<Root[]>;
+  AskError: typeof AskError;
+  Question: typeof Question;
 };
 
 /** Why a `state` write was refused. */

@@ -6,8 +6,15 @@ import { ToolError, CapabilityError, toToolError } from './errors.js';
 import { ToolOutput, Content, EmbeddedResource, intoWit } from './output.js';
 import * as context from './context.js';
 import * as state from './state.js';
+import { Prompt, PromptMessage, Completion, promptIntoWit, completionIntoWit } from './prompt.js';
+import { matchTemplate } from './template.js';
 
-export { s, Schema, ToolError, CapabilityError, ToolOutput, Content, EmbeddedResource, context, state };
+const { AskError, Question } = context;
+
+export {
+  s, Schema, ToolError, CapabilityError, AskError, Question, ToolOutput, Content, EmbeddedResource,
+  Prompt, PromptMessage, Completion, matchTemplate, context, state,
+};
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
@@ -62,11 +69,16 @@ export class Tool {
   }
 }
 
-/** A plugin: its tools and resources. */
+const resourceInfo = (info) => ({ uri: info.uri, name: info.name, description: info.description, mimeType: info.mimeType });
+
+/** A plugin: its tools, resources, resource templates, prompts and completions. */
 export class Plugin {
   constructor() {
     this._tools = new Map();
     this._resources = [];
+    this._templates = [];
+    this._prompts = new Map();
+    this._completer = undefined;
   }
   tool(tool) {
     if (this._tools.has(tool.name)) throw new TypeError(`tool \`${tool.name}\` is declared twice`);
@@ -78,12 +90,59 @@ export class Plugin {
     this._resources.push({ info, read });
     return this;
   }
+  /** A family of resources `{ uriTemplate, name, description?, mimeType? }` (`sessions://{id}/info`;
+   * `{+path}` may span `/`) and its reader `(uri, vars) => [EmbeddedResource]`. */
+  resourceTemplate(info, read) {
+    this._templates.push({ info, read });
+    return this;
+  }
+  /** A prompt and its function `(args) => [PromptMessage...]` (or `{ description, messages }`);
+   * required arguments are checked present before it runs. */
+  prompt(prompt, fill) {
+    if (!(prompt instanceof Prompt)) throw new TypeError('plugin.prompt: give a new Prompt(name)');
+    if (this._prompts.has(prompt.name)) throw new TypeError(`prompt \`${prompt.name}\` is declared twice`);
+    this._prompts.set(prompt.name, { prompt, fill });
+    return this;
+  }
+  /** What completes prompt arguments and template variables: `(ref, argument, value, context)`
+   * where `ref` is `{ kind: 'prompt', name }` or `{ kind: 'resource-template', uriTemplate }`
+   * and `context` the arguments already chosen; returns `Completion.matching(...)` or a list.
+   * Without it every completion is empty. */
+  completion(complete) {
+    this._completer = complete;
+    return this;
+  }
 
   /** Runs tool `name`; resolves to a ToolOutput-like value or rejects with a ToolError. */
   async call(name, argumentsJson) {
     const tool = this._tools.get(name);
     if (!tool) throw ToolError.notFound(`no tool named \`${name}\``);
     return tool.call(argumentsJson);
+  }
+
+  /** Reads `uri`: the fixed resource of that URI, else the first template that matches. */
+  async readResource(uri) {
+    const fixed = this._resources.find(({ info }) => info.uri === uri);
+    if (fixed) return fixed.read(uri);
+    for (const { info, read } of this._templates) {
+      const vars = matchTemplate(info.uriTemplate, uri);
+      if (vars) return read(uri, vars);
+    }
+    throw ToolError.notFound(`this plugin has no resource \`${uri}\``);
+  }
+
+  /** Fills prompt `name` with `args` (an object), as the host's `prompts/get` does. */
+  async getPrompt(name, args = {}) {
+    const entry = this._prompts.get(name);
+    if (!entry) throw ToolError.notFound(`this plugin has no prompt \`${name}\``);
+    entry.prompt.check(args);
+    return promptIntoWit(await entry.fill(args));
+  }
+
+  /** Completes `argument` of `ref` from `value`, as the host's `completion/complete` does. */
+  async complete(ref, argument, value, context = {}) {
+    if (!this._completer) return { values: [], total: undefined, hasMore: false };
+    return completionIntoWit(await this._completer(ref, argument, value, context));
   }
 
   /** The component's exports: `export const { tools, resources, prompts, completions } = plugin.exports();` */
@@ -95,7 +154,7 @@ export class Plugin {
       const e = toToolError(thrown);
       throw { tag: e.kind, val: e.message };
     };
-    const finish = (run) => {
+    const finish = (run, convert = intoWit) => {
       let value;
       try {
         value = run();
@@ -103,13 +162,14 @@ export class Plugin {
         fail(thrown);
       }
       // `catch` after `then`: a result that cannot be converted is a tool error too.
-      if (value && typeof value.then === 'function') return value.then(intoWit).catch(fail);
+      if (value && typeof value.then === 'function') return value.then(convert).catch(fail);
       try {
-        return intoWit(value);
+        return convert(value);
       } catch (thrown) {
         return fail(thrown);
       }
     };
+    const same = (value) => value;
     return {
       tools: {
         listTools: () => [...plugin._tools.values()].map((t) => t.info()),
@@ -121,30 +181,27 @@ export class Plugin {
           }),
       },
       resources: {
-        listResources: () =>
-          plugin._resources.map(({ info }) => ({
-            uri: info.uri,
+        listResources: () => plugin._resources.map(({ info }) => resourceInfo(info)),
+        listTemplates: () =>
+          plugin._templates.map(({ info }) => ({
+            uriTemplate: info.uriTemplate,
             name: info.name,
             description: info.description,
             mimeType: info.mimeType,
           })),
-        listTemplates: () => [],
-        readResource: (uri) => {
-          const entry = plugin._resources.find(({ info }) => info.uri === uri);
-          if (!entry) fail(ToolError.notFound(`no resource ${uri}`));
-          try {
-            return entry.read(uri);
-          } catch (thrown) {
-            return fail(thrown);
-          }
-        },
+        readResource: (uri) => finish(() => plugin.readResource(uri), same),
       },
       prompts: {
-        listPrompts: () => [],
-        getPrompt: (name) => fail(ToolError.notFound(`no prompt named \`${name}\``)),
+        listPrompts: () => [...plugin._prompts.values()].map(({ prompt }) => prompt.info()),
+        getPrompt: (name, args) => finish(() => plugin.getPrompt(name, Object.fromEntries(args)), same),
       },
       completions: {
-        complete: () => ({ values: [], total: undefined, hasMore: false }),
+        complete: (target, argument, value, context) =>
+          finish(() => {
+            const ref =
+              target.tag === 'prompt' ? { kind: 'prompt', name: target.val } : { kind: 'resource-template', uriTemplate: target.val };
+            return plugin.complete(ref, argument, value, Object.fromEntries(context));
+          }, same),
       },
     };
   }

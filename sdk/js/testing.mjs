@@ -1,8 +1,8 @@
 // Run plugin code in Node, outside Warden (unit tests): `node --import @warden/plugin-sdk/testing --test`.
 // The `warden:*` host imports resolve to stand-ins: context calls do nothing (`cancelled()` is
-// false), state is kept in memory for the test process, and every capability call fails
-// with a CapabilityError of kind `io` saying that host
-// services exist only inside Warden.
+// false; the client can be asked nothing, so `ask` fails as `unsupported`), state is kept in
+// memory for the test process, and every capability call fails with a CapabilityError of kind
+// `io` saying that host services exist only inside Warden.
 
 import { registerHooks } from 'node:module';
 
@@ -30,7 +30,7 @@ function stub(specifier) {
       "export function conversation() { return ''; }",
       'export function cancelled() { return false; }',
       'export function asTask() { return false; }',
-      'export function capabilities() { return { elicitation: false, sampling: false, roots: false }; }',
+      'export function capabilities() { return { elicitation: false, elicitationUrl: false, sampling: false, roots: false }; }',
       `export function ask() { throw Object.assign(new Error('unsupported'), { payload: { tag: 'unsupported', val: ${JSON.stringify(UNAVAILABLE)} } }); }`,
     ].join('\n');
   }

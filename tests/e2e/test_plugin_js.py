@@ -57,10 +57,25 @@ class Built:
     seconds: dict[str, float]
 
 
+_BUILT: Built | None = None
+
+
+def build_js(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
+    """The scaffold (written by `warden plugin new --lang js`), the fixture and the example,
+    built in parallel into a temporary directory, once per session for every module that
+    drives them (test_sdk_js_*.py import this)."""
+    global _BUILT
+    if _BUILT is None:
+        _BUILT = _build(tmp_path_factory, warden_bin)
+    return _BUILT
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
-    """The scaffold (written by `warden plugin new --lang js`), the fixture and the example,
-    built in parallel into a temporary directory."""
+    return build_js(tmp_path_factory, warden_bin)
+
+
+def _build(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     node = _node()
     out = tmp_path_factory.mktemp("js-build")
     scaffold_dir = out / "demo-tools"

@@ -1,7 +1,7 @@
 // The export glue, in Node with the host stand-ins: `node --import ./testing.mjs --test test/plugin.test.mjs`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Plugin, Tool, ToolError, ToolOutput, s } from '../index.js';
+import { Plugin, Tool, ToolError, ToolOutput, Prompt, PromptMessage, Completion, AskError, Question, matchTemplate, context, s } from '../index.js';
 import { httpGet } from '../capture.js';
 
 const plugin = new Plugin()
@@ -11,7 +11,14 @@ const plugin = new Plugin()
   .tool(new Tool('fetch', s.object({}), async () => httpGet('http://example.com/')))
   .tool(new Tool('bigint', s.object({}), async () => ({ n: 1n })))
   .tool(new Tool('refuse', () => { throw ToolError.accessDenied('no'); }))
-  .resource({ uri: 'notes://all', name: 'notes' }, (uri) => [{ uri, mimeType: 'text/plain', body: { tag: 'text', val: 'all notes' } }]);
+  .tool(new Tool('ask', s.object({}), async () => (await context.elicit('Name?', s.object({ name: s.string() }))).action))
+  .resource({ uri: 'notes://all', name: 'notes' }, (uri) => [{ uri, mimeType: 'text/plain', body: { tag: 'text', val: 'all notes' } }])
+  .resourceTemplate({ uriTemplate: 'notes://{id}/text', name: 'note' }, (uri, { id }) => [{ uri, body: { tag: 'text', val: `note ${id}` } }])
+  .prompt(new Prompt('review').title('Review').argument('file', 'The file').optionalArgument('tone', 'How'), ({ file, tone }) => [
+    PromptMessage.user(`Review ${file}${tone ? ` (${tone})` : ''}`),
+    PromptMessage.assistant('Sure.'),
+  ])
+  .completion((ref, argument, value) => (ref.kind === 'prompt' && argument === 'tone' ? Completion.matching(['gentle', 'grumpy', 'terse'], value) : []));
 const { tools, resources, prompts, completions } = plugin.exports();
 
 /** What the component binding does with an export: a thrown value is the error variant. */
@@ -44,12 +51,88 @@ test('callTool: results and error variants', async () => {
   assert.equal((await call('echo', 'not an object')).err.tag, 'invalid-arguments');
 });
 
-test('resources, prompts and completions', () => {
+/** What the binding does with a non-tool export: awaits it, a thrown value is the error variant. */
+async function settle(run) {
+  try {
+    return { ok: await run() };
+  } catch (variant) {
+    return { err: variant };
+  }
+}
+
+test('resources and resource templates', async () => {
   assert.deepEqual(resources.listResources(), [{ uri: 'notes://all', name: 'notes', description: undefined, mimeType: undefined }]);
-  assert.equal(resources.readResource('notes://all')[0].body.val, 'all notes');
-  assert.throws(() => resources.readResource('notes://none'), (v) => v.tag === 'not-found');
-  assert.deepEqual(prompts.listPrompts(), []);
-  assert.deepEqual(completions.complete(), { values: [], total: undefined, hasMore: false });
+  assert.deepEqual(resources.listTemplates(), [{ uriTemplate: 'notes://{id}/text', name: 'note', description: undefined, mimeType: undefined }]);
+  assert.equal((await resources.readResource('notes://all'))[0].body.val, 'all notes');
+  assert.equal((await resources.readResource('notes://7/text'))[0].body.val, 'note 7');
+  assert.deepEqual(await settle(() => resources.readResource('notes://none')), {
+    err: { tag: 'not-found', val: 'this plugin has no resource `notes://none`' },
+  });
+});
+
+test('URI templates', () => {
+  assert.deepEqual(matchTemplate('sessions://{id}/info', 'sessions://abc/info'), { id: 'abc' });
+  assert.equal(matchTemplate('sessions://{id}/info', 'sessions:///info'), undefined);
+  assert.equal(matchTemplate('sessions://{id}/info', 'sessions://a/b/info'), undefined);
+  assert.deepEqual(matchTemplate('file://{+path}', 'file:///etc/hosts'), { path: '/etc/hosts' });
+  assert.deepEqual(matchTemplate('x://{a}-{b}', 'x://1-2-3'), { a: '1', b: '2-3' });
+  assert.deepEqual(matchTemplate('x://fixed', 'x://fixed'), {});
+  assert.equal(matchTemplate('x://fixed', 'x://fixed2'), undefined);
+});
+
+test('prompts: listed, filled, a missing argument named', async () => {
+  assert.deepEqual(prompts.listPrompts(), [
+    {
+      name: 'review',
+      title: 'Review',
+      description: undefined,
+      arguments: [
+        { name: 'file', description: 'The file', required: true },
+        { name: 'tone', description: 'How', required: false },
+      ],
+    },
+  ]);
+  assert.deepEqual(await settle(() => prompts.getPrompt('review', [['file', 'a.rs'], ['tone', 'gentle']])), {
+    ok: {
+      description: undefined,
+      messages: [
+        { role: 'user', content: { tag: 'text', val: 'Review a.rs (gentle)' } },
+        { role: 'assistant', content: { tag: 'text', val: 'Sure.' } },
+      ],
+    },
+  });
+  assert.deepEqual(await settle(() => prompts.getPrompt('review', [['tone', 'x']])), {
+    err: { tag: 'invalid-arguments', val: 'prompt `review` needs the argument `file`' },
+  });
+  assert.equal((await settle(() => prompts.getPrompt('nope', []))).err.tag, 'not-found');
+  assert.throws(() => new Prompt('bad name'), TypeError);
+});
+
+test('completions', async () => {
+  assert.deepEqual(await completions.complete({ tag: 'prompt', val: 'review' }, 'tone', 'g', []), {
+    values: ['gentle', 'grumpy'],
+    total: 2,
+    hasMore: false,
+  });
+  assert.deepEqual(await completions.complete({ tag: 'resource-template', val: 'notes://{id}/text' }, 'id', '', []), {
+    values: [],
+    total: undefined,
+    hasMore: false,
+  });
+  const many = Completion.matching(Array.from({ length: 300 }, (_, i) => `v${i}`), 'v1');
+  assert.equal(many.total, 111);
+  assert.equal(many.values.length, 100);
+  assert.equal(many.hasMore, true);
+});
+
+test('asking the client: questions, and an unsupported ask as a failed tool error', async () => {
+  assert.deepEqual(Question.elicitUrl('Sign in', 'https://a.example/'), { kind: 'elicit-url', message: 'Sign in', url: 'https://a.example/' });
+  await assert.rejects(context.ask({ q: Question.listRoots() }), (e) => e instanceof AskError && e.kind === 'unsupported');
+  await assert.rejects(context.ask({ q: { kind: 'guess' } }), TypeError);
+  const asked = await call('ask', {});
+  assert.equal(asked.err.tag, 'failed');
+  assert.match(asked.err.val, /^the client cannot do this: host capabilities are unavailable/);
+  assert.deepEqual(context.clientCapabilities(), { elicitation: false, elicitationUrl: false, sampling: false, roots: false });
 });
 
 test('ToolOutput.json', () => {
