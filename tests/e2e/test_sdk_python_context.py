@@ -102,12 +102,18 @@ async def test_asks_the_user_the_model_and_the_roots(server: Server, mode: str):
         "model": "model says hi to 'Say hello'",
         "roots": [ROOT],
     }
+    runs: dict[bool, int] = {}
     async with client(server, mode, **options) as c:
         with anyio.fail_after(60):
             for together in (True, False):
+                before = len(server.lines(event="tool_call", tool="interview"))
                 result = await c.call_tool("interview", {"together": together})
                 assert not result.is_error, text(result)
                 assert result.structured_content == expected, (together, result.structured_content)
+                runs[together] = len(server.settled_lines(before + 1, event="tool_call", tool="interview")) - before
+    # The replay rule: on 2026-07-28 each ask ends its run and the client's retry runs the tool
+    # again from the start (one ask of four questions: two runs; four asks in turn: five).
+    assert runs == ({True: 1, False: 1} if mode == LEGACY else {True: 2, False: 5}), runs
         # Without the capabilities the plugin is told so (unsupported), as a failed call.
     async with client(server, mode) as bare:
         with anyio.fail_after(30):

@@ -154,7 +154,7 @@ def interview(args: InterviewArgs) -> dict[str, object]:
 
 @dataclass
 class CrunchArgs:
-    steps: Annotated[int, Field(description="How many steps of 0.2 s.", minimum=1, maximum=600)]
+    steps: Annotated[int, Field(description="How many steps of 50 ms.", minimum=1, maximum=600)]
 
 
 @plugin.tool(task="optional")
@@ -164,7 +164,7 @@ def crunch(args: CrunchArgs) -> str:
     for step in range(1, args.steps + 1):
         if context.cancelled():
             return f"cancelled after {step - 1} steps"
-        time.sleep(0.2)
+        time.sleep(0.05)
         context.progress(step, args.steps, f"step {step}")
     return f"crunched {args.steps} steps (task: {became})"
 
