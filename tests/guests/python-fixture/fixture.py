@@ -257,6 +257,12 @@ def page_title(args: UrlArgs) -> str:
     return str(page.extract(browser.ContentFormat.TEXT).title)
 
 
+@plugin.tool(read_only=True, open_world=True)
+def captured_title(args: UrlArgs) -> str:
+    """Capture a page in the host's capture browser; its title."""
+    return capture.capture_page(args.url, timeout_ms=20000).title
+
+
 @dataclass
 class HostArgs:
     host: str
