@@ -95,6 +95,17 @@ def text(result: Any) -> str:
     return "".join(getattr(c, "text", "") for c in result.content)
 
 
+def settled(manifest: Manifest, tool_calls: int) -> list[dict[str, Any]]:
+    """The audit lines once `tool_calls` calls have theirs (a call's line is written as it ends)."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = manifest.audit_lines()
+        if sum(a["event"] == "tool_call" for a in lines) >= tool_calls:
+            return lines
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.05)
+
+
 def wait_for_reload(log: Path, reloads: int) -> None:
     deadline = time.monotonic() + 30
     while log.read_text(errors="replace").count("manifest reloaded") < reloads:
@@ -125,7 +136,7 @@ async def test_each_capability_is_refused_then_allowed_and_audited(
                     refused = await c.call_tool(tool, args)
                     assert refused.is_error and text(refused).startswith("access denied: "), (name, text(refused))
                     assert "grants." in text(refused), (name, text(refused))
-                denied = manifest.audit_lines()
+                denied = settled(manifest, len(calls(ends)))
                 write(ends.grants())
                 wait_for_reload(log, 1)
                 for name, (tool, args, expected, _) in calls(ends).items():

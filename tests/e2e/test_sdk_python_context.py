@@ -102,7 +102,9 @@ async def test_asks_the_user_the_model_and_the_roots(server: Server, mode: str):
         "model": "model says hi to 'Say hello'",
         "roots": [ROOT],
     }
-    runs: dict[bool, int] = {}
+    # The replay rule: on 2026-07-28 each ask ends its run and the client's retry runs the tool
+    # again from the start (one ask of four questions: two runs; four asks in turn: five).
+    runs = {True: 1, False: 1} if mode == LEGACY else {True: 2, False: 5}
     async with client(server, mode, **options) as c:
         with anyio.fail_after(60):
             for together in (True, False):
@@ -110,11 +112,11 @@ async def test_asks_the_user_the_model_and_the_roots(server: Server, mode: str):
                 result = await c.call_tool("interview", {"together": together})
                 assert not result.is_error, text(result)
                 assert result.structured_content == expected, (together, result.structured_content)
-                runs[together] = len(server.settled_lines(before + 1, event="tool_call", tool="interview")) - before
-    # The replay rule: on 2026-07-28 each ask ends its run and the client's retry runs the tool
-    # again from the start (one ask of four questions: two runs; four asks in turn: five).
-    assert runs == ({True: 1, False: 1} if mode == LEGACY else {True: 2, False: 5}), runs
-        # Without the capabilities the plugin is told so (unsupported), as a failed call.
+                ran = server.settled_lines(before + runs[together], event="tool_call", tool="interview")[before:]
+                assert len(ran) == runs[together], (together, ran)
+                assert [line["outcome"] for line in ran][-1] == "ok", ran
+
+    # Without the capabilities the plugin is told so (unsupported), as a failed call.
     async with client(server, mode) as bare:
         with anyio.fail_after(30):
             if mode == LEGACY:
@@ -122,7 +124,6 @@ async def test_asks_the_user_the_model_and_the_roots(server: Server, mode: str):
                 assert refused.is_error and text(refused).startswith("failed: the client cannot do this: "), text(refused)
             else:
                 # The stateless wire refuses with the protocol's error, naming what is missing.
-
                 with pytest.raises(MCPError) as refused_modern:
                     await bare.call_tool("interview", {"together": False})
                 assert refused_modern.value.error.code == -32021, refused_modern.value.error
