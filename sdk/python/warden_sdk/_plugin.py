@@ -99,7 +99,9 @@ class Tool:
 
 class Plugin:
     """Everything a plugin serves. Declare tools with `@plugin.tool(...)` (or `add_tool`),
-    then export once at module level:
+    resources with `@plugin.resource` and `@plugin.resource_template`, prompts with
+    `@plugin.prompt` and completions with `@plugin.completion`, then export once at module
+    level:
 
         Tools, Resources, Prompts, Completions = plugin.export()
     """
