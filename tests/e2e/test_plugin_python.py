@@ -53,6 +53,24 @@ def _build(project: Path) -> float:
     return time.monotonic() - started
 
 
+_fixture_builds: dict[int, Path] = {}
+
+
+def fixture_component(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/guests/python-fixture, built once per pytest session for every module that loads
+    it (keyed by the session's one temp-path factory)."""
+    if id(tmp_path_factory) in _fixture_builds:
+        return _fixture_builds[id(tmp_path_factory)]
+    _toolchain_or_skip()
+    project = tmp_path_factory.mktemp("python-fixture") / "fixture"
+    shutil.copytree(REPO / "tests" / "guests" / "python-fixture", project)
+    seconds = _build(project)
+    wasm = project / "python_fixture.wasm"
+    print(f"fixture: {wasm.stat().st_size / 1e6:.1f} MB, built in {seconds:.1f} s")
+    _fixture_builds[id(tmp_path_factory)] = wasm
+    return wasm
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     """The scaffold (from `warden plugin new --lang python`), the fixture and the example,
@@ -68,14 +86,11 @@ def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     )
     assert made.returncode == 0, made.stderr
     assert "python -m warden_sdk build" in made.stdout, made.stdout
-    fixture = root / "fixture"
     example = root / "example"
-    shutil.copytree(REPO / "tests" / "guests" / "python-fixture", fixture)
     shutil.copytree(REPO / "examples" / "disk-usage-python", example)
-    seconds = {name: _build(path) for name, path in (("scaffold", scaffold), ("fixture", fixture), ("example", example))}
-    for name, path in (("scaffold", scaffold / "demo_py.wasm"), ("fixture", fixture / "python_fixture.wasm")):
-        print(f"{name}: {path.stat().st_size / 1e6:.1f} MB, built in {seconds[name]:.1f} s")
-    return Built(scaffold, fixture / "python_fixture.wasm", example / "disk_usage_python.wasm", seconds)
+    seconds = {name: _build(path) for name, path in (("scaffold", scaffold), ("example", example))}
+    print(f"scaffold: {(scaffold / 'demo_py.wasm').stat().st_size / 1e6:.1f} MB, built in {seconds['scaffold']:.1f} s")
+    return Built(scaffold, fixture_component(tmp_path_factory), example / "disk_usage_python.wasm", seconds)
 
 
 def _warden(warden_bin: Path, env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -26,7 +26,11 @@ the plugin for componentize-py:
 
 Build with `python -m warden_sdk build` (reads `[tool.warden]` in pyproject.toml).
 
-Host services: `context` (progress, log, cancelled), `state` (what the plugin keeps between
+Beside tools a plugin serves resources (`@plugin.resource`, `@plugin.resource_template`),
+prompts (`@plugin.prompt`) and completions (`@plugin.completion`).
+
+Host services: `context` (progress, log, cancelled, as_task, and asking the client: ask,
+elicit, elicit_url, sample, list_roots, client_capabilities), `state` (what the plugin keeps between
 calls, per conversation: module globals are only a cache), `capture` (http_get, capture_page),
 `terminal`, `sftp`, `browser`, `rdp`. Capability calls raise `CapabilityError` (one subclass
 per kind); left uncaught it becomes the matching `ToolError`. Any other exception becomes a
@@ -48,11 +52,17 @@ from ._errors import (
 from ._output import Content, ToolOutput
 from ._plugin import Annotations, Plugin, TaskSupport, Tool
 from ._schema import Field
+from .context import AskError
+from .prompt import Completion, CompletionRef, Prompt, PromptArgument, PromptMessage, PromptResult
+from .resource import Resource, ResourceTemplate
 
 __all__ = [
     "AccessDenied",
     "Annotations",
+    "AskError",
     "CapabilityError",
+    "Completion",
+    "CompletionRef",
     "Content",
     "Field",
     "Gone",
@@ -61,6 +71,12 @@ __all__ = [
     "LimitReached",
     "NotFound",
     "Plugin",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptResult",
+    "Resource",
+    "ResourceTemplate",
     "StaleElement",
     "TaskSupport",
     "Timeout",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import ToolError
 from ._output import Content, ToolOutput
+from .prompt import CompletionRef
 
 if TYPE_CHECKING:
     from ._plugin import Plugin
@@ -17,7 +18,7 @@ def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
     from componentize_py_types import Err
     from wit_world import exports
     from wit_world.imports import warden_plugin_types as t
-    from wit_world.exports import completions, prompts
+    from wit_world.exports import completions, prompts, resources
 
     def wit_error(e: ToolError) -> Any:
         case = {
@@ -43,6 +44,14 @@ def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
         structured = None if out.structured is None else json.dumps(out.structured, ensure_ascii=False)
         return t.ToolOutput([block(c) for c in out.content], structured)
 
+    def guard(function: Any, *args: Any) -> Any:
+        try:
+            return function(*args)
+        except ToolError as e:
+            raise wit_error(e) from None
+        except BaseException as e:  # noqa: BLE001 - a conversion failure is still a tool error
+            raise wit_error(ToolError.failed(f"{type(e).__name__}: {e}")) from None
+
     class Tools(exports.Tools):
         def list_tools(self) -> list[Any]:
             return [
@@ -64,34 +73,58 @@ def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
             ]
 
         def call_tool(self, name: str, arguments: str) -> Any:
-            try:
-                result = output(plugin.call(name, arguments))
-            except ToolError as e:
-                raise wit_error(e) from None
-            except BaseException as e:  # noqa: BLE001 - a conversion failure is still a tool error
-                raise wit_error(ToolError.failed(f"{type(e).__name__}: {e}")) from None
-            return result
+            return guard(lambda: output(plugin.call(name, arguments)))
 
     class Resources(exports.Resources):
         def list_resources(self) -> list[Any]:
-            return []
+            return [
+                resources.ResourceInfo(r.uri, r.name, r.description, r.mime_type) for r, _ in plugin.resources
+            ]
 
         def list_templates(self) -> list[Any]:
-            return []
+            return [
+                resources.ResourceTemplate(r.uri_template, r.name, r.description, r.mime_type)
+                for r, _ in plugin.templates
+            ]
 
         def read_resource(self, uri: str) -> list[Any]:
-            raise wit_error(ToolError.not_found(f"this plugin serves no resource `{uri}`"))
+            def read() -> list[Any]:
+                out = []
+                for c in plugin.read_resource(uri):
+                    body = t.ResourceBody_Blob(c.data) if c.data else t.ResourceBody_Text(c.text)
+                    out.append(t.EmbeddedResource(c.uri or uri, c.mime_type, body))
+                return out
+
+            return guard(read)
 
     class Prompts(exports.Prompts):
         def list_prompts(self) -> list[Any]:
-            return []
+            return [
+                prompts.PromptInfo(
+                    p.name,
+                    p.title,
+                    p.description,
+                    [prompts.PromptArgument(a.name, a.description, a.required) for a in p.arguments],
+                )
+                for p, _ in plugin.prompts.values()
+            ]
 
         def get_prompt(self, name: str, arguments: list[tuple[str, str]]) -> Any:
-            raise wit_error(ToolError.not_found(f"this plugin serves no prompt `{name}`"))
+            def get() -> Any:
+                filled = plugin.get_prompt(name, dict(arguments))
+                messages = [prompts.PromptMessage(prompts.Role[m.role.upper()], block(m.content)) for m in filled.messages]
+                return prompts.Prompt(filled.description, messages)
+
+            return guard(get)
 
     class Completions(exports.Completions):
         def complete(self, target: Any, argument: str, value: str, context: list[tuple[str, str]]) -> Any:
-            return completions.Completion([], None, False)
+            kind = "prompt" if isinstance(target, completions.CompletionRef_Prompt) else "resource-template"
 
-    del prompts
+            def run() -> Any:
+                found = plugin.complete(CompletionRef(kind, target.value), argument, value, dict(context))
+                return completions.Completion(found.values, found.total, found.has_more)
+
+            return guard(run)
+
     return Tools, Resources, Prompts, Completions

@@ -6,11 +6,19 @@ import inspect
 import json
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, get_type_hints
+from typing import Any, Callable, Literal, TypeVar, get_type_hints
 
 from . import _schema
 from ._errors import CapabilityError, ToolError
 from ._output import Content, ToolOutput, into_output
+from .context import AskError
+from .prompt import Completion, CompletionRef, Prompt, PromptArgument, PromptResult, into_prompt_result
+from .resource import Resource, ResourceTemplate, into_contents, match_template
+
+ResourceReader = Callable[[str], Any]
+TemplateReader = Callable[[str, dict[str, str]], Any]
+PromptFiller = Callable[[dict[str, str]], Any]
+Completer = Callable[[CompletionRef, str, str, dict[str, str]], Any]
 
 TaskSupport = Literal["never", "optional", "required"]
 
@@ -91,13 +99,19 @@ class Tool:
 
 class Plugin:
     """Everything a plugin serves. Declare tools with `@plugin.tool(...)` (or `add_tool`),
-    then export once at module level:
+    resources with `@plugin.resource` and `@plugin.resource_template`, prompts with
+    `@plugin.prompt` and completions with `@plugin.completion`, then export once at module
+    level:
 
         Tools, Resources, Prompts, Completions = plugin.export()
     """
 
     def __init__(self) -> None:
         self.tools: dict[str, Tool] = {}
+        self.resources: list[tuple[Resource, ResourceReader]] = []
+        self.templates: list[tuple[ResourceTemplate, TemplateReader]] = []
+        self.prompts: dict[str, tuple[Prompt, PromptFiller]] = {}
+        self.completer: Completer | None = None
 
     def add_tool(self, tool: Tool) -> Plugin:
         if tool.name in self.tools:
@@ -142,25 +156,107 @@ class Plugin:
 
         return register
 
+    def resource(
+        self, uri: str, name: str, *, description: str | None = None, mime_type: str | None = None
+    ) -> Callable[[ResourceReader], ResourceReader]:
+        """Decorator: the function reads the static resource at `uri`. It gets the URI and
+        returns a `str` (text), `bytes` (a blob), or `Content.resource_text` /
+        `resource_blob` blocks."""
+
+        def register(read: ResourceReader) -> ResourceReader:
+            if any(r.uri == uri for r, _ in self.resources):
+                raise ValueError(f"resource `{uri}` is declared twice")
+            self.resources.append((Resource(uri, name, description, mime_type), read))
+            return read
+
+        return register
+
+    def resource_template(
+        self, uri_template: str, name: str, *, description: str | None = None, mime_type: str | None = None
+    ) -> Callable[[TemplateReader], TemplateReader]:
+        """Decorator: the function reads the resources that match `uri_template` (such as
+        `notes://{id}`). It gets the URI and the values of the template's variables by name,
+        and returns what a `resource` reader returns."""
+
+        def register(read: TemplateReader) -> TemplateReader:
+            self.templates.append((ResourceTemplate(uri_template, name, description, mime_type), read))
+            return read
+
+        return register
+
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: list[PromptArgument] | None = None,
+    ) -> Callable[[PromptFiller], PromptFiller]:
+        """Decorator: the function fills in prompt `name` (default: the function's name; its
+        docstring is the description unless `description` is given). It gets the arguments
+        as a dict (required ones checked present) and returns a `PromptResult`, a list of
+        `PromptMessage`, or a `str` (one user message)."""
+
+        def register(fill: PromptFiller) -> PromptFiller:
+            prompt_name = name or fill.__name__
+            if prompt_name in self.prompts:
+                raise ValueError(f"prompt `{prompt_name}` is declared twice")
+            text = description if description is not None else (inspect.cleandoc(fill.__doc__ or "") or None)
+            self.prompts[prompt_name] = (Prompt(prompt_name, title, text, list(arguments or [])), fill)
+            return fill
+
+        return register
+
+    def completion(self, complete: Completer) -> Completer:
+        """Decorator: the function completes prompt arguments and template variables. It gets
+        what is completed (`CompletionRef`), the argument's name, the value typed so far and
+        the arguments already chosen, and returns a `Completion` or a list of values. Without
+        one, every completion is empty."""
+        self.completer = complete
+        return complete
+
     def call(self, name: str, arguments: str | dict[str, Any]) -> ToolOutput:
         """Runs tool `name`; every exception comes out as a `ToolError`."""
         tool = self.tools.get(name)
         if tool is None:
             raise ToolError.not_found(f"no tool `{name}`; this plugin serves: {', '.join(self.tools)}")
-        try:
-            return tool.call(arguments)
-        except ToolError:
-            raise
-        except CapabilityError as e:
-            raise e.to_tool_error() from None
-        except RecursionError as e:
-            raise ToolError.failed(f"RecursionError: {e}") from None
-        except MemoryError:
-            raise ToolError.failed("MemoryError: the tool ran out of memory (limits.memory)") from None
-        except Exception as e:  # noqa: BLE001 - every exception becomes a tool error, never a trap
-            frame = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
-            where = f" (at {frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
-            raise ToolError.failed(f"{type(e).__name__}: {e}{where}") from None
+        return guarded(tool.call, arguments)
+
+    def read_resource(self, uri: str) -> list[Content]:
+        """Reads the resource at `uri`: a static resource with that exact URI, else the first
+        template that matches. Every exception comes out as a `ToolError`."""
+        for resource, read in self.resources:
+            if resource.uri == uri:
+                return guarded(lambda: into_contents(read(uri), uri, resource.mime_type))
+        for template, read_t in self.templates:
+            found = match_template(template.uri_template, uri)
+            if found is not None:
+                return guarded(lambda: into_contents(read_t(uri, found), uri, template.mime_type))
+        raise ToolError.not_found(f"this plugin has no resource `{uri}`")
+
+    def get_prompt(self, name: str, arguments: dict[str, str]) -> PromptResult:
+        """Fills prompt `name` with `arguments`, as the host's `get-prompt` does."""
+        entry = self.prompts.get(name)
+        if entry is None:
+            raise ToolError.not_found(f"this plugin has no prompt `{name}`")
+        prompt, fill = entry
+        prompt.check(arguments)
+        return guarded(lambda: into_prompt_result(fill(dict(arguments))))
+
+    def complete(self, target: CompletionRef, argument: str, value: str, context: dict[str, str]) -> Completion:
+        """Completes `argument` of `target` from `value`, as the host's `complete` does."""
+        completer = self.completer
+        if completer is None:
+            return Completion()
+
+        def run() -> Completion:
+            found = completer(target, argument, value, dict(context))
+            if isinstance(found, Completion):
+                return found.capped()
+            values = [str(v) for v in found]
+            return Completion(values, len(values)).capped()
+
+        return guarded(run)
 
     def export(self) -> tuple[type, type, type, type]:
         """The four export classes componentize-py looks for in the app module:
@@ -168,3 +264,26 @@ class Plugin:
         from ._export import export_classes
 
         return export_classes(self)
+
+
+R = TypeVar("R")
+
+
+def guarded(function: Callable[..., R], *args: Any) -> R:
+    """Runs `function`; every exception comes out as a `ToolError`, never a trap."""
+    try:
+        return function(*args)
+    except ToolError:
+        raise
+    except CapabilityError as e:
+        raise e.to_tool_error() from None
+    except AskError as e:
+        raise ToolError.failed(str(e)) from None
+    except RecursionError as e:
+        raise ToolError.failed(f"RecursionError: {e}") from None
+    except MemoryError:
+        raise ToolError.failed("MemoryError: the call ran out of memory (limits.memory)") from None
+    except Exception as e:  # noqa: BLE001 - every exception becomes a tool error, never a trap
+        frame = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
+        where = f" (at {frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
+        raise ToolError.failed(f"{type(e).__name__}: {e}{where}") from None
