@@ -141,18 +141,23 @@ mod tests {
 
     #[test]
     fn a_generated_key_signs_what_its_public_half_verifies() {
-        let key = PrivateKey::generate().unwrap();
-        let again = PrivateKey::from_pem(&key.private_pem().unwrap()).unwrap();
-        let trusted = TrustedKey::from_pem("release", &key.public_pem().unwrap()).unwrap();
+        let key = PrivateKey::generate().expect("a test value");
+        let again =
+            PrivateKey::from_pem(&key.private_pem().expect("a test value")).expect("a test value");
+        let trusted = TrustedKey::from_pem("release", &key.public_pem().expect("a test value"))
+            .expect("a test value");
         assert_eq!(trusted.fingerprint, key.fingerprint());
         let sig = again.sign(b"payload");
         assert!(trusted.verifies(b"payload", &sig));
         assert!(!trusted.verifies(b"payload!", &sig));
         let other = TrustedKey::from_pem(
             "other",
-            &PrivateKey::generate().unwrap().public_pem().unwrap(),
+            &PrivateKey::generate()
+                .expect("a test value")
+                .public_pem()
+                .expect("a test value"),
         )
-        .unwrap();
+        .expect("a test value");
         assert!(!other.verifies(b"payload", &sig));
     }
 

@@ -204,7 +204,8 @@ mod tests {
 
     #[test]
     fn parses_tag_digest_and_port() {
-        let r = OciRef::parse(&format!("oci://127.0.0.1:5000/team/echo:1.0@{D}")).unwrap();
+        let r = OciRef::parse(&format!("oci://127.0.0.1:5000/team/echo:1.0@{D}"))
+            .expect("a test value");
         assert_eq!(r.registry, "127.0.0.1:5000");
         assert_eq!(r.repository, "team/echo");
         assert_eq!(r.tag.as_deref(), Some("1.0"));
@@ -215,7 +216,7 @@ mod tests {
             r.to_string(),
             format!("oci://127.0.0.1:5000/team/echo:1.0@{D}")
         );
-        let bare = OciRef::parse(&format!("oci://ghcr.io/echo@{D}")).unwrap();
+        let bare = OciRef::parse(&format!("oci://ghcr.io/echo@{D}")).expect("a test value");
         assert_eq!(bare.tag, None);
         assert_eq!(bare.port(false), 443);
     }

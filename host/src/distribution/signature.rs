@@ -141,28 +141,28 @@ mod tests {
     const E: &str = "sha256:1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
     fn trusted(key: &PrivateKey, name: &str) -> TrustedKey {
-        TrustedKey::from_pem(name, &key.public_pem().unwrap()).unwrap()
+        TrustedKey::from_pem(name, &key.public_pem().expect("a test value")).expect("a test value")
     }
 
     #[test]
     fn a_signature_verifies_for_its_digest_and_key_only() {
-        let key = PrivateKey::generate().unwrap();
-        let other = PrivateKey::generate().unwrap();
+        let key = PrivateKey::generate().expect("a test value");
+        let other = PrivateKey::generate().expect("a test value");
         let signed = sign(&key, "r/x", D);
         let signer = verify(
             std::slice::from_ref(&signed),
             D,
             &[trusted(&other, "o"), trusted(&key, "k")],
         )
-        .unwrap();
+        .expect("a test value");
         assert_eq!(signer.key, "k");
         // Another digest, another key, a changed payload: refused.
         assert!(verify(std::slice::from_ref(&signed), E, &[trusted(&key, "k")]).is_err());
         assert!(verify(std::slice::from_ref(&signed), D, &[trusted(&other, "o")]).is_err());
         let mut forged = signed.clone();
         forged.payload = STANDARD.encode(
-            String::from_utf8(STANDARD.decode(&signed.payload).unwrap())
-                .unwrap()
+            String::from_utf8(STANDARD.decode(&signed.payload).expect("a test value"))
+                .expect("a test value")
                 .replace(D, E),
         );
         assert!(verify(&[forged], E, &[trusted(&key, "k")]).is_err());

@@ -108,16 +108,16 @@ mod tests {
 
     #[test]
     fn a_changed_file_is_not_served() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("a test value");
         let store = Store::new(dir.path());
         let digest = digest_of(b"component");
-        store.put(&digest, b"component").unwrap();
+        store.put(&digest, b"component").expect("a test value");
         assert_eq!(store.get(&digest).as_deref(), Some(&b"component"[..]));
         std::fs::write(
             dir.path().join("oci/sha256").join(&digest[7..]),
             b"tampered",
         )
-        .unwrap();
+        .expect("a test value");
         assert_eq!(store.get(&digest), None);
         assert!(store.put("sha256:../../x", b"").is_err());
     }

@@ -76,7 +76,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown plugin key",
             "[[plugin]]\nname = \"capture\"\nsorce = \"builtin:capture\"\n".to_string(),
-            "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `tool_prefix`, `tools`, `require_approval`, `remember_approval`, `limits`, `grants`",
+            "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `verify`, `allow_unpinned`, `tool_prefix`, `tools`, `require_approval`, `remember_approval`, `limits`, `grants`",
         ),
         (
             "secret granted but not defined",
