@@ -16,6 +16,7 @@
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
+//! | [`distribution`] | `oci://` plugins: pull, pin by digest, verify signatures, store for offline loads |
 //! | [`app`] | start-up shared by the CLI commands |
 //! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
 //! | [`replica`] | this process's replica name, carried by every session handle it mints |

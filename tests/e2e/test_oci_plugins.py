@@ -77,7 +77,7 @@ def loads(manifest: Manifest) -> list[dict]:
 
 
 async def test_a_signed_plugin_loads_by_digest_and_starts_from_the_store_when_the_registry_is_gone(
-    warden_bin, echo_wasm, write_manifest, start_warden, tmp_path_factory
+    warden_bin, warden_env, echo_wasm, write_manifest, start_warden, tmp_path_factory
 ):
     # Its own registry: this test stops it.
     registry = start_registry(tmp_path_factory.mktemp("registry-gone"))
@@ -99,6 +99,13 @@ async def test_a_signed_plugin_loads_by_digest_and_starts_from_the_store_when_th
             await w.assert_echo("from the store")
         second = loads(manifest)[-1]
         assert second["decision"] == "allowed" and "from the local store" in second["detail"], second
+
+        # The store is no way around the trust: another key refuses it, registry or not.
+        stranger = keygen(warden_bin, keys / "stranger.key")
+        other = write_manifest(manifest_text(registry, pinned, {"stranger": stranger}), name="other.toml", audit="other.jsonl")
+        done = warden(warden_bin, "check", "--manifest", str(other.path), env={"WARDEN_CACHE_DIR": warden_env["WARDEN_CACHE_DIR"]})
+        assert done.returncode == 1 and "none valid by a key in [trust.keys] (stranger)" in done.stdout, done.stdout
+        assert loads(other)[-1]["error"] == "untrusted_signature"
     finally:
         registry.stop()
 

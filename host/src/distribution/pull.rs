@@ -31,9 +31,17 @@ pub async fn fetch(
             match signature::verify(&store.signatures(digest), digest, &dist.trust) {
                 Ok(signer) => Some(signer),
                 // Signed since, or the trust changed: ask the registry for its signatures.
-                Err(_) => {
-                    let conn = open(reference, dist).await?;
-                    Some(fresh_signer(&conn, reference, digest, dist, &store).await?)
+                // Without the registry, the stored signatures' verdict is the answer.
+                Err(stored) => {
+                    let fresh = match open(reference, dist).await {
+                        Ok(conn) => fresh_signer(&conn, reference, digest, dist, &store).await,
+                        Err(e) => Err(e),
+                    };
+                    match fresh {
+                        Ok(signer) => Some(signer),
+                        Err(FetchError::Registry { .. }) => return Err(stored.into()),
+                        Err(e) => return Err(e),
+                    }
                 }
             }
         } else {

@@ -83,6 +83,7 @@ impl Validator<'_> {
             Ok(r) => r,
             Err(e) => {
                 self.error(entry.source.span(), e.to_string());
+                // Never loaded: the error above makes the manifest invalid.
                 return PluginSource::Native(String::new());
             }
         };
