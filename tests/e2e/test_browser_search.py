@@ -26,6 +26,9 @@ class Backend(LocalSite):
         self.queries: list[dict[str, list[str]]] = []
         self.results: list[dict] = []
         self.raw: bytes | None = None
+        # The Brave Search API stand-in at /brave: the key it wants, the keys it got.
+        self.key = ""
+        self.tokens: list[str | None] = []
         backend = self
 
         class Handler(QuietHandler):
@@ -33,6 +36,9 @@ class Backend(LocalSite):
                 path, _, query = self.path.partition("?")
                 args = urllib.parse.parse_qs(query)
                 backend.queries.append(args)
+                if path == "/brave":
+                    self.brave()
+                    return
                 if path != "/search" or args.get("format") != ["json"]:
                     self.send_response(404)
                     self.send_header("Content-Length", "0")
@@ -50,7 +56,30 @@ class Backend(LocalSite):
                 self.end_headers()
                 self.wfile.write(body)
 
+            def brave(self) -> None:
+                token = self.headers.get("X-Subscription-Token")
+                backend.tokens.append(token)
+                if token != backend.key:
+                    self.send_response(401)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                web = [{"url": r["url"], "title": f"<strong>{r['title']}</strong>", "description": r.get("content", "")} for r in backend.results]
+                # A backend that echoes the request: the key in a result's URL and its text.
+                web.append({"url": f"https://echo.example/?token={token}", "title": "echo", "description": ""})
+                web.append({"url": backend.url("/echo"), "title": "Echo", "description": f"you sent {token}"})
+                body = json.dumps({"type": "search", "query": {"original": args_q(self.path)}, "web": {"type": "search", "results": web}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
         super().__init__(Handler)
+
+
+def args_q(path: str) -> str:
+    return urllib.parse.parse_qs(path.partition("?")[2]).get("q", [""])[0]
 
 
 @pytest.fixture()
@@ -66,9 +95,9 @@ def web() -> Iterator[tuple[Backend, Site, Site]]:
         s.close()
 
 
-def manifest(write_manifest, origins: list[str], search: str | None) -> object:
+def manifest(write_manifest, origins: list[str], search: str | None, section: str = "") -> object:
     quoted = ", ".join(f'"{o}"' for o in origins)
-    section = f"[search]\nendpoint = \"{search}\"\n\n" if search else ""
+    section = section or (f"[search]\nendpoint = \"{search}\"\n\n" if search else "")
     return write_manifest(f"""
 {section}[browser]
 executable = "{CHROMIUM}"
@@ -152,3 +181,32 @@ async def test_a_hostile_backend_gives_only_http_results_and_nothing_else(start_
         # The server is still up and the plugin answers.
         backend.raw = None
         assert "1 result(s)" in await ok(w, "browse_search", {"query": "anything"})
+
+
+async def test_a_brave_key_stays_in_the_host(start_warden, write_manifest, web) -> None:
+    backend, site, _ = web
+    backend.key = "brave-k3y-0123456789abcdef"
+    section = f"""[search]
+provider = "brave"
+endpoint = "{backend.url('/brave')}"
+key_env = "WARDEN_TEST_SEARCH_KEY"
+max_results = 5
+
+"""
+    m = manifest(write_manifest, [backend.origin, site.origin], None, section)
+    async with start_warden(m, env={"WARDEN_TEST_SEARCH_KEY": backend.key}) as w:
+        found = await ok(w, "browse_search", {"query": "red shoes", "page": 2})
+        assert f'[r1] "Daily news" {site.url("/news")}' in found and "<strong>" not in found, found
+        # The echoed key is masked in text, and the result whose URL carried it is gone.
+        assert "you sent [key]" in found and "echo.example" not in found, found
+        assert backend.key not in found, found
+        assert backend.queries[-1] == {"q": ["red shoes"], "count": ["5"], "offset": ["1"]}, backend.queries
+        assert backend.tokens[-1] == backend.key
+        stderr = w.stderr()
+    async with start_warden(m, env={"WARDEN_TEST_SEARCH_KEY": "a-wrong-key-0000"}) as w:
+        refused = await err(w, "browse_search", {"query": "shoes"})
+        assert refused.startswith("access denied") and "refused the key (401)" in refused, refused
+    async with start_warden(m) as w:
+        refused = await err(w, "browse_search", {"query": "shoes"})
+        assert "WARDEN_TEST_SEARCH_KEY" in refused and "not set" in refused, refused
+    assert backend.key not in m.audit.read_text() and backend.key not in stderr

@@ -109,8 +109,14 @@ pub struct SearchSection {
     /// Example: `endpoint = "https://searx.example.org/search"`. Default: no web search. A
     /// plugin searches only if the endpoint's origin is in its `grants.browser.origins`.
     pub endpoint: Option<Spanned<String>>,
-    /// Results per page, 1-50. Default: 10.
+    /// Results per page, 1-50 (1-20 for `brave`). Default: 10.
     pub max_results: Option<Spanned<i64>>,
+    /// The backend's API: `"searxng"` (default) or `"brave"` (the Brave Search API, which
+    /// needs `key_env`; `endpoint` then defaults to its public URL).
+    pub provider: Option<Spanned<String>>,
+    /// Environment variable holding the provider's API key, read at each search by the host;
+    /// no plugin, page or audit line sees it. Example: `key_env = "BRAVE_SEARCH_KEY"`.
+    pub key_env: Option<Spanned<String>>,
 }
 
 /// `[telemetry]`

@@ -27,6 +27,16 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `trust`, `registries`, `plugin`",
         ),
         (
+            "a search provider Warden does not speak",
+            format!("[search]\nprovider = \"bing\"\n{PLUGIN}"),
+            "warden.toml:2:12: search.provider: \"bing\" is not a provider Warden speaks; use \"searxng\" or \"brave\"",
+        ),
+        (
+            "the brave provider without a key",
+            format!("[search]\nprovider = \"brave\"\n{PLUGIN}"),
+            "warden.toml:2:12: search.provider = \"brave\" needs key_env: the environment variable that holds the API key, e.g. key_env = \"BRAVE_SEARCH_KEY\"",
+        ),
+        (
             "an oci:// tag without a digest",
             "[[plugin]]\nname = \"echo\"\nsource = \"oci://ghcr.io/team/echo:1.0\"\nverify = false\n".into(),
             "warden.toml:3:10: oci://ghcr.io/team/echo:1.0 names no digest, so what runs could change under you: pin it as oci://ghcr.io/team/echo:1.0@sha256:<digest> (`warden plugin pull oci://ghcr.io/team/echo:1.0` prints it), or set allow_unpinned = true",

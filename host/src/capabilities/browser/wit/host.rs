@@ -131,7 +131,7 @@ impl Host for View<'_, BrowserCtx> {
             .collect();
         let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
         let started = std::time::Instant::now();
-        let result = search::ask(&url, &patterns, config.max_results).await;
+        let result = search::ask(&url, &patterns, &config).await;
         // The endpoint, never the query: it is the agent's, and may carry anything.
         let detail = match &result {
             Ok(hits) => format!("page {}, {} result(s)", page.max(1), hits.len()),
@@ -140,6 +140,7 @@ impl Host for View<'_, BrowserCtx> {
         let error = result.as_ref().err().map(|e| match e {
             SearchError::Net(NetError::Private { .. }) => "access-denied",
             SearchError::Timeout => "timeout",
+            SearchError::Key(_) | SearchError::Refused(_) => "access-denied",
             _ => "io",
         });
         self.scope.used(&crate::audit::Used {
@@ -165,6 +166,9 @@ impl Host for View<'_, BrowserCtx> {
                 Err(Error::AccessDenied(e.to_string()))
             }
             Err(e @ SearchError::Timeout) => Err(Error::Timeout(e.to_string())),
+            Err(e @ (SearchError::Key(_) | SearchError::Refused(_))) => {
+                Err(Error::AccessDenied(e.to_string()))
+            }
             Err(e) => Err(Error::Io(e.to_string())),
         }
     }
