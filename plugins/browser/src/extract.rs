@@ -28,7 +28,7 @@ struct ExtractArgs {
 
 /// Part `page` (from 1) of `text` cut at `max_chars`, on character boundaries, and the number
 /// of parts.
-fn part(text: &str, max_chars: usize, page: usize) -> (&str, usize) {
+pub fn part(text: &str, max_chars: usize, page: usize) -> (&str, usize) {
     let total = text.chars().count();
     let parts = total.div_ceil(max_chars).max(1);
     let start = text
@@ -57,6 +57,14 @@ fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
         let tab = st.existing_tab()?;
         Ok(tab.page.extract(format)?)
     })?;
+    if page == 1 {
+        let label = match format {
+            ContentFormat::Markdown => "markdown",
+            ContentFormat::Text => "text",
+            ContentFormat::Html => "html",
+        };
+        crate::cache::remember(&read.url, &read.title, label, &read.content);
+    }
     let (body, parts) = part(&read.content, max_chars, page);
     if page > parts {
         return Err(ToolError::invalid_arguments(format!(

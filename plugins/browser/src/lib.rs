@@ -5,6 +5,7 @@
 //! `@eN` text, keeps refs stable per DOM node, and answers actions with a diff of the page.
 
 mod actions;
+mod cache;
 mod downloads;
 mod emulate;
 mod extract;
@@ -403,7 +404,7 @@ fn plugin() -> Plugin {
         );
     let p = extract::register(gestures::register(tabs::register(actions::register(p))));
     let p = downloads::register(p);
-    let p = search::register(script::register(p));
+    let p = cache::register(search::register(script::register(p)));
     storage::register(emulate::register(route::register(observe::register(p))))
 }
 

@@ -119,11 +119,19 @@ impl TabRefs {
 /// Write one kept value; a refusal (over `limits.state`) costs only what it would have kept:
 /// the agent is told to take a new snapshot when a ref is missing.
 fn keep(key: &str, bytes: &[u8]) {
-    if let Err(e) = kept::set(key, bytes) {
-        context::log(
-            context::Level::Warning,
-            format!("browser state not kept: {e}"),
-        );
+    loop {
+        match kept::set(key, bytes) {
+            Ok(()) => return,
+            // Kept pages are a cache: they give way to the tabs' own state.
+            Err(kept::StateError::LimitReached(_)) if crate::cache::make_room() => {}
+            Err(e) => {
+                context::log(
+                    context::Level::Warning,
+                    format!("browser state not kept: {e}"),
+                );
+                return;
+            }
+        }
     }
 }
 
