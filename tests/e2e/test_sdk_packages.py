@@ -10,7 +10,9 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -147,5 +149,54 @@ def test_a_plugin_builds_from_the_packed_js_sdk(warden_bin, warden_env, tmp_path
 
     built = run([*npm, "run", "build"], project, env, timeout=300)
     assert built.returncode == 0, built.stdout + built.stderr
+    called = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], project, env)
+    assert called.returncode == 0 and called.stdout.strip() == "Hello, Ada!", called.stdout + called.stderr
+
+
+def test_a_plugin_builds_from_the_python_sdk_wheel(warden_bin, warden_env, tmp_path) -> None:
+    toolchain = Path(sys.executable).parent / "componentize-py"
+    if not toolchain.exists():
+        message = "componentize-py is not installed in the venv: run tests/run"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    env = {**os.environ, **warden_env}
+    env.pop("PYTHONPATH", None)
+
+    # The build backend (setuptools) comes from pip's build isolation, as for any sdist.
+    wheels = tmp_path / "wheels"
+    built_wheel = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, REPO / "sdk" / "python"],
+                      tmp_path, env, timeout=300)
+    assert built_wheel.returncode == 0, built_wheel.stdout + built_wheel.stderr
+    wheel = wheels / "warden_sdk-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    for name in ("warden_sdk/wit/plugin.wit", "warden_sdk/wit/deps/capture/capture.wit", "warden_sdk/build.py",
+                 "warden_sdk-0.1.0.dist-info/licenses/LICENSE"):
+        assert name in names, name
+
+    # A fresh venv holds the SDK from the wheel alone; its one dependency, the 19 MB pinned
+    # componentize-py, is the test venv's (a .pth after the venv's own site-packages), so the
+    # test needs no download.
+    venv = tmp_path / "venv"
+    made_venv = run([sys.executable, "-m", "venv", "--without-pip", venv], tmp_path, env)
+    assert made_venv.returncode == 0, made_venv.stderr
+    python = venv / "bin" / "python"
+    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env).stdout.strip())
+    installed = run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", site, wheel],
+                    tmp_path, env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    shared = run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env)
+    (site / "zz-toolchain.pth").write_text(shared.stdout)
+    (venv / "bin" / "componentize-py").symlink_to(toolchain)
+    where = run([python, "-c", "import warden_sdk; print(warden_sdk.__file__)"], tmp_path, env)
+    assert where.stdout.startswith(str(site)), where.stdout + where.stderr
+
+    project = tmp_path / "demo-py"
+    made = run([warden_bin, "plugin", "new", "demo-py", "--lang", "python", "--path", project,
+                "--sdk", REPO / "sdk" / "python"], tmp_path, env)
+    assert made.returncode == 0, made.stderr
+    build = run([python, "-m", "warden_sdk", "build", "--project", project, "--quiet"], project, env, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
     called = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], project, env)
     assert called.returncode == 0 and called.stdout.strip() == "Hello, Ada!", called.stdout + called.stderr
