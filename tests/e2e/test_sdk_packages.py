@@ -114,7 +114,8 @@ def offline_lock(project: Path, tarball: Path) -> None:
         },
     }
     packages.update({path: {**entry, "dev": True} for path, entry in sdk_lock["packages"].items() if path})
-    lock = {"name": pkg["name"], "version": pkg["version"], "lockfileVersion": 3, "requires": True, "packages": packages}
+    lock = {"name": pkg["name"], "version": pkg["version"], "lockfileVersion": 3, "requires": True}
+    lock["packages"] = packages
     (project / "package-lock.json").write_text(json.dumps(lock, indent=2))
 
 
@@ -182,11 +183,12 @@ def test_a_plugin_builds_from_the_python_sdk_wheel(warden_bin, warden_env, tmp_p
     made_venv = run([sys.executable, "-m", "venv", "--without-pip", venv], tmp_path, env)
     assert made_venv.returncode == 0, made_venv.stderr
     python = venv / "bin" / "python"
-    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env).stdout.strip())
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(run([python, "-c", purelib], tmp_path, env).stdout.strip())
     installed = run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", site, wheel],
                     tmp_path, env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    shared = run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env)
+    shared = run([sys.executable, "-c", purelib], tmp_path, env)
     (site / "zz-toolchain.pth").write_text(shared.stdout)
     (venv / "bin" / "componentize-py").symlink_to(toolchain)
     where = run([python, "-c", "import warden_sdk; print(warden_sdk.__file__)"], tmp_path, env)
