@@ -176,7 +176,7 @@ pub mod __private {
     #[allow(unsafe_code, clippy::all, clippy::unwrap_used, missing_docs)]
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "wit",
             world: "warden:plugin/plugin",
             generate_all,
             pub_export_macro: true,
