@@ -5,6 +5,7 @@ tools answer through `warden call`, the capability one denied until the manifest
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -41,10 +42,15 @@ def test_a_new_plugin_builds_loads_and_answers(warden_bin, warden_env, tmp_path)
     assert bad.returncode == 2 and "must be 1-32 characters" in bad.stderr, bad.stderr
     assert not (tmp_path / "Demo Tools").exists()
 
-    # Every crate it needs was downloaded by Warden's own build: no network needed.
-    built = run(["cargo", "build", "--offline", "--target", "wasm32-wasip2", "--release"], crate, env, timeout=600)
+    # Every crate it needs was downloaded by Warden's own build: no network needed. The build
+    # directory is shared with test_sdk_packages.py, which builds the same crates again.
+    shared = REPO / "target" / "e2e-sdk-package"
+    built = run(["cargo", "build", "--offline", "--target", "wasm32-wasip2", "--release"], crate,
+                {**env, "CARGO_TARGET_DIR": str(shared)}, timeout=600)
     assert built.returncode == 0, built.stderr[-4000:]
-    assert (crate / "target/wasm32-wasip2/release/demo_tools.wasm").is_file()
+    wasm = crate / "target/wasm32-wasip2/release/demo_tools.wasm"
+    wasm.parent.mkdir(parents=True)
+    shutil.copy(shared / "wasm32-wasip2/release/demo_tools.wasm", wasm)
 
     checked = run([str(warden_bin), "check", "-m", "warden.toml"], crate, env)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -164,9 +164,10 @@ def test_a_plugin_builds_from_the_python_sdk_wheel(warden_bin, warden_env, tmp_p
     env = {**os.environ, **warden_env}
     env.pop("PYTHONPATH", None)
 
-    # The build backend (setuptools) comes from pip's build isolation, as for any sdist.
+    # The build backend is the venv's pinned setuptools (sdk/python/requirements-build.txt), so
+    # building the wheel needs no index.
     wheels = tmp_path / "wheels"
-    built_wheel = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, REPO / "sdk" / "python"],
+    built_wheel = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", wheels, REPO / "sdk" / "python"],
                       tmp_path, env, timeout=300)
     assert built_wheel.returncode == 0, built_wheel.stdout + built_wheel.stderr
     wheel = wheels / "warden_sdk-0.1.0-py3-none-any.whl"
