@@ -29,16 +29,16 @@ def run(argv: list, cwd: Path, env: dict[str, str], timeout: float = 120) -> sub
     return subprocess.run([str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def same_tree(a: Path, b: Path) -> list[str]:
+def tree_differences(a: Path, b: Path) -> list[str]:
     """Paths that differ between two directory trees (missing on one side or other content)."""
     cmp = filecmp.dircmp(a, b)
     diff = [str(a / n) for n in cmp.left_only + cmp.right_only + cmp.diff_files + cmp.funny_files]
-    return diff + [d for sub in cmp.common_dirs for d in same_tree(a / sub, b / sub)]
+    return diff + [d for sub in cmp.common_dirs for d in tree_differences(a / sub, b / sub)]
 
 
 def test_the_rust_sdk_carries_the_contract() -> None:
     """sdk/wit is the copy the packaged crate builds from: it must not drift from wit/."""
-    assert not same_tree(REPO / "wit", REPO / "sdk" / "wit"), "sdk/wit differs from wit/: copy wit/ over sdk/wit"
+    assert not tree_differences(REPO / "wit", REPO / "sdk" / "wit"), "sdk/wit differs from wit/: copy wit/ over sdk/wit"
 
 
 def test_a_plugin_builds_from_the_packaged_rust_sdk(warden_bin, warden_env, tmp_path) -> None:

@@ -26,7 +26,8 @@ struct Page {
     title: String,
     /// markdown, text or html: what `browse_extract` gave.
     format: String,
-    /// Seconds since the Unix epoch when it was read.
+    /// Milliseconds since the Unix epoch when it was read: pages read within one second
+    /// must still come out oldest first.
     at: u64,
     text: String,
 }
@@ -34,7 +35,7 @@ struct Page {
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A page's key: its URL without the fragment, hashed (state keys are at most 256 bytes).
@@ -55,7 +56,7 @@ fn pages() -> Vec<(String, usize, Page)> {
             Some((key, bytes.len(), page))
         })
         .collect();
-    all.sort_by_key(|(_, _, p)| p.at);
+    all.sort_by(|(ka, _, a), (kb, _, b)| a.at.cmp(&b.at).then_with(|| ka.cmp(kb)));
     all
 }
 
@@ -111,7 +112,7 @@ pub fn make_room() -> bool {
 }
 
 fn age(at: u64) -> String {
-    let secs = now().saturating_sub(at);
+    let secs = now().saturating_sub(at) / 1000;
     match secs {
         0..=59 => "just now".into(),
         60..=3599 => format!("{} min ago", secs / 60),
