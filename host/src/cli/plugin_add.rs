@@ -2,11 +2,10 @@
 //! does, with nothing granted), and print the `[[plugin]]` block to paste, pinned to the
 //! digest. It grants nothing: that is the admin's decision.
 
-use super::registry_args::{RegistryArgs, reference, tls};
+use super::registry_args::{RegistryArgs, fetch, signer_line};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use warden::app::App;
-use warden::distribution::{self, OciSource};
 
 pub async fn run(
     source: &str,
@@ -14,19 +13,7 @@ pub async fn run(
     name: Option<&str>,
     registry: &RegistryArgs,
 ) -> anyhow::Result<ExitCode> {
-    tls();
-    let reference = reference(source)?;
-    let dist = registry.distribution(&reference, keys)?;
-    let verify = !keys.is_empty();
-    let fetched = distribution::fetch(
-        &OciSource {
-            reference: reference.clone(),
-            verify,
-        },
-        &dist,
-        &warden::manifest::cache_dir(),
-    )
-    .await?;
+    let (reference, fetched) = fetch(source, keys, registry).await?;
     let pinned = reference.pinned(&fetched.digest);
     let name = match name {
         Some(n) => n.to_string(),
@@ -53,10 +40,7 @@ pub async fn run(
         }
     };
     println!("{pinned}");
-    match &fetched.signer {
-        Some(s) => println!("signed by key '{}' ({})", s.key, s.fingerprint),
-        None => println!("signature not checked (give --key PUB to check it)"),
-    }
+    println!("{}", signer_line(&fetched));
     super::check::show(&app);
 
     println!("\n# Add to warden.toml, then grant what the imports above need:");

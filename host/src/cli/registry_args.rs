@@ -2,7 +2,9 @@
 //! accept, given on the command line (they mirror `[registries]` and `[trust.keys]`).
 
 use std::path::PathBuf;
-use warden::distribution::{Distribution, OciRef, RegistrySettings, TrustedKey};
+use warden::distribution::{
+    self, Distribution, Fetched, OciRef, OciSource, RegistrySettings, TrustedKey,
+};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RegistryArgs {
@@ -54,6 +56,37 @@ impl RegistryArgs {
             trust,
             registries: [(reference.registry.clone(), self.settings())].into(),
         })
+    }
+}
+
+/// Pull `source` into the store (where `serve` finds it offline), checking its signature
+/// when `keys` are given.
+pub async fn fetch(
+    source: &str,
+    keys: &[PathBuf],
+    registry: &RegistryArgs,
+) -> anyhow::Result<(OciRef, Fetched)> {
+    tls();
+    let reference = reference(source)?;
+    let dist = registry.distribution(&reference, keys)?;
+    let verify = !keys.is_empty();
+    let fetched = distribution::fetch(
+        &OciSource {
+            reference: reference.clone(),
+            verify,
+        },
+        &dist,
+        &warden::manifest::cache_dir(),
+    )
+    .await?;
+    Ok((reference, fetched))
+}
+
+/// The line that says who signed what was pulled.
+pub fn signer_line(fetched: &Fetched) -> String {
+    match &fetched.signer {
+        Some(s) => format!("signed by key '{}' ({})", s.key, s.fingerprint),
+        None => "signature not checked (give --key PUB to check it)".into(),
     }
 }
 
