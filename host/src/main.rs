@@ -80,8 +80,9 @@ enum PluginCommand {
         /// Where to create it (default: ./NAME); must not exist or be empty.
         #[arg(long)]
         path: Option<PathBuf>,
-        /// The SDK directory of that language: `sdk/`, `sdk/js/` or `sdk/python/` of a Warden
-        /// checkout (default: the one this warden was built from).
+        /// The SDK of that language: `sdk/`, `sdk/js/` or `sdk/python/` of a Warden checkout
+        /// (default: the one this warden was built from), an unpacked package, or the packed
+        /// JavaScript .tgz or Python .whl itself.
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
@@ -102,22 +103,23 @@ enum PluginCommand {
     Pull {
         /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
         source: String,
-        /// Check its signature by this public key (repeatable).
-        #[arg(long, value_name = "PUB")]
-        key: Vec<PathBuf>,
+        /// Check its signature (by a key, or a keyless identity).
+        #[command(flatten)]
+        trust: cli::registry_args::TrustArgs,
         /// Also write the component here.
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
         registry: cli::registry_args::RegistryArgs,
     },
-    /// Check a plugin's signature by the given public keys; exit code 2 when none is valid.
+    /// Check a plugin's signature by the given keys or keyless identity; exit code 2 when
+    /// none is valid.
     Verify {
         /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
         source: String,
-        /// A public key to trust (repeatable).
-        #[arg(long, value_name = "PUB", required = true)]
-        key: Vec<PathBuf>,
+        /// Whose signature to accept: --key, or --identity with --issuer and --trust-root.
+        #[command(flatten)]
+        trust: cli::registry_args::TrustArgs,
         #[command(flatten)]
         registry: cli::registry_args::RegistryArgs,
     },
@@ -125,9 +127,9 @@ enum PluginCommand {
     Add {
         /// oci://REGISTRY/REPO:TAG[@sha256:DIGEST]
         source: String,
-        /// Check its signature by this public key (repeatable).
-        #[arg(long, value_name = "PUB")]
-        key: Vec<PathBuf>,
+        /// Check its signature (by a key, or a keyless identity).
+        #[command(flatten)]
+        trust: cli::registry_args::TrustArgs,
         /// The plugin's name in the block (default: the repository's last part).
         #[arg(long)]
         name: Option<String>,
@@ -193,21 +195,29 @@ fn main() -> ExitCode {
                 } => cli::plugin_push::run(&file, &target, sign.as_deref(), &registry).await,
                 PluginCommand::Pull {
                     source,
-                    key,
+                    trust,
                     out,
                     registry,
-                } => cli::plugin_pull::run(&source, &key, out.as_deref(), &registry).await,
+                } => cli::plugin_pull::run(&source, &trust, out.as_deref(), &registry).await,
                 PluginCommand::Verify {
                     source,
-                    key,
+                    trust,
                     registry,
-                } => cli::plugin_pull::run(&source, &key, None, &registry).await,
+                } => {
+                    if trust.is_empty() {
+                        Err(anyhow::anyhow!(
+                            "verify needs whom to trust: --key PUB, or --identity with --issuer and --trust-root"
+                        ))
+                    } else {
+                        cli::plugin_pull::run(&source, &trust, None, &registry).await
+                    }
+                }
                 PluginCommand::Add {
                     source,
-                    key,
+                    trust,
                     name,
                     registry,
-                } => cli::plugin_add::run(&source, &key, name.as_deref(), &registry).await,
+                } => cli::plugin_add::run(&source, &trust, name.as_deref(), &registry).await,
                 PluginCommand::Keygen { out } => cli::plugin_keygen::run(&out),
             },
         }

@@ -4,6 +4,8 @@ Without the binary the tests are skipped, except under CI, where they fail."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import socket
@@ -36,6 +38,32 @@ class Registry:
     def blob_path(self, digest: str) -> Path:
         hexd = digest.removeprefix("sha256:")
         return self.root / "docker/registry/v2/blobs/sha256" / hexd[:2] / hexd / "data"
+
+    def push_blob(self, repo: str, data: bytes) -> str:
+        """Upload `data` (monolithic upload, as the distribution API allows); its digest."""
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        start = urllib.request.Request(f"http://{self.host}/v2/{repo}/blobs/uploads/", method="POST")
+        with urllib.request.urlopen(start, timeout=10) as r:
+            location = r.headers["Location"]
+        if location.startswith("/"):
+            location = f"http://{self.host}{location}"
+        sep = "&" if "?" in location else "?"
+        put = urllib.request.Request(
+            f"{location}{sep}digest={digest}", data=data, method="PUT",
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        with urllib.request.urlopen(put, timeout=10):
+            pass
+        return digest
+
+    def push_manifest(self, repo: str, tag: str, manifest: dict) -> None:
+        body = json.dumps(manifest).encode()
+        put = urllib.request.Request(
+            f"http://{self.host}/v2/{repo}/manifests/{tag}", data=body, method="PUT",
+            headers={"Content-Type": "application/vnd.oci.image.manifest.v1+json"},
+        )
+        with urllib.request.urlopen(put, timeout=10):
+            pass
 
     def stop(self) -> None:
         if self.proc is not None:

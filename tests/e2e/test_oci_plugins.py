@@ -104,7 +104,7 @@ async def test_a_signed_plugin_loads_by_digest_and_starts_from_the_store_when_th
         stranger = keygen(warden_bin, keys / "stranger.key")
         other = write_manifest(manifest_text(registry, pinned, {"stranger": stranger}), name="other.toml", audit="other.jsonl")
         done = warden(warden_bin, "check", "--manifest", str(other.path), env={"WARDEN_CACHE_DIR": warden_env["WARDEN_CACHE_DIR"]})
-        assert done.returncode == 1 and "none valid by a key in [trust.keys] (stranger)" in done.stdout, done.stdout
+        assert done.returncode == 1 and "none valid by what [trust] names (keys: stranger)" in done.stdout, done.stdout
         assert loads(other)[-1]["error"] == "untrusted_signature"
     finally:
         registry.stop()
@@ -127,7 +127,7 @@ async def test_an_artifact_that_is_not_what_the_manifest_trusts_does_not_load(
         # (source, what the error says, the audit error kind)
         (good.replace(digest, other), "has no manifest", "not_found"),
         (unsigned, "has no signature", "unsigned"),
-        (stranger, "none valid by a key in [trust.keys] (trusted)", "untrusted_signature"),
+        (stranger, "none valid by what [trust] names (keys: trusted)", "untrusted_signature"),
     ]
     for n, (source, says, kind) in enumerate(cases):
         manifest = write_manifest(manifest_text(registry, source, {"trusted": trusted}), name=f"m{n}.toml", audit=f"a{n}.jsonl")
@@ -181,7 +181,7 @@ async def test_an_artifact_that_is_not_what_the_manifest_trusts_does_not_load(
     # verify defaults to true, so a manifest with no trusted key refuses to guess.
     manifest = write_manifest(manifest_text(registry, good, {}), name="n.toml", audit="n.jsonl")
     done = check(warden_bin, manifest, tmp_path / "cache-n")
-    assert done.returncode == 1 and "[trust.keys] names no key" in done.stdout, done.stdout
+    assert done.returncode == 1 and "[trust] names no key or identity" in done.stdout, done.stdout
 
 
 async def test_a_rotated_key_and_the_admin_commands(warden_bin, echo_wasm, registry, write_manifest, tmp_path):

@@ -2,18 +2,18 @@
 //! does, with nothing granted), and print the `[[plugin]]` block to paste, pinned to the
 //! digest. It grants nothing: that is the admin's decision.
 
-use super::registry_args::{RegistryArgs, fetch, signer_line};
-use std::path::PathBuf;
+use super::registry_args::{RegistryArgs, TrustArgs, fetch, signer_line};
 use std::process::ExitCode;
 use warden::app::App;
+use warden::distribution::SignedBy;
 
 pub async fn run(
     source: &str,
-    keys: &[PathBuf],
+    trust: &TrustArgs,
     name: Option<&str>,
     registry: &RegistryArgs,
 ) -> anyhow::Result<ExitCode> {
-    let (reference, fetched) = fetch(source, keys, registry).await?;
+    let (reference, fetched) = fetch(source, trust, registry).await?;
     let pinned = reference.pinned(&fetched.digest);
     let name = match name {
         Some(n) => n.to_string(),
@@ -44,15 +44,29 @@ pub async fn run(
     super::check::show(&app);
 
     println!("\n# Add to warden.toml, then grant what the imports above need:");
-    if let Some(s) = &fetched.signer {
-        let path = keys
-            .iter()
-            .find(|k| k.file_stem().is_some_and(|f| f.to_string_lossy() == s.key));
-        println!(
-            "[trust.keys]\n{} = {:?}\n",
-            s.key,
-            path.map(|p| p.display().to_string()).unwrap_or_default()
-        );
+    match fetched.signer.as_ref().map(|s| (&s.name, &s.by)) {
+        Some((name, SignedBy::Key { .. })) => {
+            let path = trust
+                .key
+                .iter()
+                .find(|k| k.file_stem().is_some_and(|f| f.to_string_lossy() == **name));
+            println!(
+                "[trust.keys]\n{name} = {:?}\n",
+                path.map(|p| p.display().to_string()).unwrap_or_default()
+            );
+        }
+        Some((_, SignedBy::Identity(proven))) => {
+            let root = trust
+                .trust_root
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            println!(
+                "[trust.identities.signer]\nidentity = {:?}\nissuer = {:?}\ntrust_root = {root:?}\n",
+                proven.subject, proven.issuer
+            );
+        }
+        None => {}
     }
     let settings = registry.settings();
     if settings.plain_http || settings.token_env.is_some() || settings.username.is_some() {
@@ -71,7 +85,7 @@ pub async fn run(
     println!("[[plugin]]\nname = {name:?}\nsource = \"{pinned}\"");
     if fetched.signer.is_none() {
         println!(
-            "verify = false  # or name the signer's key under [trust.keys] and drop this line"
+            "verify = false  # or name the signer under [trust.keys] or [trust.identities] and drop this line"
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -5,18 +5,23 @@
 //! manifest turns its keys into the plain values here.
 
 pub mod client;
+pub mod keyless;
 pub mod keys;
 mod pull;
 pub mod push;
 pub mod reference;
 pub mod signature;
+mod spki;
 pub mod store;
+pub mod trust_root;
 
 pub use client::RegistrySettings;
+pub use keyless::TrustedIdentity;
 pub use keys::{KeyError, PrivateKey, TrustedKey};
 pub use pull::fetch;
 pub use reference::OciRef;
-pub use signature::Signer;
+pub use signature::{SignedBy, Signer};
+pub use trust_root::{TrustRoot, TrustRootError};
 
 use std::collections::BTreeMap;
 
@@ -32,11 +37,38 @@ pub const WASM_CONFIG_TYPE: &str = "application/vnd.wasm.config.v0+json";
 /// The largest component Warden pulls.
 pub const MAX_COMPONENT: u64 = 256 * 1024 * 1024;
 
+/// Whose signatures are accepted: `[trust]`.
+#[derive(Debug, Clone, Default)]
+pub struct Trust {
+    /// `[trust.keys]`: public keys.
+    pub keys: Vec<TrustedKey>,
+    /// `[trust.identities]`: keyless signers, certified by a trust root's authority.
+    pub identities: Vec<TrustedIdentity>,
+}
+
+impl Trust {
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty() && self.identities.is_empty()
+    }
+
+    /// The trusted signers' names, for messages: `keys: a, b; identities: c`.
+    pub fn names(&self) -> String {
+        let list = |names: Vec<&str>| names.join(", ");
+        let keys = list(self.keys.iter().map(|k| k.name.as_str()).collect());
+        let ids = list(self.identities.iter().map(|i| i.name.as_str()).collect());
+        match (keys.is_empty(), ids.is_empty()) {
+            (_, true) => format!("keys: {keys}"),
+            (true, false) => format!("identities: {ids}"),
+            (false, false) => format!("keys: {keys}; identities: {ids}"),
+        }
+    }
+}
+
 /// What the manifest says about registries and signers.
 #[derive(Debug, Clone, Default)]
 pub struct Distribution {
-    /// `[trust.keys]`: the public keys whose signatures are accepted.
-    pub trust: Vec<TrustedKey>,
+    /// `[trust]`: the keys and identities whose signatures are accepted.
+    pub trust: Trust,
     /// `[registries."HOST:PORT"]`, by `HOST:PORT`.
     pub registries: BTreeMap<String, RegistrySettings>,
 }
@@ -45,7 +77,7 @@ pub struct Distribution {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OciSource {
     pub reference: OciRef,
-    /// Load only with a valid signature by a `[trust]` key (default for `oci://`).
+    /// Load only with a valid signature by a `[trust]` key or identity (default for `oci://`).
     pub verify: bool,
 }
 

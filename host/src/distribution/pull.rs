@@ -259,11 +259,10 @@ pub(super) async fn pull_signatures(
         .iter()
         .filter(|l| l.media_type == signature::PAYLOAD_MEDIA_TYPE)
     {
-        let Some(sig) = layer
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(signature::SIGNATURE_ANNOTATION))
-        else {
+        let Some(annotations) = layer.annotations.as_ref() else {
+            continue;
+        };
+        let Some(sig) = annotations.get(signature::SIGNATURE_ANNOTATION) else {
             continue;
         };
         // A payload is a few hundred bytes; a huge one is not a signature.
@@ -283,6 +282,9 @@ pub(super) async fn pull_signatures(
         out.push(Signed {
             payload: base64::engine::general_purpose::STANDARD.encode(&payload),
             signature: sig.clone(),
+            certificate: annotations.get(signature::CERTIFICATE_ANNOTATION).cloned(),
+            chain: annotations.get(signature::CHAIN_ANNOTATION).cloned(),
+            bundle: annotations.get(signature::BUNDLE_ANNOTATION).cloned(),
         });
     }
     Ok(out)

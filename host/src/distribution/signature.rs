@@ -3,14 +3,21 @@
 //! manifest `sha256:HEX` is stored in the same repository under the tag `sha256-HEX.sig`:
 //! an image manifest whose layers are JSON payloads naming the signed digest, each with its
 //! base64 ECDSA signature in the layer annotation `dev.cosignproject.cosign/signature`.
+//! A keyless signature also carries the signer's certificate, its chain and the
+//! transparency log's bundle in annotations of the same layer ([`super::keyless`]).
 
-use super::keys::{PrivateKey, TrustedKey};
+use super::Trust;
+use super::keyless::{self, Material};
+use super::keys::PrivateKey;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 
 pub const PAYLOAD_MEDIA_TYPE: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
 pub const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
+pub const CERTIFICATE_ANNOTATION: &str = "dev.sigstore.cosign/certificate";
+pub const CHAIN_ANNOTATION: &str = "dev.sigstore.cosign/chain";
+pub const BUNDLE_ANNOTATION: &str = "dev.sigstore.cosign/bundle";
 const PAYLOAD_TYPE: &str = "cosign container image signature";
 
 /// The tag a signature of `digest` is stored under.
@@ -25,13 +32,55 @@ pub struct Signed {
     pub payload: String,
     /// Base64 of the signature, as in the annotation.
     pub signature: String,
+    /// A keyless signature's certificate (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<String>,
+    /// Its intermediate certificates (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
+    /// Its transparency-log bundle (JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bundle: Option<String>,
 }
 
 /// Who signed, as an audit line names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signer {
-    pub key: String,
-    pub fingerprint: String,
+    /// The name `[trust.keys]` or `[trust.identities]` gives the signer.
+    pub name: String,
+    pub by: SignedBy,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignedBy {
+    /// A key, by its fingerprint.
+    Key { fingerprint: String },
+    /// A certified identity, with the transparency-log entry that dates the signature.
+    Identity(keyless::Proven),
+}
+
+impl std::fmt::Display for Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.by {
+            SignedBy::Key { fingerprint } => {
+                write!(f, "signed by key '{}' ({fingerprint})", self.name)
+            }
+            SignedBy::Identity(p) => write!(
+                f,
+                "signed by identity '{}' ({}, issuer {}; log entry {} at {})",
+                self.name,
+                p.subject,
+                p.issuer,
+                p.log_index,
+                humantime::format_rfc3339_seconds(
+                    std::time::UNIX_EPOCH
+                        + std::time::Duration::from_secs(
+                            u64::try_from(p.integrated_time).unwrap_or(0)
+                        )
+                )
+            ),
+        }
+    }
 }
 
 /// Why no signature of a digest was accepted.
@@ -42,9 +91,14 @@ pub enum SignatureError {
     )]
     Unsigned { tag: String },
     #[error(
-        "has {count} signature(s), none valid by a key in [trust.keys] ({keys}); if you trust the signer, add its public key there"
+        "has {count} signature(s), none valid by what [trust] names ({trusted}){why}; if you trust the signer, add its public key under [trust.keys] or its identity under [trust.identities]"
     )]
-    Untrusted { count: usize, keys: String },
+    Untrusted {
+        count: usize,
+        trusted: String,
+        /// Why keyless signatures were refused (empty when none was keyless).
+        why: String,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -91,16 +145,20 @@ pub fn sign(key: &PrivateKey, name: &str, digest: &str) -> Signed {
     Signed {
         signature: STANDARD.encode(key.sign(&bytes)),
         payload: STANDARD.encode(bytes),
+        certificate: None,
+        chain: None,
+        bundle: None,
     }
 }
 
-/// The first trusted key with a valid signature over a payload that names `digest`.
-/// The payload is read only after its signature checks, so nothing unsigned is parsed.
+/// The first signature valid by a trusted key or identity over a payload that names
+/// `digest`. The payload is read only after its signature checks, so nothing unsigned is parsed.
 pub fn verify(
     signatures: &[Signed],
     digest: &str,
-    trust: &[TrustedKey],
+    trust: &Trust,
 ) -> Result<Signer, SignatureError> {
+    let mut why: Vec<String> = Vec::new();
     for signed in signatures {
         let (Ok(payload), Ok(signature)) = (
             STANDARD.decode(&signed.payload),
@@ -108,40 +166,71 @@ pub fn verify(
         ) else {
             continue;
         };
-        for key in trust {
-            if !key.verifies(&payload, &signature) {
-                continue;
-            }
-            let names_digest = serde_json::from_slice::<Payload>(&payload).is_ok_and(|p| {
-                p.critical.kind == PAYLOAD_TYPE && p.critical.image.digest == digest
-            });
-            if names_digest {
+        let names_digest = || {
+            serde_json::from_slice::<Payload>(&payload)
+                .is_ok_and(|p| p.critical.kind == PAYLOAD_TYPE && p.critical.image.digest == digest)
+        };
+        for key in &trust.keys {
+            if key.verifies(&payload, &signature) && names_digest() {
                 return Ok(Signer {
-                    key: key.name.clone(),
-                    fingerprint: key.fingerprint.clone(),
+                    name: key.name.clone(),
+                    by: SignedBy::Key {
+                        fingerprint: key.fingerprint.clone(),
+                    },
                 });
+            }
+        }
+        let Some(certificate) = &signed.certificate else {
+            continue;
+        };
+        let material = Material {
+            certificate,
+            chain: signed.chain.as_deref(),
+            bundle: signed.bundle.as_deref(),
+        };
+        for identity in &trust.identities {
+            match keyless::verify(material, &payload, &signature, identity) {
+                Ok(proven) if names_digest() => {
+                    return Ok(Signer {
+                        name: identity.name.clone(),
+                        by: SignedBy::Identity(proven),
+                    });
+                }
+                Ok(_) => push_once(&mut why, "a keyless signature names another digest".into()),
+                Err(e) => push_once(&mut why, format!("a keyless signature: {e}")),
             }
         }
     }
     Err(SignatureError::Untrusted {
         count: signatures.len(),
-        keys: trust
-            .iter()
-            .map(|k| k.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        trusted: trust.names(),
+        why: why.iter().map(|w| format!("; {w}")).collect(),
     })
+}
+
+fn push_once(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::distribution::TrustedKey;
 
     const D: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     const E: &str = "sha256:1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
     fn trusted(key: &PrivateKey, name: &str) -> TrustedKey {
         TrustedKey::from_pem(name, &key.public_pem().expect("a test value")).expect("a test value")
+    }
+
+    fn keys<const N: usize>(keys: [TrustedKey; N]) -> Trust {
+        Trust {
+            keys: keys.into(),
+            identities: Vec::new(),
+        }
     }
 
     #[test]
@@ -152,20 +241,34 @@ mod tests {
         let signer = verify(
             std::slice::from_ref(&signed),
             D,
-            &[trusted(&other, "o"), trusted(&key, "k")],
+            &keys([trusted(&other, "o"), trusted(&key, "k")]),
         )
         .expect("a test value");
-        assert_eq!(signer.key, "k");
+        assert_eq!(signer.name, "k");
         // Another digest, another key, a changed payload: refused.
-        assert!(verify(std::slice::from_ref(&signed), E, &[trusted(&key, "k")]).is_err());
-        assert!(verify(std::slice::from_ref(&signed), D, &[trusted(&other, "o")]).is_err());
+        assert!(
+            verify(
+                std::slice::from_ref(&signed),
+                E,
+                &keys([trusted(&key, "k")])
+            )
+            .is_err()
+        );
+        assert!(
+            verify(
+                std::slice::from_ref(&signed),
+                D,
+                &keys([trusted(&other, "o")])
+            )
+            .is_err()
+        );
         let mut forged = signed.clone();
         forged.payload = STANDARD.encode(
             String::from_utf8(STANDARD.decode(&signed.payload).expect("a test value"))
                 .expect("a test value")
                 .replace(D, E),
         );
-        assert!(verify(&[forged], E, &[trusted(&key, "k")]).is_err());
+        assert!(verify(&[forged], E, &keys([trusted(&key, "k")])).is_err());
         assert_eq!(tag_for(D), format!("sha256-{}.sig", &D[7..]));
     }
 }

@@ -2,10 +2,15 @@
 //! missing key file, an unpinned tag or a registry typo is an error with its line, before
 //! anything is pulled.
 
-use super::schema::{PluginEntry, RegistrySpec, TrustSection};
+use super::schema::{IdentitySpec, PluginEntry, RegistrySpec, TrustSection};
 use super::{PluginSource, Validator, valid_name};
-use crate::distribution::{Distribution, OciRef, OciSource, RegistrySettings, TrustedKey};
+use crate::distribution::{
+    Distribution, OciRef, OciSource, RegistrySettings, Trust, TrustRoot, TrustedIdentity,
+    TrustedKey,
+};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
 use toml::Spanned;
 
 impl Validator<'_> {
@@ -35,6 +40,7 @@ impl Validator<'_> {
                 ),
             }
         }
+        let identities = self.identities(trust.identities);
         let mut settings = BTreeMap::new();
         for (registry, spec) in registries {
             let span = spec.span();
@@ -67,9 +73,69 @@ impl Validator<'_> {
             );
         }
         Distribution {
-            trust: keys,
+            trust: Trust { keys, identities },
             registries: settings,
         }
+    }
+
+    /// `[trust.identities]`, each trust root read once however many identities name it.
+    fn identities(
+        &mut self,
+        specs: BTreeMap<String, Spanned<IdentitySpec>>,
+    ) -> Vec<TrustedIdentity> {
+        let mut roots: BTreeMap<PathBuf, Option<Arc<TrustRoot>>> = BTreeMap::new();
+        let mut out = Vec::new();
+        for (name, spec) in specs {
+            let span = spec.span();
+            let spec = spec.into_inner();
+            if !valid_name(&name) {
+                self.error(
+                    span,
+                    format!("trust.identities: name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+                );
+                continue;
+            }
+            if spec.identity.trim().is_empty() || spec.issuer.trim().is_empty() {
+                self.error(
+                    span,
+                    format!("trust.identities.{name}: identity and issuer must not be empty (they are matched exactly)"),
+                );
+                continue;
+            }
+            let file = self.resolve(&spec.trust_root);
+            let root = match roots.get(&file) {
+                Some(loaded) => loaded.clone(),
+                None => {
+                    let loaded = std::fs::read_to_string(&file)
+                        .map_err(|e| format!("cannot be read: {e}"))
+                        .and_then(|text| TrustRoot::parse(&text).map_err(|e| e.to_string()));
+                    let loaded = match loaded {
+                        Ok(root) => Some(Arc::new(root)),
+                        Err(why) => {
+                            self.error(
+                                span.clone(),
+                                format!(
+                                    "trust.identities.{name}: trust_root {} {why}",
+                                    file.display()
+                                ),
+                            );
+                            None
+                        }
+                    };
+                    roots.insert(file, loaded.clone());
+                    loaded
+                }
+            };
+            if let Some(root) = root {
+                out.push(TrustedIdentity {
+                    name,
+                    identity: spec.identity,
+                    issuer: spec.issuer,
+                    root,
+                });
+            }
+        }
+        out
     }
 
     /// An `oci://` source with its `verify` and `allow_unpinned` rules checked.
@@ -98,7 +164,7 @@ impl Validator<'_> {
         if verify && distribution.trust.is_empty() {
             self.error(
                 entry.source.span(),
-                format!("plugin '{}' is verified (verify defaults to true for oci:// sources) but [trust.keys] names no key; add the signer's public key there, or set verify = false", entry.name.get_ref()),
+                format!("plugin '{}' is verified (verify defaults to true for oci:// sources) but [trust] names no key or identity; add the signer's public key under [trust.keys] or its identity under [trust.identities], or set verify = false", entry.name.get_ref()),
             );
         }
         PluginSource::Oci(OciSource { reference, verify })

@@ -55,6 +55,25 @@ pub struct TrustSection {
     /// them. Example: `release = "keys/release.pub"`.
     #[serde(default)]
     pub keys: BTreeMap<String, Spanned<String>>,
+    /// Name = a keyless signer (cosign without a key): the certificate's identity and issuer,
+    /// and the sigstore trust root that certifies it. Example:
+    /// `[trust.identities.release] identity = "https://github.com/acme/tools/.github/workflows/release.yml@refs/heads/main"`,
+    /// `issuer = "https://token.actions.githubusercontent.com"`, `trust_root = "trusted_root.json"`.
+    #[serde(default)]
+    pub identities: BTreeMap<String, Spanned<IdentitySpec>>,
+}
+
+/// `[trust.identities.NAME]`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdentitySpec {
+    /// The signer's e-mail or URI as its certificate names it, matched exactly.
+    pub identity: String,
+    /// The OpenID issuer that vouched for it, matched exactly.
+    pub issuer: String,
+    /// A sigstore `trusted_root.json` (relative to the manifest): the certificate
+    /// authorities and transparency logs to trust.
+    pub trust_root: String,
 }
 
 /// `[registries."HOST[:PORT]"]`

@@ -44,7 +44,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "a verified oci:// plugin with nobody to trust",
             format!("[[plugin]]\nname = \"echo\"\nsource = \"oci://ghcr.io/team/echo@sha256:{}\"\n", "a".repeat(64)),
-            "warden.toml:3:10: plugin 'echo' is verified (verify defaults to true for oci:// sources) but [trust.keys] names no key; add the signer's public key there, or set verify = false",
+            "warden.toml:3:10: plugin 'echo' is verified (verify defaults to true for oci:// sources) but [trust] names no key or identity; add the signer's public key under [trust.keys] or its identity under [trust.identities], or set verify = false",
         ),
         (
             "verify on a source that is not oci://",

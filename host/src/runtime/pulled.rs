@@ -57,7 +57,7 @@ pub async fn component(
 
 fn describe(fetched: &Fetched) -> String {
     let who = match &fetched.signer {
-        Some(s) => format!("signed by key '{}' ({})", s.key, s.fingerprint),
+        Some(s) => s.to_string(),
         None => "not verified (verify = false)".into(),
     };
     let from = match fetched.origin {
