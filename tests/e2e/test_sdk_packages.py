@@ -8,7 +8,6 @@ import filecmp
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tarfile
@@ -135,13 +134,17 @@ def test_a_plugin_builds_from_the_packed_js_sdk(warden_bin, warden_env, tmp_path
                  "template/package.json.in", "README.md", "LICENSE"):
         assert f"package/{name}" in names, name
 
-    # The scaffold comes from the unpacked package's template; it then depends on the tarball.
-    project = tmp_path / "demo-js"
-    made = run([warden_bin, "plugin", "new", "demo-js", "--lang", "js", "--path", project,
+    # The scaffold made from the tarball itself depends on it; from the unpacked package it
+    # is the package's own template.
+    unpacked = tmp_path / "from-unpacked"
+    made = run([warden_bin, "plugin", "new", "demo-js", "--lang", "js", "--path", unpacked,
                 "--sdk", tmp_path / "unpacked" / "package"], tmp_path, env)
     assert made.returncode == 0, made.stderr
-    manifest = project / "package.json"
-    manifest.write_text(re.sub(r'"file:[^"]*"', json.dumps(f"file:{tarball}"), manifest.read_text()))
+    project = tmp_path / "demo-js"
+    made = run([warden_bin, "plugin", "new", "demo-js", "--lang", "js", "--path", project, "--sdk", tarball], tmp_path, env)
+    assert made.returncode == 0, made.stderr
+    assert f'"@warden/plugin-sdk": "file:{tarball}"' in (project / "package.json").read_text()
+    assert (project / "src" / "plugin.js").read_text() == (unpacked / "src" / "plugin.js").read_text()
     offline_lock(project, tarball)
     installed = run([*npm, "ci", "--offline", "--no-fund", "--no-audit", "--loglevel=error"], project, env, timeout=300)
     assert installed.returncode == 0, installed.stdout + installed.stderr
@@ -152,6 +155,13 @@ def test_a_plugin_builds_from_the_packed_js_sdk(warden_bin, warden_env, tmp_path
     assert built.returncode == 0, built.stdout + built.stderr
     called = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], project, env)
     assert called.returncode == 0 and called.stdout.strip() == "Hello, Ada!", called.stdout + called.stderr
+
+
+def tarball_of(tmp_path: Path) -> Path:
+    """A file that is not a wheel."""
+    path = tmp_path / "not-a-wheel.tgz"
+    path.write_bytes(b"\x1f\x8b")
+    return path
 
 
 def test_a_plugin_builds_from_the_python_sdk_wheel(warden_bin, warden_env, tmp_path) -> None:
@@ -196,9 +206,11 @@ def test_a_plugin_builds_from_the_python_sdk_wheel(warden_bin, warden_env, tmp_p
     assert where.stdout.startswith(str(site)), where.stdout + where.stderr
 
     project = tmp_path / "demo-py"
-    made = run([warden_bin, "plugin", "new", "demo-py", "--lang", "python", "--path", project,
-                "--sdk", REPO / "sdk" / "python"], tmp_path, env)
+    made = run([warden_bin, "plugin", "new", "demo-py", "--lang", "python", "--path", project, "--sdk", wheel], tmp_path, env)
     assert made.returncode == 0, made.stderr
+    assert f'"warden-sdk @ file://{wheel}"' in (project / "pyproject.toml").read_text()
+    wrong = run([warden_bin, "plugin", "new", "demo-x", "--lang", "python", "--path", tmp_path / "x", "--sdk", tarball_of(tmp_path)], tmp_path, env)
+    assert wrong.returncode == 2 and "its wheel (.whl)" in wrong.stderr, wrong.stderr
     build = run([python, "-m", "warden_sdk", "build", "--project", project, "--quiet"], project, env, timeout=300)
     assert build.returncode == 0, build.stdout + build.stderr
     called = run([warden_bin, "call", "-m", "warden.toml", "hello", '{"name": "Ada"}'], project, env)

@@ -5,7 +5,9 @@
 //! and gets a copy of Warden's own `Cargo.lock`, so it builds with the dependency versions
 //! Warden is tested with, offline when those crates are already downloaded. A JavaScript or
 //! Python project is the template its SDK ships (`sdk/js/template`, `sdk/python/template`),
-//! pointing at that SDK; the SDK's package pins the toolchain.
+//! pointing at that SDK; the SDK's package pins the toolchain. `--sdk` may also name the
+//! packed SDK itself (the `npm pack` tarball, the wheel): the project then depends on that
+//! file, and its template is the copy built into this binary.
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -59,6 +61,32 @@ impl Lang {
 }
 const LOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"));
 
+macro_rules! template {
+    ($lang:literal, $($file:literal),+ $(,)?) => {
+        &[$(($file, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk/", $lang, "/template/", $file)))),+]
+    };
+}
+
+/// The templates of `sdk/js` and `sdk/python` as this binary was built, for an SDK given as
+/// its package file (whose template cannot be read without unpacking it).
+const JS_TEMPLATE: &[(&str, &str)] = template!(
+    "js",
+    ".gitignore.in",
+    "README.md.in",
+    "package.json.in",
+    "src/plugin.js.in",
+    "test/plugin.test.js.in",
+    "warden.toml.in",
+);
+const PYTHON_TEMPLATE: &[(&str, &str)] = template!(
+    "python",
+    ".gitignore.in",
+    "README.md.in",
+    "app.py.in",
+    "pyproject.toml.in",
+    "warden.toml.in",
+);
+
 const FILES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("scaffold/Cargo.toml.in")),
     ("src/lib.rs", include_str!("scaffold/lib.rs.in")),
@@ -75,6 +103,56 @@ fn valid_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// Where the new project takes its SDK from.
+enum Sdk {
+    /// An SDK directory: a checkout's, or an unpacked package (its own template is used).
+    Dir(PathBuf),
+    /// A packed SDK: the `npm pack` tarball or the wheel (the built-in template is used).
+    Package(PathBuf),
+}
+
+impl Sdk {
+    fn path(&self) -> &Path {
+        match self {
+            Self::Dir(p) | Self::Package(p) => p,
+        }
+    }
+}
+
+/// The SDK of `lang`: `--sdk` (a directory or a package file), or the directory this binary
+/// was built from.
+fn sdk_source(lang: Lang, given: Option<&Path>) -> anyhow::Result<Sdk> {
+    if let Some(file) = given.filter(|p| p.is_file()) {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let fits = match lang {
+            Lang::Js => name.ends_with(".tgz") || name.ends_with(".tar.gz"),
+            Lang::Python => name.ends_with(".whl"),
+            Lang::Rust => false,
+        };
+        if !fits {
+            bail!(
+                "{} is not a packed {} SDK; --sdk takes {}",
+                file.display(),
+                lang.label(),
+                match lang {
+                    Lang::Js => "the directory of the SDK, or the .tgz `npm pack` makes of it",
+                    Lang::Python => "the directory of the SDK, or its wheel (.whl)",
+                    Lang::Rust =>
+                        "a directory: unpack the .crate that `cargo package` makes (tar xzf) and pass that directory",
+                }
+            );
+        }
+        let file = file
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", file.display()))?;
+        return Ok(Sdk::Package(file));
+    }
+    sdk_dir(lang, given).map(Sdk::Dir)
 }
 
 /// The SDK directory of `lang`: `--sdk`, or the one this binary was built from.
@@ -120,7 +198,7 @@ pub fn run(
             "plugin name \"{name}\" must be 1-32 characters of a-z, 0-9, '-' and '_', starting with a letter: it names the project, the component and the [[plugin]]"
         );
     }
-    let sdk = sdk_dir(lang, sdk)?;
+    let sdk = sdk_source(lang, sdk)?;
     let dir = path.map_or_else(|| PathBuf::from(name), Path::to_path_buf);
     if std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!(
@@ -138,7 +216,7 @@ pub fn run(
     };
     let written = match lang {
         Lang::Rust => {
-            let sdk_value = toml::Value::String(sdk.display().to_string()).to_string();
+            let sdk_value = toml::Value::String(sdk.path().display().to_string()).to_string();
             let files: Vec<(PathBuf, String)> = FILES
                 .iter()
                 .map(|(file, template)| (PathBuf::from(file), fill(template, &sdk_value)))
@@ -147,9 +225,24 @@ pub fn run(
             "Cargo.toml, src/lib.rs, warden.toml, README.md".to_string()
         }
         Lang::Js | Lang::Python => {
-            let sdk_value = sdk.display().to_string();
+            let sdk_value = sdk.path().display().to_string();
             let mut files = Vec::new();
-            read_templates(&sdk.join("template"), Path::new(""), &mut files)?;
+            match &sdk {
+                Sdk::Dir(dir) => read_templates(&dir.join("template"), Path::new(""), &mut files)?,
+                Sdk::Package(_) => {
+                    let built_in = if lang == Lang::Js {
+                        JS_TEMPLATE
+                    } else {
+                        PYTHON_TEMPLATE
+                    };
+                    files.extend(built_in.iter().map(|(file, text)| {
+                        (
+                            PathBuf::from(file.strip_suffix(".in").unwrap_or(file)),
+                            text.to_string(),
+                        )
+                    }));
+                }
+            }
             let files: Vec<(PathBuf, String)> = files
                 .into_iter()
                 .map(|(file, template)| (file, fill(&template, &sdk_value)))
@@ -232,8 +325,35 @@ fn read_templates(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, String)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{read_templates, valid_name};
+    use super::{JS_TEMPLATE, PYTHON_TEMPLATE, read_templates, valid_name};
     use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_built_in_templates_are_the_sdks_whole_templates() {
+        for (lang, built_in) in [("js", JS_TEMPLATE), ("python", PYTHON_TEMPLATE)] {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../sdk")
+                .join(lang)
+                .join("template");
+            let mut on_disk = Vec::new();
+            read_templates(&root, Path::new(""), &mut on_disk).expect("read");
+            on_disk.sort();
+            let mut embedded: Vec<(PathBuf, String)> = built_in
+                .iter()
+                .map(|(f, t)| {
+                    (
+                        PathBuf::from(f.strip_suffix(".in").unwrap_or(f)),
+                        t.to_string(),
+                    )
+                })
+                .collect();
+            embedded.sort();
+            assert_eq!(
+                on_disk, embedded,
+                "add new files of sdk/{lang}/template to the list in plugin_new.rs"
+            );
+        }
+    }
 
     #[test]
     fn templates_drop_their_in_suffix_and_skip_build_output() {
