@@ -156,6 +156,8 @@ LABELS = page(
   <div class=row><input placeholder="Discount code" id=code></div>
   <div class=row><input type=checkbox id=gift><span>This is a gift</span></div>
   <div class=row><input type=text aria-label="Card number" id=card></div>
+  <p><label>Password</label><input type=password id=pw></p>
+  <p><label>Verify password</label><input type=password id=pw2></p>
   <div class=row><button onclick="document.getElementById('out').textContent =
     'Ordered for ' + fullname.value + ' / ' + phone.value + ' / ' + code.value + ' / gift ' + gift.checked">Place order</button></div>
 </div>
@@ -208,17 +210,48 @@ def api_index(entries: int) -> str:
 
 
 # A task page like a benchmark's: the instruction in a div, its quoted words to be typed
-# exactly, an unlabeled box below it, and a div for a button.
+# exactly (set in bold by a span, with no space around it), an unlabeled box below it, and a
+# div for a button.
 TASK = page(
     "Task",
-    """<div id=wrap><div id=query>Type "Harbor 7" into the box, then press "Go".</div>
+    """<div id=wrap><div id=query>Type "<span class=bold>Harbor 7</span>" into the box, then press "Go".</div>
 <div id=area><input type=text id=tt><div class=btn role=button tabindex=0
   onclick="document.getElementById('done').textContent = 'got ' + tt.value">Go</div></div>
 <div id=done></div></div>""",
 )
 
 
+# A file tree as jQuery treeview draws it (an empty div with a background icon and a click
+# listener before each folder's name, the folder's list hidden while closed) and a mail row
+# whose only action is an icon named by its class.
+TREE = page(
+    "Files",
+    """<style>li{list-style:none}.hitarea{display:inline-block;width:12px;height:12px;cursor:pointer;
+  background:#ccc url(/icons/plus.gif)}.folder,.file{cursor:pointer;margin-left:4px}
+.email-trash{display:inline-block;width:14px;height:14px;background:url(/img/trash-can.png);cursor:pointer}</style>
+<div id=query>Find and click on the file named "Deneen".</div>
+<div class=tree><ul>
+  <li><div class="hitarea expandable-hitarea"></div><span class=folder>Alan</span>
+    <ul style="display:none"><li><span class=file>Deneen</span></li></ul></li>
+  <li><div class="hitarea collapsable-hitarea"></div><span class=folder>Chas</span>
+    <ul><li><span class=file>Rory</span></li></ul></li>
+</ul></div>
+<div class=mail><div class=row><span class=sender>Cathrine</span> <span class=email-trash></span></div></div>
+<p id=out></p>
+<script>
+const out = (t) => { document.getElementById('out').textContent = t; };
+document.querySelectorAll('.hitarea').forEach((h) => h.addEventListener('click', () => {
+  const ul = h.parentElement.querySelector('ul');
+  ul.style.display = ul.style.display === 'none' ? '' : 'none';
+}));
+document.querySelectorAll('.folder, .file').forEach((f) => f.addEventListener('click', () => out('opened ' + f.textContent)));
+document.querySelector('.email-trash').addEventListener('click', () => out('deleted'));
+</script>""",
+)
+
+
 PAGES = {
+    "/tree": TREE,
     "/task": TASK,
     "/divs": DIVS,
     "/mdbook": MDBOOK,

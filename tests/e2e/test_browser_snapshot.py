@@ -111,6 +111,9 @@ async def test_labels_are_inferred_from_the_text_beside_a_control(start_warden, 
         code = ref("textbox", "Discount code")
         gift = ref("checkbox", "This is a gift")
         ref("textbox", "Card number", inferred=False)
+        # A <label> tied to no field (no `for`, not around it) still names the field after it.
+        pw, pw2 = ref("password", "Password"), ref("password", "Verify password")
+        assert pw != pw2
         assert 'placeholder="Discount code"' not in snap, "the placeholder is the name, not repeated"
         await ok(w, "browse_fill", {"ref": name, "value": "Ada Lovelace"})
         await ok(w, "browse_fill", {"ref": phone, "value": "555 0100"})
@@ -289,3 +292,25 @@ async def test_marked_screenshot_labels_the_refs_and_leaves_no_trace(start_warde
         # Nothing of the marks stays in the page, and the refs are the snapshot's.
         assert await ok(w, "browse_eval_js", {"expression": "document.querySelector('warden-marks') === null"}) == "true"
         assert await ok(w, "browse_snapshot") == snap
+
+
+async def test_nameless_expanders_and_icons_are_named_by_what_they_open_or_show(start_warden, write_manifest, site) -> None:
+    """A tree's expand icon is an empty div with a click listener: named after the item it opens
+    and marked expanded while its list shows; an icon-only action is named by its class."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/tree")})
+        alan = re.search(r'@e(\d+) \[generic\] ~"Alan"$', snap, re.M)
+        assert alan, snap
+        assert re.search(r'@e\d+ \[generic\] ~"Chas" \[expanded\]$', snap, re.M), snap
+        assert '[generic] "Deneen"' not in snap, f"the closed folder's file is hidden\n{snap}"
+        trash = re.search(r'@e(\d+) \[generic\] ~"trash"$', snap, re.M)
+        assert trash, snap
+        snap = await ok(w, "browse_click", {"ref": int(alan.group(1))})
+        snap = await ok(w, "browse_snapshot")
+        assert re.search(r'~"Alan" \[expanded\]$', snap, re.M), snap
+        deneen = re.search(r'@e(\d+) \[generic\] "Deneen"$', snap, re.M)
+        assert deneen, snap
+        await ok(w, "browse_click", {"ref": int(deneen.group(1))})
+        assert "opened Deneen" in await full(w)
+        await ok(w, "browse_click", {"ref": int(trash.group(1))})
+        assert "deleted" in await full(w)

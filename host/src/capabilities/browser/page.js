@@ -242,7 +242,11 @@
     if (el.indeterminate || aria('aria-checked') === 'mixed') s.push('mixed');
     else if (el.checked || aria('aria-checked') === 'true' || aria('aria-pressed') === 'true') s.push('checked');
     if (aria('aria-selected') === 'true') s.push('selected');
+    const list = aria('aria-expanded') === null && el.tagName !== 'SUMMARY' && toggledList(el);
+    const expander = list && !textOf(el) ? list : null;
     if (aria('aria-expanded') === 'true' || (el.tagName === 'SUMMARY' && el.parentElement && el.parentElement.open)) s.push('expanded');
+    // A nameless expander is expanded while the list it toggles is shown.
+    else if (expander && shown(expander) && expander.getClientRects().length) s.push('expanded');
     if (el.ownerDocument.activeElement === el) s.push('focused');
     if (el.required || aria('aria-required') === 'true') s.push('required');
     if (el.readOnly || aria('aria-readonly') === 'true') s.push('readonly');
@@ -274,10 +278,19 @@
     for (let n = forward ? tw.nextNode() : tw.previousNode(); n && steps < 40;
       n = forward ? tw.nextNode() : tw.previousNode(), steps++) {
       if (n.nodeType === 3) {
-        const t = n.data.replace(/\s+/g, ' ').trim();
-        if (!t || !shown(n.parentElement)) continue;
+        // Kept with its spaces: words split by inline markup (`"<b>Jerald</b>"`) join as
+        // the page shows them, with no space added.
+        const t = n.data.replace(/\s+/g, ' ');
+        if (!t.trim()) {
+          if (parts.length) parts.push(' ');
+          continue;
+        }
+        if (!shown(n.parentElement)) continue;
         if (n.parentElement.closest('select, textarea, script, style, noscript, template')) continue;
-        if (n.parentElement.closest('h1, h2, h3, h4, h5, h6, [role=heading], a[href], button, label, [role=button], [role=link]')) break;
+        if (n.parentElement.closest('h1, h2, h3, h4, h5, h6, [role=heading], a[href], button, [role=button], [role=link]')) break;
+        // A label names its own control; one tied to none names the control beside it.
+        const label = n.parentElement.closest('label');
+        if (label && label.control && label.control !== el) break;
         // A label is one block's text: stop where another block's begins.
         let b = n.parentElement;
         while (b.parentElement && inlineDisplay(getComputedStyle(b).display)) b = b.parentElement;
@@ -291,7 +304,7 @@
         if (!home && !(b.contains(el) || beside(b) || beside(b.parentElement))) break;
         home = b;
         parts.push(t);
-        if (parts.join(' ').length > LABEL_MAX) return null;
+        if (clean(parts.join('')).length > LABEL_MAX) return null;
         continue;
       }
       if (n.contains(el)) {
@@ -300,12 +313,56 @@
         continue;
       }
       const role = roleOf(n);
-      if (role === 'heading' || isInteractive(n, role) || n.tagName === 'LABEL') break;
+      if (role === 'heading' || isInteractive(n, role) || (n.tagName === 'LABEL' && n.control !== null)) break;
       if (parts.length && !inlineDisplay(getComputedStyle(n).display)) break;
     }
-    if (!parts.length) return null;
-    const t = clean((forward ? parts : parts.reverse()).join(' '));
+    if (!parts.some((p) => p.trim())) return null;
+    const t = clean((forward ? parts : parts.reverse()).join(''));
     return t.replace(/[:*\s]+$/, '') ? t : null;
+  };
+
+  // The nested list a nameless control opens and closes: a tree's expand icon is followed,
+  // inside the same item, by the list it shows (jQuery treeview, most file trees).
+  const toggledList = (el) => {
+    for (let s = el.nextElementSibling; s; s = s.nextElementSibling) {
+      if (s.matches('ul, ol, [role=group], [role=tree]')) return s;
+    }
+    return null;
+  };
+
+  // What an icon-only control does, as its class or image file says it (`email-trash`,
+  // `icons/reply.svg`): a word of this list, or nothing. Arbitrary class names (`css-1x2y3`)
+  // name nothing.
+  const ICON_WORDS = new Set(['add', 'archive', 'back', 'bookmark', 'cart', 'close', 'collapse', 'copy',
+    'delete', 'download', 'edit', 'expand', 'favorite', 'filter', 'flag', 'forward', 'heart', 'help',
+    'home', 'like', 'menu', 'minus', 'more', 'next', 'pause', 'play', 'plus', 'prev', 'previous',
+    'refresh', 'remove', 'reply', 'retweet', 'save', 'search', 'send', 'settings', 'share', 'sort',
+    'star', 'trash', 'upload', 'user']);
+  const iconWord = (el) => {
+    const img = el.tagName === 'IMG' ? el : el.querySelector && el.querySelector('img');
+    const bg = getComputedStyle(el).backgroundImage;
+    const sources = [
+      ...Array.from(el.classList || []),
+      img ? (img.getAttribute('src') || '').split(/[?#]/)[0].split('/').pop().replace(/\.\w+$/, '') : '',
+      bg && bg !== 'none' ? bg.replace(/^url\(["']?|["']?\)$/g, '').split(/[?#]/)[0].split('/').pop().replace(/\.\w+$/, '') : '',
+    ];
+    for (const source of sources) {
+      for (const word of source.toLowerCase().split(/[-_\s.]+/)) {
+        if (ICON_WORDS.has(word)) return word;
+      }
+    }
+    return null;
+  };
+
+  // A name for a nameless control that is no field: an expander is named by the item it
+  // opens (the text after it), an icon by what its class or image says.
+  const inferControlName = (el) => {
+    if (toggledList(el)) {
+      const text = besideText(el, true);
+      if (text) return [text, 'text'];
+    }
+    const word = iconWord(el);
+    return word ? [word, 'icon'] : null;
   };
 
   // A name for a control that has none, and where it came from.
@@ -516,8 +573,8 @@
         if (visible(el, rect) || (el.labels && hiddenButLabelled(el))) {
           let name = nameOf(el, role);
           let from = null;
-          if (!name && LABELLED_ROLES.has(role)) {
-            const inferred = inferName(el, role);
+          if (!name) {
+            const inferred = LABELLED_ROLES.has(role) ? inferName(el, role) : inferControlName(el);
             if (inferred) {
               // The words stay text too: a full snapshot repeats all the page says (an
               // instruction above a field, quotes and all), whatever a field borrows.
