@@ -250,7 +250,32 @@ document.querySelector('.email-trash').addEventListener('click', () => out('dele
 )
 
 
+# A mail list as web mail draws it: each row a div with a click listener that opens the mail,
+# holding the sender and subject and two icon-only actions with listeners of their own.
+INBOX = page(
+    "Inbox",
+    """<style>.email-thread{display:flex;gap:8px;padding:6px;border-bottom:1px solid #ddd;cursor:pointer}
+.icon{display:inline-block;width:14px;height:14px;background:#aaa}</style>
+<div class=inbox>
+  <div class=email-thread data-id=1><span class=email-sender>Cathrine</span>
+    <span class=email-subject>Scelerisque feugiat</span><span class="icon trash"></span><span class="icon star"></span></div>
+  <div class=email-thread data-id=2><span class=email-sender>Rory</span>
+    <span class=email-subject>Lunch on Friday</span><span class="icon trash"></span><span class="icon star"></span></div>
+</div>
+<p id=out></p>
+<script>
+const out = (t) => { document.getElementById('out').textContent = t; };
+document.querySelectorAll('.email-thread').forEach((row) => {
+  row.addEventListener('click', () => out('opened ' + row.querySelector('.email-sender').textContent));
+  row.querySelector('.trash').addEventListener('click', (e) => { e.stopPropagation(); out('deleted ' + row.dataset.id); });
+  row.querySelector('.star').addEventListener('click', (e) => { e.stopPropagation(); out('starred ' + row.dataset.id); });
+});
+</script>""",
+)
+
+
 PAGES = {
+    "/inbox": INBOX,
     "/tree": TREE,
     "/task": TASK,
     "/divs": DIVS,

@@ -314,3 +314,19 @@ async def test_nameless_expanders_and_icons_are_named_by_what_they_open_or_show(
         assert "opened Deneen" in await full(w)
         await ok(w, "browse_click", {"ref": int(trash.group(1))})
         assert "deleted" in await full(w)
+
+
+async def test_a_clickable_row_around_icon_actions_keeps_its_own_ref(start_warden, write_manifest, site) -> None:
+    """A mail row opens the mail; its trash and star icons have listeners of their own. The row
+    is not swallowed by its icons: it keeps a ref named by its words, and each icon has one."""
+    async with start_warden(manifest(write_manifest, site)) as w:
+        snap = await ok(w, "browse_navigate", {"url": site.url("/inbox")})
+        rory = re.search(r'@e(\d+) \[generic\] "Rory Lunch on Friday"$', snap, re.M)
+        assert rory, snap
+        trashes = re.findall(r'@e(\d+) \[generic\] ~"trash"$', snap, re.M)
+        stars = re.findall(r'@e(\d+) \[generic\] ~"star"$', snap, re.M)
+        assert len(trashes) == 2 and len(stars) == 2, snap
+        await ok(w, "browse_click", {"ref": int(rory.group(1))})
+        assert "opened Rory" in await full(w)
+        await ok(w, "browse_click", {"ref": int(trashes[0])})
+        assert "deleted 1" in await full(w)

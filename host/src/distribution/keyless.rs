@@ -170,7 +170,10 @@ pub fn verify(
 
     let (subject, issuer) = identity(&cert)?;
     if subject != trusted.identity || issuer != trusted.issuer {
-        return Err(KeylessError::Identity { subject, issuer });
+        return Err(KeylessError::Identity {
+            subject: printable(&subject),
+            issuer: printable(&issuer),
+        });
     }
     let key = cert
         .tbs_certificate()
@@ -196,7 +199,7 @@ fn logged_at(bundle: &Bundle, root: &TrustRoot) -> Result<(), KeylessError> {
         .logs
         .iter()
         .find(|l| l.id.eq_ignore_ascii_case(&p.log_id) && l.valid.contains(p.integrated_time))
-        .ok_or_else(|| KeylessError::UnknownLog(p.log_id.clone()))?;
+        .ok_or_else(|| KeylessError::UnknownLog(printable(&p.log_id)))?;
     // The keys in sorted order, no spaces; the strings are base64 and hex, which JSON
     // writes without escapes.
     let canonical = format!(
@@ -214,6 +217,15 @@ fn logged_at(bundle: &Bundle, root: &TrustRoot) -> Result<(), KeylessError> {
     } else {
         Err(KeylessError::Timestamp)
     }
+}
+
+/// Text from a signature, fit for a message: at most 200 characters, no control characters
+/// (a terminal shows the load error; the signer chose these bytes).
+fn printable(s: &str) -> String {
+    s.chars()
+        .take(200)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 fn json_string(s: &str) -> String {
@@ -235,7 +247,7 @@ fn entry_matches(
     if entry.kind != "hashedrekord" {
         return Err(KeylessError::Entry(format!(
             "kind {}, not hashedrekord",
-            entry.kind
+            printable(&entry.kind)
         )));
     }
     let hash = &entry.spec.data.hash;
@@ -417,5 +429,11 @@ mod tests {
             logged_at(&bundle, &public_rekor(later)),
             Err(KeylessError::UnknownLog(_))
         ));
+    }
+
+    #[test]
+    fn text_a_signer_chose_is_shown_without_control_characters() {
+        assert_eq!(printable("a\u{1b}[31mb\n"), "a?[31mb?");
+        assert_eq!(printable(&"x".repeat(500)).len(), 200);
     }
 }

@@ -618,10 +618,16 @@
       }
       if (block || interactive) flush();
       else if (display !== 'inline' && display !== 'contents' && run) run.parts.push(' ');
-      if (container && controls.length > container.controls) {
+      // A clickable box around controls is theirs, not one of its own; unless they are
+      // icons without words (a mail row's trash and star), when the row's words are its
+      // own action: open the mail.
+      const wraps = container && controls.length > container.controls;
+      const iconsOnly = () => guessed && !!container.item.name
+        && controls.slice(container.controls).every((c) => !textOf(c.el));
+      if (wraps && !iconsOnly()) {
         items.splice(items.indexOf(container.item), 1);
         controls.splice(container.controls - 1, 1);
-      } else if (container && guessed && (el.textContent || '').length <= 150) {
+      } else if (!wraps && container && guessed && (el.textContent || '').length <= 150) {
         // A control after all: its words are its name.
         items.splice(items.indexOf(container.item) + 1);
       }
