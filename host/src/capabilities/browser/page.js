@@ -322,9 +322,12 @@
   };
 
   // The nested list a nameless control opens and closes: a tree's expand icon is followed,
-  // inside the same item, by the list it shows (jQuery treeview, most file trees).
+  // inside the same item, by its name and the list it shows (jQuery treeview, most file
+  // trees). Only the next few siblings are looked at: every control of a snapshot asks, and
+  // a flat index of thousands of sibling links must not cost a scan each.
   const toggledList = (el) => {
-    for (let s = el.nextElementSibling; s; s = s.nextElementSibling) {
+    let s = el.nextElementSibling;
+    for (let i = 0; s && i < 3; s = s.nextElementSibling, i++) {
       if (s.matches('ul, ol, [role=group], [role=tree]')) return s;
     }
     return null;
