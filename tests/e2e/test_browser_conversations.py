@@ -6,9 +6,14 @@ even by guessing its names; an agent that goes away has its sessions closed."""
 
 from __future__ import annotations
 
+import contextlib
+
 import anyio
+import psutil
 import pytest
 
+from browser_helpers import browser_manifest, chromium_processes
+from browser_helpers import ok as ok_w
 from conftest import text_of
 from local_site import LocalSite, QuietHandler
 from ops_helpers import free_port, mcp_session, scrape, serve, total
@@ -139,5 +144,40 @@ grants.browser = {{ origins = ["http://127.0.0.1:*"], cookies = true }}
                 assert "Dashboard of bob" not in await ok(bob, "browse_snapshot", {"mode": "full"})
                 await ok(bob, "browse_session", {"action": "switch", "name": "default"})
                 assert "Dashboard of bob" in await ok(bob, "browse_snapshot", {"mode": "full"})
+    finally:
+        site.close()
+
+
+def _renderers(pid: int) -> int:
+    count = 0
+    for p in chromium_processes(pid):
+        with contextlib.suppress(psutil.Error):
+            count += "--type=renderer" in p.cmdline()
+    return count
+
+
+async def test_one_agents_concurrent_first_calls_share_one_context_and_tab(
+    start_warden, write_manifest
+) -> None:
+    """The first calls of an agent that arrive together each found no browser context for its
+    session; each made one and opened a tab in it, and all but the last were left open with
+    their renderers (a hidden leak: the session lists one tab). Now one call makes the context
+    and the tab, the others use them: a burst costs no more processes than one call."""
+    site = LocalSite(AccountPage)
+    try:
+        manifest = browser_manifest(write_manifest, site.origin)
+        async with start_warden(manifest) as w:
+            await ok_w(w, "browse_navigate", {"url": site.url("/?who=one")})
+            await anyio.sleep(1)
+            one = _renderers(w.pid)
+        async with start_warden(manifest) as w:
+            async with anyio.create_task_group() as tg:
+                for i in range(6):
+                    tg.start_soon(ok_w, w, "browse_navigate", {"url": site.url(f"/?who=burst{i}")})
+            await anyio.sleep(1)
+            burst = _renderers(w.pid)
+            tabs = await ok_w(w, "browse_tabs", {})
+            assert "1 tab(s)" in tabs, tabs
+        assert burst <= one + 1, f"6 concurrent first calls left {burst} renderers; one call leaves {one}"
     finally:
         site.close()

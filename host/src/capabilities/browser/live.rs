@@ -57,8 +57,9 @@ pub struct Live {
     /// The local browser process, killed (and a temporary profile removed) when dropped;
     /// taken by [`Live::shutdown`] to close it cleanly.
     process: Mutex<Option<Launched>>,
-    /// One lock per context for [`Live::first_tab`]: calls of one agent that find its session
-    /// without a tab open one between them, while other contexts open theirs side by side.
+    /// One lock per key for [`Live::one_at_a_time`]: calls of one agent that find its session
+    /// without a context or a tab make one between them, while other sessions make theirs
+    /// side by side.
     opening: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -263,15 +264,40 @@ impl Live {
             grants: grants.clone(),
             scope: scope.clone(),
         };
-        {
+        let bound = |owner: &Owner| {
             let mut st = self.lock();
-            if let Some(id) = st.by_owner.get(&key).cloned() {
-                if let Some(ctx) = st.contexts.get_mut(&id) {
-                    *ctx = owner;
-                }
-                return Ok(id);
+            let id = st.by_owner.get(&key).cloned()?;
+            if let Some(ctx) = st.contexts.get_mut(&id) {
+                *ctx = owner.clone();
             }
+            Some(id)
+        };
+        if let Some(id) = bound(&owner) {
+            return Ok(id);
         }
+        // Concurrent first calls of one session would each make a context, and all but the
+        // last bound would be left open with their tabs: one makes it, the others use it.
+        self.one_at_a_time(format!("context:{plugin}/{session}"), async {
+            match bound(&owner) {
+                Some(id) => Ok(id),
+                None => {
+                    self.new_context(key.clone(), owner.clone(), grants, scope)
+                        .await
+                }
+            }
+        })
+        .await
+    }
+
+    /// Make (plugin, session)'s context and bind it to `owner`.
+    async fn new_context(
+        &self,
+        key: (String, String),
+        owner: Owner,
+        grants: &Arc<Grants>,
+        scope: &GuestScope,
+    ) -> Result<String> {
+        let (plugin, session) = (key.0.as_str(), key.1.as_str());
         // A profile's own browser: the session is the persistent default context.
         if let Some(emulation) = &self.profile_session {
             let id = self.lock().default_context.clone().ok_or_else(|| {
@@ -370,23 +396,31 @@ impl Live {
     /// share one tab: without the lock, each of an agent's concurrent first navigations
     /// would open a tab of its own and leave the others behind.
     pub async fn first_tab(&self, context: &str) -> Result<String> {
-        let lock = {
-            let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
-            Arc::clone(opening.entry(context.to_string()).or_default())
-        };
-        let opened = {
-            let _held = lock.lock().await;
+        self.one_at_a_time(format!("tab:{context}"), async {
             match self.tabs_of(context).into_iter().next() {
                 Some((id, ..)) => Ok(id),
                 None => self.open_tab(context).await,
             }
+        })
+        .await
+    }
+
+    /// Run `work` while no other work under `key` runs.
+    async fn one_at_a_time<T>(&self, key: String, work: impl Future<Output = T>) -> T {
+        let lock = {
+            let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(opening.entry(key.clone()).or_default())
+        };
+        let done = {
+            let _held = lock.lock().await;
+            work.await
         };
         // The last caller out removes the entry, so closed contexts leave nothing behind.
         let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
         if Arc::strong_count(&lock) == 2 {
-            opening.remove(context);
+            opening.remove(&key);
         }
-        opened
+        done
     }
 
     /// Open a blank tab in a context and wait until its guard is installed.
