@@ -2,7 +2,7 @@
 // warden-build: turns a JavaScript/TypeScript plugin project into a Warden component.
 //
 // 1. bundles the entry (package.json "warden.entry", default src/plugin.js or .ts) and the SDK
-//    into one ES module with rolldown; `warden:*` imports stay host imports;
+//    into one ES module with rolldown; `warden:*` and `wasi:config/*` imports stay host imports;
 // 2. writes a world that imports `warden:plugin/context` and `state` plus the interfaces listed in
 //    "warden.imports" and exports the four plugin interfaces, so the component imports only
 //    what the plugin uses;
@@ -26,11 +26,16 @@ export const INTERFACES = {
   terminal: 'warden:terminal/terminal@0.1.0',
   sftp: 'warden:sftp/sftp@0.1.0',
   rdp: 'warden:rdp/desktop@0.1.0',
+  settings: 'wasi:config/store@0.2.0-rc.1',
 };
 const ALWAYS = ['warden:plugin/context@0.1.0', 'warden:plugin/state@0.1.0'];
 const EXPORTS = ['tools', 'resources', 'prompts', 'completions'];
 
 class BuildError extends Error {}
+
+/** An import the host provides (kept out of the bundle): Warden's interfaces and the
+ * plugin's settings. */
+const hostImport = (id) => id.startsWith('warden:') || id.startsWith('wasi:config/');
 
 function witDir() {
   // A published package carries a copy of wit/; in the repository it is two levels up.
@@ -130,7 +135,7 @@ async function bundle(entry, outFile, project) {
     platform: 'neutral',
     // The SDK that builds is the SDK the plugin gets, wherever the project was installed from.
     resolve: { alias: { '@warden/plugin-sdk': SDK } },
-    external: (id) => id.startsWith('warden:'),
+    external: hostImport,
     // Unused host imports must not survive into the bundle: each would be a component import.
     // The SDK's modules and host imports have no side effects, so unused ones drop out.
     treeshake: { moduleSideEffects: (id, external) => !external && !id.startsWith(SDK + path.sep) },
@@ -158,7 +163,7 @@ export async function build(dir, { output } = {}) {
     }
     const allowed = new Set([...ALWAYS, ...project.imports]);
     for (const id of chunk.imports) {
-      if (!id.startsWith('warden:') || allowed.has(id)) continue;
+      if (!hostImport(id) || allowed.has(id)) continue;
       const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;
       throw new BuildError(`the plugin uses ${id}: add "${short}" to "warden.imports" in package.json`);
     }

@@ -370,3 +370,22 @@ export declare const state: {
   setJson(key: string, value: unknown): void;
   StateError: typeof StateError;
 };
+
+/** Why the plugin's settings could not be read. */
+export declare class SettingsError extends Error {
+  /** `upstream` or `io` (as `wasi:config/store` says). */
+  kind: 'upstream' | 'io';
+}
+
+/** The plugin's settings from the admin's manifest (`[plugin.settings]`), read through
+ * `wasi:config/store`: add "settings" to package.json "warden.imports". A string setting reads
+ * as written, any other value as JSON text. Not for secrets. */
+export declare const settings: {
+  /** The setting `key` as text, or undefined. */
+  get(key: string): string | undefined;
+  /** The setting `key` decoded from JSON (a string that is not JSON as itself), or undefined. */
+  json<T = unknown>(key: string): T | undefined;
+  /** Every setting, key -> text. */
+  all(): Record<string, string>;
+  SettingsError: typeof SettingsError;
+};

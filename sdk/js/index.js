@@ -6,6 +6,7 @@ import { ToolError, CapabilityError, toToolError } from './errors.js';
 import { ToolOutput, Content, EmbeddedResource, intoWit } from './output.js';
 import * as context from './context.js';
 import * as state from './state.js';
+import * as settings from './settings.js';
 import { Prompt, PromptMessage, Completion, promptIntoWit, completionIntoWit } from './prompt.js';
 import { matchTemplate } from './template.js';
 
@@ -13,7 +14,7 @@ const { AskError, Question } = context;
 
 export {
   s, Schema, ToolError, CapabilityError, AskError, Question, ToolOutput, Content, EmbeddedResource,
-  Prompt, PromptMessage, Completion, matchTemplate, context, state,
+  Prompt, PromptMessage, Completion, matchTemplate, context, state, settings,
 };
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;

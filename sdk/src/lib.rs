@@ -96,6 +96,7 @@ mod plugin;
 mod prompt;
 pub mod rdp;
 mod schema;
+pub mod settings;
 pub mod sftp;
 pub mod state;
 pub mod terminal;

@@ -9,12 +9,14 @@ mod fix_tests;
 pub mod grants;
 mod oauth;
 mod schema;
+mod settings;
 
 use grants::{
     BrowserGrant, Caps, CaptureGrant, Defined, GlobList, Grants, RdpGrant, SecretGrant, SftpGrant,
     TerminalGrant,
 };
 use schema::{GrantsSpec, ManifestFile, PluginEntry, SecretSpec};
+pub use settings::Settings;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
@@ -197,6 +199,8 @@ pub struct PluginConfig {
     pub remember_approval: Option<RememberApproval>,
     pub limits: Limits,
     pub grants: Arc<Grants>,
+    /// `[plugin.settings]`, as the plugin reads them through `wasi:config/store`.
+    pub settings: Settings,
     /// Line of the plugin's `name` key, for errors found after load (tool collisions).
     pub line: usize,
 }
@@ -1318,6 +1322,7 @@ impl Validator<'_> {
             ),
         };
 
+        let settings = self.settings(entry.settings);
         let mut grants = self.grants(&name, entry.grants, ssh_hosts, rdp_hosts);
         grants.caps = caps;
         (self.diagnostics.len() == errors_before).then(|| PluginConfig {
@@ -1329,6 +1334,7 @@ impl Validator<'_> {
             remember_approval,
             limits,
             grants: Arc::new(grants),
+            settings,
             line,
         })
     }

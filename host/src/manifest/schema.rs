@@ -437,6 +437,10 @@ pub struct PluginEntry {
     /// What the plugin may touch. Nothing is granted unless it is listed here.
     #[serde(default)]
     pub grants: GrantsSpec,
+    /// The plugin's own configuration, read through `wasi:config/store` (no grant needed; not
+    /// for credentials): a string as written, other values as JSON. Example:
+    /// `[plugin.settings]` then `greeting = "Hello"`.
+    pub settings: Option<Spanned<toml::Table>>,
 }
 
 /// `remember_approval = { for = "10m", per = "session_id" }`.

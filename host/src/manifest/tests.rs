@@ -86,7 +86,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown plugin key",
             "[[plugin]]\nname = \"capture\"\nsorce = \"builtin:capture\"\n".to_string(),
-            "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `verify`, `allow_unpinned`, `tool_prefix`, `tools`, `require_approval`, `remember_approval`, `limits`, `grants`",
+            "warden.toml:3:1: unknown field `sorce`, expected one of `name`, `source`, `verify`, `allow_unpinned`, `tool_prefix`, `tools`, `require_approval`, `remember_approval`, `limits`, `grants`, `settings`",
         ),
         (
             "secret granted but not defined",
@@ -741,4 +741,31 @@ fn a_search_backend_loads_with_its_result_count() {
     assert_eq!(search.max_results, 5);
     let m = Manifest::parse(PLUGIN, "warden.toml", Path::new("/base"), BUILTINS).expect("valid");
     assert_eq!(m.browser.search, None);
+}
+
+#[test]
+fn plugin_settings_load_as_text_and_are_bounded() {
+    let text = format!(
+        "{PLUGIN}\n[plugin.settings]\nregion = \"eu-west\"\npage = {{ rows = 50 }}\nflag = true\n"
+    );
+    let m = Manifest::parse(&text, "warden.toml", Path::new("/base"), BUILTINS).expect("valid");
+    let settings = &m.plugins[0].settings;
+    assert_eq!(settings.get("region").map(String::as_str), Some("eu-west"));
+    assert_eq!(
+        settings.get("page").map(String::as_str),
+        Some(r#"{"rows":50}"#)
+    );
+    assert_eq!(settings.get("flag").map(String::as_str), Some("true"));
+    let m = Manifest::parse(PLUGIN, "warden.toml", Path::new("/base"), BUILTINS).expect("valid");
+    assert!(m.plugins[0].settings.is_empty());
+
+    let big = format!(
+        "{PLUGIN}\n[plugin.settings]\nblob = \"{}\"\n",
+        "x".repeat(300 * 1024)
+    );
+    let e = error_of(&big);
+    assert!(
+        e.contains("settings take") && e.contains("at most 262144"),
+        "{e}"
+    );
 }

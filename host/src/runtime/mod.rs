@@ -18,6 +18,7 @@ pub mod plugin;
 mod pulled;
 pub mod registry;
 pub(crate) mod sandbox;
+mod settings;
 pub mod state;
 
 pub use state::LogLevel;
@@ -91,6 +92,12 @@ impl Runtime {
         })
         .and_then(|()| {
             bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| {
+            bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
                 &mut linker,
                 |s| s,
             )

@@ -129,12 +129,7 @@ struct Factory {
 
 impl Factory {
     async fn instantiate(&self) -> wasmtime::Result<Instance> {
-        let state = PluginState::new(
-            self.config.grants.clone(),
-            &self.services,
-            self.config.limits.memory,
-            self.config.limits.state,
-        );
+        let state = PluginState::new(&self.config, &self.services);
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         // Yield to the async runtime at every epoch tick: a spinning guest then shares the

@@ -7,6 +7,7 @@ use super::sandbox::{self, GUEST_LOG_BUDGET};
 use crate::audit::{Caller, GuestScope};
 use crate::capabilities::{Contexts, HostServices, Projections, View};
 use crate::manifest::grants::Grants;
+use crate::manifest::{PluginConfig, Settings};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -113,15 +114,14 @@ pub struct PluginState {
     /// Where `warden:plugin/state` keeps values, and how much per conversation.
     pub kept: Arc<crate::plugin_state::StateStore>,
     pub state_limit: u64,
+    /// `[plugin.settings]`, read through `wasi:config/store`.
+    pub settings: Settings,
 }
 
 impl PluginState {
-    pub fn new(
-        grants: Arc<Grants>,
-        services: &HostServices,
-        max_memory: u64,
-        state_limit: u64,
-    ) -> Self {
+    pub fn new(config: &PluginConfig, services: &HostServices) -> Self {
+        let grants = config.grants.clone();
+        let (max_memory, state_limit) = (config.limits.memory, config.limits.state);
         let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
         let mut table = ResourceTable::new();
@@ -141,6 +141,7 @@ impl PluginState {
             events: EventBudget::default(),
             kept: services.state.clone(),
             state_limit,
+            settings: config.settings.clone(),
         }
     }
 

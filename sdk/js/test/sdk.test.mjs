@@ -91,3 +91,16 @@ test('capability wrappers: async, resources wrapped and unwrapped, errors typed'
   assert.deepEqual(await api.consoleMessages(page), ['ok']);
   await assert.rejects(page.fail(), (e) => e instanceof CapabilityError && e.kind === 'stale-element' && toToolError(e).kind === 'not-found');
 });
+
+test('settings: strings as written, other values as JSON, set by the test harness', async () => {
+  const { setSettings } = await import('../testing.mjs');
+  const { settings } = await import('../index.js');
+  assert.equal(settings.get('region'), undefined);
+  assert.deepEqual(settings.all(), {});
+  setSettings({ region: 'eu-west', page: { rows: 50 }, quoted: '"x"' });
+  assert.equal(settings.get('region'), 'eu-west');
+  assert.equal(settings.json('region'), 'eu-west');
+  assert.deepEqual(settings.json('page'), { rows: 50 });
+  assert.equal(settings.json('quoted'), 'x');
+  assert.deepEqual(Object.keys(settings.all()), ['page', 'quoted', 'region']);
+});

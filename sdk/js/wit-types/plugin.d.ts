@@ -17,6 +17,7 @@
 /// <reference path="./interfaces/warden-terminal-terminal.d.ts" />
 /// <reference path="./interfaces/warden-terminal-types.d.ts" />
 /// <reference path="./interfaces/warden-types-errors.d.ts" />
+/// <reference path="./interfaces/wasi-config-store.d.ts" />
 declare module 'warden:plugin/plugin@0.1.0' {
   export type * as WardenBrowserBrowser010 from 'warden:browser/browser@0.1.0'; // import warden:browser/browser@0.1.0
   export type * as WardenBrowserTypes010 from 'warden:browser/types@0.1.0'; // import warden:browser/types@0.1.0
@@ -33,6 +34,7 @@ declare module 'warden:plugin/plugin@0.1.0' {
   export type * as WardenTerminalTerminal010 from 'warden:terminal/terminal@0.1.0'; // import warden:terminal/terminal@0.1.0
   export type * as WardenTerminalTypes010 from 'warden:terminal/types@0.1.0'; // import warden:terminal/types@0.1.0
   export type * as WardenTypesErrors010 from 'warden:types/errors@0.1.0'; // import warden:types/errors@0.1.0
+  export type * as WasiConfigStore020Rc1 from 'wasi:config/store@0.2.0-rc.1'; // import wasi:config/store@0.2.0-rc.1
   export * as tools from 'warden:plugin/tools@0.1.0'; // export warden:plugin/tools@0.1.0
   export * as resources from 'warden:plugin/resources@0.1.0'; // export warden:plugin/resources@0.1.0
   export * as prompts from 'warden:plugin/prompts@0.1.0'; // export warden:plugin/prompts@0.1.0

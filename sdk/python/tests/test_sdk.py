@@ -155,3 +155,5 @@ def test_world_imports_only_the_listed_interfaces():
         assert f"export {export};" in text
     with pytest.raises(build.BuildError, match="unknown import `shell`"):
         build.world_text(WIT, ["shell"])
+    # The plugin's settings are the standard wasi:config/store.
+    assert "import wasi:config/store@0.2.0-rc.1;" in build.world_text(WIT, ["settings"])

@@ -32,9 +32,10 @@ prompts (`@plugin.prompt`) and completions (`@plugin.completion`).
 Host services: `context` (progress, log, cancelled, as_task, and asking the client: ask,
 elicit, elicit_url, sample, list_roots, client_capabilities), `state` (what the plugin keeps between
 calls, per conversation: module globals are only a cache), `capture` (http_get, capture_page),
-`terminal`, `sftp`, `browser`, `rdp`. Capability calls raise `CapabilityError` (one subclass
-per kind); left uncaught it becomes the matching `ToolError`. Any other exception becomes a
-`failed` tool error carrying its type and message: a plugin never traps on an exception.
+`terminal`, `sftp`, `browser`, `rdp`, and `settings` (the admin's `[plugin.settings]`).
+Capability calls raise `CapabilityError` (one subclass per kind); left uncaught it becomes the
+matching `ToolError`. Any other exception becomes a `failed` tool error carrying its type and
+message: a plugin never traps on an exception.
 """
 
 from ._errors import (

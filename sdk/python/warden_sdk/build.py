@@ -7,7 +7,7 @@ componentize-py.
 
     [tool.warden]
     module = "app"                      # the module that ends with `... = plugin.export()`
-    imports = ["capture/http"]          # capture/http, capture/page, browser, terminal, sftp, rdp
+    imports = ["capture/http"]          # capture/http, capture/page, browser, terminal, sftp, rdp, settings
     output = "my_plugin.wasm"           # default: the project name with '-' -> '_'
 
 The world imports `warden:plugin/context` and `state` and the listed interfaces only, so `warden check`
@@ -29,14 +29,16 @@ from pathlib import Path
 
 COMPONENTIZE_PY = "0.25.1"
 
-# Interface name in `imports` -> (package directory under wit/deps, interface in that package).
-INTERFACES: dict[str, tuple[str, str]] = {
-    "capture/http": ("capture", "http"),
-    "capture/page": ("capture", "page"),
-    "browser": ("browser", "browser"),
-    "terminal": ("terminal", "terminal"),
-    "sftp": ("sftp", "sftp"),
-    "rdp": ("rdp", "desktop"),
+# Interface name in `imports` -> (namespace, package directory under wit/deps, interface in
+# that package). `settings` is the standard `wasi:config/store`.
+INTERFACES: dict[str, tuple[str, str, str]] = {
+    "capture/http": ("warden", "capture", "http"),
+    "capture/page": ("warden", "capture", "page"),
+    "browser": ("warden", "browser", "browser"),
+    "terminal": ("warden", "terminal", "terminal"),
+    "sftp": ("warden", "sftp", "sftp"),
+    "rdp": ("warden", "rdp", "desktop"),
+    "settings": ("wasi", "config", "store"),
 }
 
 WORLD = "python-plugin"
@@ -65,12 +67,12 @@ def find_wit(explicit: str | None, project: Path) -> Path:
     )
 
 
-def package_version(wit: Path, package: str) -> str:
+def package_version(wit: Path, namespace: str, package: str) -> str:
     for f in sorted((wit / "deps" / package).glob("*.wit")):
-        m = re.search(rf"^package\s+warden:{re.escape(package)}@([0-9][^;\s]*)\s*;", f.read_text(), re.M)
+        m = re.search(rf"^package\s+{namespace}:{re.escape(package)}@([0-9][^;\s]*)\s*;", f.read_text(), re.M)
         if m:
             return m.group(1)
-    raise BuildError(f"no `package warden:{package}@...` in {wit / 'deps' / package}")
+    raise BuildError(f"no `package {namespace}:{package}@...` in {wit / 'deps' / package}")
 
 
 def world_text(wit: Path, imports: list[str]) -> str:
@@ -81,8 +83,8 @@ def world_text(wit: Path, imports: list[str]) -> str:
     for name in imports:
         if name not in INTERFACES:
             raise BuildError(f"unknown import `{name}` in [tool.warden] imports; use some of: {', '.join(INTERFACES)}")
-        package, interface = INTERFACES[name]
-        lines.append(f"    import warden:{package}/{interface}@{package_version(wit, package)};")
+        namespace, package, interface = INTERFACES[name]
+        lines.append(f"    import {namespace}:{package}/{interface}@{package_version(wit, namespace, package)};")
     lines += ["    export tools;", "    export resources;", "    export prompts;", "    export completions;", "}", ""]
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from warden_sdk import (
     capture,
     context,
     rdp,
+    settings,
     sftp,
     state,
     terminal,
@@ -73,6 +74,16 @@ def count() -> str:
     kept = (state.get_json("count") or 0) + 1
     state.set_json("count", kept)
     return f"kept {kept}, in memory {calls}"
+
+
+@plugin.tool(name="settings")
+def read_settings() -> str:
+    """Return what the plugin reads of its settings, as JSON."""
+    import json
+
+    return json.dumps(
+        {"greeting": settings.get("greeting"), "limits": settings.get_json("limits"), "keys": list(settings.all())}
+    )
 
 
 @plugin.tool()

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use warden_sdk::context::{self, Level};
 use warden_sdk::prelude::*;
-use warden_sdk::state;
+use warden_sdk::{settings, state};
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoArgs {
@@ -73,6 +73,18 @@ fn sleep(args: SleepArgs) -> Result<String, ToolError> {
     Ok(format!("slept {} ms", args.ms))
 }
 
+/// What the plugin reads of its `[plugin.settings]`: `greeting` as text, `limits` as JSON,
+/// and every key.
+fn read_settings(_: NoArgs) -> Result<String, ToolError> {
+    let all = settings::all()?;
+    let read = serde_json::json!({
+        "greeting": settings::get("greeting")?,
+        "limits": settings::get_json::<serde_json::Value>("limits")?,
+        "keys": all.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+    });
+    Ok(read.to_string())
+}
+
 fn plugin() -> Plugin {
     Plugin::new()
         .tool(
@@ -99,6 +111,12 @@ fn plugin() -> Plugin {
         .tool(Tool::new("count", count).title("Count").description(
             "Increment this conversation's call counter (kept by the host) and return it (\"1\", \"2\", ...).",
         ))
+        .tool(
+            Tool::new("settings", read_settings)
+                .title("Settings")
+                .description("Return what the plugin reads of its settings, as JSON.")
+                .read_only(),
+        )
         .tool(
             Tool::new("sleep", sleep)
                 .title("Sleep")

@@ -1,6 +1,6 @@
 // Fixture for tests/e2e/test_plugin_js.py, test_sdk_js_features.py and the cross-language
 // benchmark.
-import { Plugin, Tool, ToolError, Prompt, PromptMessage, Completion, Question, EmbeddedResource, s, context, state } from '@warden/plugin-sdk';
+import { Plugin, Tool, ToolError, Prompt, PromptMessage, Completion, Question, EmbeddedResource, s, context, state, settings } from '@warden/plugin-sdk';
 import { openPage } from '@warden/plugin-sdk/browser';
 import * as terminal from '@warden/plugin-sdk/terminal';
 import * as sftp from '@warden/plugin-sdk/sftp';
@@ -52,6 +52,13 @@ const plugin = new Plugin()
       state.setJson('count', kept);
       return `kept ${kept}, in memory ${calls}`;
     }).description("Count this conversation's calls in the host's state, and this instance's in memory."),
+  )
+  .tool(
+    new Tool('settings', s.object({}), () =>
+      JSON.stringify({ greeting: settings.get('greeting') ?? null, limits: settings.json('limits') ?? null, keys: Object.keys(settings.all()) }),
+    )
+      .description('Return what the plugin reads of its settings, as JSON.')
+      .readOnly(),
   )
   .tool(
     new Tool('fail', s.object({ kind: s.enum(['not-found', 'timeout', 'access-denied']) }), ({ kind }) => {
