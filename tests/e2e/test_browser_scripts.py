@@ -112,3 +112,57 @@ async def test_a_flow_belongs_to_the_client_that_kept_it(warden_bin, warden_env,
         # bob keeping his own "mine" leaves alice's alone.
         await bob.call_tool("script_load", {"name": "mine", "steps": steps * 2})
         assert "mine (1 step(s))" in text_of(await alice.call_tool("script_list", {}))
+
+
+ADMIN_FLOWS = """
+[plugin.settings.flows.sign-in]
+description = "sign in to the test site"
+steps = [
+  {{ do = "navigate", url = "{main}/${{page}}" }},
+  {{ do = "click", name = "Accept all" }},
+  {{ do = "fill", name = "Email", role = "textbox", value = "${{email}}" }},
+  {{ do = "fill", name = "Password", secret = "APP_PASSWORD" }},
+  {{ do = "click", name = "Sign in", role = "button" }},
+  {{ do = "wait_for", text = "Welcome back" }},
+  {{ do = "extract", format = "text" }},
+]
+
+[plugin.settings.flows.broken]
+steps = [{{ do = "shell", command = "id" }}]
+
+[plugin.settings.flows.away]
+steps = [{{ do = "navigate", url = "{blocked}/evil" }}]
+"""
+
+
+async def test_flows_the_admin_ships_run_by_name_with_params_and_the_same_guards(
+    start_warden, write_manifest, sites
+) -> None:
+    main, other, blocked = sites
+    manifest = browser_manifest(write_manifest, main, other, ', secrets = ["APP_PASSWORD"]')
+    manifest.path.write_text(manifest.path.read_text() + ADMIN_FLOWS.format(main=main.origin, blocked=blocked.origin))
+    async with start_warden(manifest, env=ENV) as w:
+        listed = await ok(w, "script_list", {})
+        assert (
+            "sign-in (7 step(s), from the admin) params: page, email — sign in to the test site: navigate" in listed
+        ), listed
+        assert PASSWORD not in listed
+        missing = await err(w, "script_run", {"name": "sign-in", "params": {"page": "login"}})
+        assert 'the flow needs params email; give them as {"params": {"email": "..."}}' in missing, missing
+        params = {"page": "login", "email": "ada@example.com"}
+        done = await ok(w, "script_run", {"name": "sign-in", "params": params})
+        assert done.startswith("Ran 7 step(s).") and f'1. navigate "{main.url("/login")}"' in done, done
+        assert "Welcome back" in done and PASSWORD not in done, done
+        # The agent cannot replace the admin's flow with one of its own.
+        replaced = await err(w, "script_load", {"name": "sign-in", "steps": [{"do": "snapshot"}]})
+        assert "is a flow the admin ships" in replaced, replaced
+        again = await ok(w, "script_run", {"name": "sign-in", "params": {"page": "login", "email": "grace@example.com"}})
+        assert "Welcome back" in again, again
+        # An admin's flow gets no more than the plugin's grants, and a malformed one says so.
+        away = await err(w, "script_run", {"name": "away"})
+        assert "stopped at step 1 of 1" in away and blocked.origin.split("//")[1] in away, away
+        assert "You should never see this" not in away
+        broken = await err(w, "script_run", {"name": "broken"})
+        assert "the admin's flow \"broken\"" in broken and 'step 1 does "shell", which is not a step' in broken, broken
+    used = [a for a in manifest.audit_lines() if a["event"] == "capability_used" and a.get("capability") == "browser.navigate"]
+    assert sum("/login" in a.get("target", "") for a in used) >= 2, used

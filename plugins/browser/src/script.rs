@@ -2,6 +2,11 @@
 //! in one call and stops at the first that fails, with the page as it is then; `script_load`
 //! keeps a named flow for the agent's later calls, `script_list` lists them.
 //!
+//! The admin may ship named flows in the manifest (`[plugin.settings.flows.NAME]`, read
+//! through `wasi:config/store`); they run like kept ones, with the same tools and checks, and
+//! an agent cannot replace them. A flow's string arguments may hold `${param}` placeholders,
+//! filled from `script_run`'s `params`.
+//!
 //! A step is a `browse_*` tool call: `{"do": "click", "ref": 5}` is `browse_click {"ref": 5}`.
 //! It may name its element instead of giving a ref (`{"do": "click", "name": "Sign in",
 //! "role": "button"}`): the flow was written before the page existed. Each step runs through
@@ -9,8 +14,10 @@
 
 use crate::state;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use warden_sdk::context;
 use warden_sdk::prelude::*;
+use warden_sdk::settings;
 use warden_sdk::state as kept;
 
 /// A flow longer than this is split into several.
@@ -68,8 +75,11 @@ pub struct Step {
 struct RunArgs {
     /// Steps to run, in order; or give name.
     steps: Option<Vec<Step>>,
-    /// A flow kept with script_load.
+    /// A flow kept with script_load or shipped by the admin (see script_list).
     name: Option<String>,
+    /// Values for the flow's `${param}` placeholders.
+    #[serde(default)]
+    params: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -83,9 +93,92 @@ struct LoadArgs {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Flow {
     description: Option<String>,
     steps: Vec<Step>,
+}
+
+/// The setting that holds the admin's flows: name -> `{description, steps}`.
+const ADMIN_FLOWS: &str = "flows";
+
+/// The flows the admin ships in the manifest.
+fn admin_flows() -> Result<BTreeMap<String, Flow>, ToolError> {
+    Ok(settings::get_json::<BTreeMap<String, Flow>>(ADMIN_FLOWS)?.unwrap_or_default())
+}
+
+/// Fill `${param}` placeholders in the steps' string arguments (names, values, URLs...). A
+/// placeholder with no value is an error naming every missing one, before any step runs.
+fn fill_params(steps: &[Step], params: &BTreeMap<String, String>) -> Result<Vec<Step>, ToolError> {
+    fn fill(text: &str, params: &BTreeMap<String, String>, missing: &mut Vec<String>) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                out.push_str(&rest[start..]);
+                return out;
+            };
+            let name = &after[..end];
+            match params.get(name) {
+                Some(v) => out.push_str(v),
+                None => {
+                    if !missing.iter().any(|m| m == name) {
+                        missing.push(name.to_string());
+                    }
+                }
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+    fn fill_value(
+        v: &Value,
+        params: &BTreeMap<String, String>,
+        missing: &mut Vec<String>,
+    ) -> Value {
+        match v {
+            Value::String(t) => Value::String(fill(t, params, missing)),
+            Value::Array(a) => {
+                Value::Array(a.iter().map(|v| fill_value(v, params, missing)).collect())
+            }
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), fill_value(v, params, missing)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let mut missing = Vec::new();
+    let filled = steps
+        .iter()
+        .map(|step| Step {
+            action: step.action.clone(),
+            name: step.name.as_deref().map(|n| fill(n, params, &mut missing)),
+            role: step.role.clone(),
+            args: step
+                .args
+                .iter()
+                .map(|(k, v)| (k.clone(), fill_value(v, params, &mut missing)))
+                .collect(),
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(filled)
+    } else {
+        Err(ToolError::invalid_arguments(format!(
+            "the flow needs params {}; give them as {{\"params\": {{{}}}}}",
+            missing.join(", "),
+            missing
+                .iter()
+                .map(|m| format!("\"{m}\": \"...\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
 }
 
 fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
@@ -278,28 +371,48 @@ fn run_steps(steps: &[Step]) -> Result<String, ToolError> {
 }
 
 fn script_run(args: RunArgs) -> Result<String, ToolError> {
-    match (args.steps, args.name) {
-        (Some(steps), None) => run_steps(&steps),
+    let steps = match (args.steps, args.name) {
+        (Some(steps), None) => steps,
         (None, Some(name)) => {
             check_name(&name)?;
-            let flow = kept::get(&format!("{PREFIX}{name}"))
-                .and_then(|bytes| serde_json::from_slice::<Flow>(&bytes).ok())
-                .ok_or_else(|| {
-                    ToolError::not_found(format!(
-                        "no flow named \"{name}\"; list them with script_list or keep one with script_load"
+            if let Some(flow) = admin_flows()?.remove(&name) {
+                check_steps(&flow.steps).map_err(|e| {
+                    ToolError::failed(format!(
+                        "the admin's flow \"{name}\" ([plugin.settings.flows.{name}] in the \
+                         manifest) is not valid: {}; ask the admin to correct it",
+                        e.message()
                     ))
                 })?;
-            run_steps(&flow.steps)
+                flow.steps
+            } else {
+                kept::get(&format!("{PREFIX}{name}"))
+                    .and_then(|bytes| serde_json::from_slice::<Flow>(&bytes).ok())
+                    .ok_or_else(|| {
+                        ToolError::not_found(format!(
+                            "no flow named \"{name}\"; list them with script_list or keep one with script_load"
+                        ))
+                    })?
+                    .steps
+            }
         }
-        _ => Err(ToolError::invalid_arguments(
-            "give steps or the name of a flow kept with script_load, not both",
-        )),
-    }
+        _ => {
+            return Err(ToolError::invalid_arguments(
+                "give steps or the name of a flow (see script_list), not both",
+            ));
+        }
+    };
+    run_steps(&fill_params(&steps, &args.params)?)
 }
 
 fn script_load(args: LoadArgs) -> Result<String, ToolError> {
     check_name(&args.name)?;
     check_steps(&args.steps)?;
+    if admin_flows()?.contains_key(&args.name) {
+        return Err(ToolError::invalid_arguments(format!(
+            "\"{}\" is a flow the admin ships; keep yours under another name",
+            args.name
+        )));
+    }
     let key = format!("{PREFIX}{}", args.name);
     let existing = kept::keys(PREFIX);
     if !existing.contains(&key) && existing.len() >= MAX_FLOWS {
@@ -325,23 +438,54 @@ fn script_load(args: LoadArgs) -> Result<String, ToolError> {
     ))
 }
 
+/// The `${param}` names a flow's steps use, in order of first use.
+fn placeholders(steps: &[Step]) -> Vec<String> {
+    let text = serde_json::to_string(steps).unwrap_or_default();
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        rest = &after[end + 1..];
+    }
+    names
+}
+
+/// A flow's line in script_list: name, size, description, steps and the params it needs.
+fn listed(name: &str, flow: &Flow, origin: &str) -> String {
+    let steps: Vec<String> = flow.steps.iter().map(describe).collect();
+    let params = placeholders(&flow.steps);
+    format!(
+        "{name} ({} step(s){origin}){}{}: {}",
+        flow.steps.len(),
+        if params.is_empty() {
+            String::new()
+        } else {
+            format!(" params: {}", params.join(", "))
+        },
+        flow.description
+            .as_ref()
+            .map(|d| format!(" — {d}"))
+            .unwrap_or_default(),
+        steps.join("; ")
+    )
+}
+
 fn script_list(_: NoArgs) -> Result<String, ToolError> {
     let mut out = Vec::new();
+    for (name, flow) in admin_flows()? {
+        out.push(listed(&name, &flow, ", from the admin"));
+    }
     for key in kept::keys(PREFIX) {
         let Some(flow) = kept::get(&key).and_then(|b| serde_json::from_slice::<Flow>(&b).ok())
         else {
             continue;
         };
-        let name = &key[PREFIX.len()..];
-        let steps: Vec<String> = flow.steps.iter().map(describe).collect();
-        out.push(format!(
-            "{name} ({} step(s)){}: {}",
-            flow.steps.len(),
-            flow.description
-                .map(|d| format!(" — {d}"))
-                .unwrap_or_default(),
-            steps.join("; ")
-        ));
+        out.push(listed(&key[PREFIX.len()..], &flow, ""));
     }
     if out.is_empty() {
         return Ok("No flows kept; keep one with script_load.".into());
@@ -365,7 +509,47 @@ pub fn register(p: Plugin) -> Plugin {
     )
     .tool(
         Tool::new("script_list", script_list)
-            .description("The flows kept with script_load.")
+            .description("The flows the admin ships and those kept with script_load.")
             .read_only(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(json: &str) -> Vec<Step> {
+        serde_json::from_str(json).expect("steps")
+    }
+
+    #[test]
+    fn params_fill_placeholders_once_and_missing_ones_are_named() {
+        let flow = steps(
+            r#"[{"do": "navigate", "url": "https://x.test/${page}?q=${q}"},
+                {"do": "fill", "name": "${field}", "value": "${q}", "values": ["${q}", 3]}]"#,
+        );
+        assert_eq!(placeholders(&flow), ["page", "q", "field"]);
+        let params: BTreeMap<String, String> =
+            [("page", "find"), ("q", "${page}"), ("field", "Search")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        let filled = fill_params(&flow, &params).expect("filled");
+        // A value is put in as given: `${page}` inside it is not read again.
+        assert_eq!(filled[0].args["url"], "https://x.test/find?q=${page}");
+        assert_eq!(filled[1].name.as_deref(), Some("Search"));
+        assert_eq!(filled[1].args["values"], serde_json::json!(["${page}", 3]));
+        let missing = fill_params(&flow, &BTreeMap::new()).expect_err("missing");
+        assert!(
+            missing.message().contains("needs params page, q, field"),
+            "{}",
+            missing.message()
+        );
+        // An unclosed `${` is text.
+        let text = steps(r#"[{"do": "type", "text": "cost: ${5"}]"#);
+        assert_eq!(
+            fill_params(&text, &params).expect("kept")[0].args["text"],
+            "cost: ${5"
+        );
+    }
 }
