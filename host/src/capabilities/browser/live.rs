@@ -63,6 +63,24 @@ pub struct Live {
     opening: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
+/// A caller's place in [`Live::one_at_a_time`]. The last caller out removes the key's entry,
+/// also when its call was dropped while waiting or working, so closed sessions leave nothing
+/// behind.
+struct Turn<'a> {
+    opening: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    key: String,
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if Arc::strong_count(&self.lock) == 2 {
+            opening.remove(&self.key);
+        }
+    }
+}
+
 impl Drop for Live {
     fn drop(&mut self) {
         // A browser that is gone holds no tabs against its plugins' caps.
@@ -411,16 +429,13 @@ impl Live {
             let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
             Arc::clone(opening.entry(key.clone()).or_default())
         };
-        let done = {
-            let _held = lock.lock().await;
-            work.await
+        let turn = Turn {
+            opening: &self.opening,
+            key,
+            lock,
         };
-        // The last caller out removes the entry, so closed contexts leave nothing behind.
-        let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
-        if Arc::strong_count(&lock) == 2 {
-            opening.remove(&key);
-        }
-        done
+        let _held = turn.lock.lock().await;
+        work.await
     }
 
     /// Open a blank tab in a context and wait until its guard is installed.
