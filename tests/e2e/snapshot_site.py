@@ -251,7 +251,8 @@ document.querySelector('.email-trash').addEventListener('click', () => out('dele
 
 
 # A mail list as web mail draws it: each row a div with a click listener that opens the mail,
-# holding the sender and subject and two icon-only actions with listeners of their own.
+# holding the sender and subject and two icon-only actions with listeners of their own; a
+# footer of social links that are a bare SVG each.
 INBOX = page(
     "Inbox",
     """<style>.email-thread{display:flex;gap:8px;padding:6px;border-bottom:1px solid #ddd;cursor:pointer}
@@ -262,6 +263,9 @@ INBOX = page(
   <div class=email-thread data-id=2><span class=email-sender>Rory</span>
     <span class=email-subject>Lunch on Friday</span><span class="icon trash"></span><span class="icon star"></span></div>
 </div>
+<div class=foot><a href="https://github.com/acme-mail"><svg width=16 height=16 viewBox="0 0 16 16"><path d="M8 0a8 8 0 0 0-2.5 15.6c.4 0 .5-.2.5-.4v-1.5C3.8 14.2 3.3 12.8 3.3 12.8"/></svg></a>
+  <a href="https://mastodon.example/@acme"><svg width=16 height=16 viewBox="0 0 16 16"><circle cx=8 cy=8 r=7 /></svg></a>
+  <a href="/help">Help</a></div>
 <p id=out></p>
 <script>
 const out = (t) => { document.getElementById('out').textContent = t; };

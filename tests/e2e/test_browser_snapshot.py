@@ -326,6 +326,11 @@ async def test_a_clickable_row_around_icon_actions_keeps_its_own_ref(start_warde
         trashes = re.findall(r'@e(\d+) \[generic\] ~"trash"$', snap, re.M)
         stars = re.findall(r'@e(\d+) \[generic\] ~"star"$', snap, re.M)
         assert len(trashes) == 2 and len(stars) == 2, snap
+        # A link that is a bare icon has no name; where it goes is what tells it apart, so
+        # its href is shown, while a named link's is left out.
+        assert re.search(r'^@e\d+ \[link\] "" href="https://github.com/acme-mail"$', snap, re.M), snap
+        assert re.search(r'^@e\d+ \[link\] "" href="https://mastodon.example/@acme"$', snap, re.M), snap
+        assert re.search(r'^@e\d+ \[link\] "Help"$', snap, re.M), snap
         await ok(w, "browse_click", {"ref": int(rory.group(1))})
         assert "opened Rory" in await full(w)
         await ok(w, "browse_click", {"ref": int(trashes[0])})

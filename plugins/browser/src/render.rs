@@ -85,7 +85,9 @@ pub fn element_line(e: &Element, refs: &mut RefMap, mode: Mode, frames: &[String
     }
     for (k, v) in &e.attributes {
         match k.as_str() {
-            "href" if mode == Mode::Interactive => {}
+            // Where a link goes is left out for tokens, unless the link has no name (an
+            // icon-only link): then it is all that tells the agent what the link is.
+            "href" if mode == Mode::Interactive && !e.name.is_empty() => {}
             "target" => line.push_str(" →new tab"),
             "multiline" => {}
             k if crate::find::internal(k) => {}
@@ -344,6 +346,33 @@ mod tests {
         };
         let line = element_line(&e, &mut RefMap::default(), Mode::Interactive, &[]);
         assert_eq!(line, "@e1 [textbox] ~\"Email\"");
+    }
+
+    #[test]
+    fn a_link_without_a_name_shows_where_it_goes() {
+        let link = |name: &str| Element {
+            handle: 3,
+            frame: 0,
+            role: "link".into(),
+            name: name.into(),
+            value: None,
+            attributes: vec![("href".into(), "https://github.com/warden".into())],
+            states: ElementStates::empty(),
+            bounds: None,
+            interactive: true,
+            level: 0,
+            overlay: None,
+        };
+        let mut refs = RefMap::default();
+        assert_eq!(
+            element_line(&link(""), &mut refs, Mode::Interactive, &[]),
+            "@e1 [link] \"\" href=\"https://github.com/warden\""
+        );
+        let mut refs = RefMap::default();
+        assert_eq!(
+            element_line(&link("Source"), &mut refs, Mode::Interactive, &[]),
+            "@e1 [link] \"Source\""
+        );
     }
 
     #[test]
