@@ -1,7 +1,8 @@
 """`[plugin.settings]`: what the admin configures for one plugin, read through the standard
 `wasi:config/store` by plugins of all three SDKs alike (Rust: the echo guest; JavaScript and
 Python: the SDK fixtures). Each plugin reads its own settings only; a plugin without any
-reads nothing; a manifest whose settings are too large is refused with its line."""
+reads nothing; a reload hands later calls the new values; a manifest whose settings are too
+large is refused with its line."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 
 from test_plugin_js import build_js
@@ -66,3 +68,28 @@ def test_settings_too_large_are_refused_with_their_line(warden_bin: Path, write_
     out = check.stdout + check.stderr
     assert check.returncode != 0, out
     assert "settings take" in out and "at most 262144" in out and "warden.toml:" in out, out[:2000]
+
+
+async def test_a_reload_gives_the_new_settings_to_later_calls(start_warden, write_manifest, helpers, echo_wasm) -> None:
+    def body(greeting: str) -> str:
+        return helpers.plugin_block("rs", echo_wasm) + f'\n[plugin.settings]\ngreeting = "{greeting}"\n'
+
+    manifest = write_manifest(body("before"))
+    async with start_warden(manifest) as w:
+
+        async def greeting() -> str:
+            return json.loads(helpers.text_of(await w.call("settings", {})))["greeting"]
+
+        assert await greeting() == "before"
+        write_manifest(body("after"))
+        seen: list[str] = []
+
+        async def changed() -> bool:
+            seen.append(await greeting())
+            return seen[-1] == "after"
+
+        for _ in range(60):
+            if await changed():
+                break
+            await anyio.sleep(0.25)
+        assert seen[-1] == "after", (seen[-5:], w.stderr()[-2000:])
