@@ -242,6 +242,8 @@ pub struct BrowserConfig {
     /// `None`).
     pub guard_address: Option<std::net::IpAddr>,
     pub headless: bool,
+    /// `[browser] static_pages`: the no-JavaScript fast path (`capabilities/browser/static_page`).
+    pub static_pages: bool,
     pub args: Vec<String>,
     /// `[browser.secrets]`: only the host reads them, when it types one into a page.
     pub secrets: BTreeMap<String, SecretSource>,
@@ -716,6 +718,7 @@ impl Validator<'_> {
             endpoints,
             guard_address,
             headless: file.browser.headless.unwrap_or(true),
+            static_pages: file.browser.static_pages.unwrap_or(true),
             args: file.browser.args,
             secrets,
             capture_profile,

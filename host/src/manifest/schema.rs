@@ -315,6 +315,9 @@ pub struct BrowserSection {
     pub guard_address: Option<Spanned<String>>,
     /// Run without a window. Example: `headless = true` (the default).
     pub headless: Option<bool>,
+    /// Read pages that run no script in the host, without a browser tab (the no-JavaScript
+    /// fast path; see docs/src/browser.md). Example: `static_pages = false` (default true).
+    pub static_pages: Option<bool>,
     /// Extra Chromium flags. Example: `args = ["--lang=de-DE"]`.
     #[serde(default)]
     pub args: Vec<String>,

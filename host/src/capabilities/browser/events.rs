@@ -277,9 +277,26 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
             .as_ref()
             .and_then(|t| st.tabs.get(t))
             .is_some_and(|tab| tab.blank_documents.contains(&url));
+    // A document the host already fetched (`static_page/`): the browser is answered with it,
+    // so the site sees one request.
+    let prefetched = if allowed && document && routed.is_none() && method_of(p) == "GET" {
+        target
+            .as_ref()
+            .and_then(|t| st.tabs.get_mut(t))
+            .and_then(|tab| {
+                let held = tab.prefetched.as_ref().is_some_and(|r| r.url == url);
+                held.then(|| tab.prefetched.take()).flatten()
+            })
+    } else {
+        None
+    };
     // A 204 answer cancels a navigation and leaves the tab on the page it was showing
     // (a failed request would replace it with an error page); the site sees nothing.
     let (method, params) = match (allowed, routed) {
+        (true, _) if prefetched.is_some() => (
+            "Fetch.fulfillRequest",
+            prefetched.map_or(Value::Null, |r| fulfill_prefetched(&request_id, &r)),
+        ),
         (true, _) if blank => (
             "Fetch.fulfillRequest",
             json!({
@@ -406,6 +423,13 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
                     }
                     tab.lifecycle.clear();
                 }
+                // A page the back/forward cache restores was loaded before and sends no
+                // lifecycle events again: it stands where it stood, loaded.
+                if s(p, "type") == "BackForwardCacheRestore" {
+                    for event in ["DOMContentLoaded", "load", "networkIdle"] {
+                        tab.lifecycle.insert(event.to_string());
+                    }
+                }
             }
         }
         "Page.navigatedWithinDocument" if main => {
@@ -444,6 +468,22 @@ fn commit(tab: &mut TabState, target: &str, loader: &str) -> bool {
         tab.abandon_requests_before(loader, target);
     }
     from != loader && tab.hold.committed(&from, loader)
+}
+
+/// The `Fetch.fulfillRequest` parameters of a response the host fetched.
+fn fulfill_prefetched(request_id: &str, r: &super::static_page::Prefetched) -> Value {
+    use base64::Engine as _;
+    let headers: Vec<Value> = r
+        .headers
+        .iter()
+        .map(|(name, value)| json!({ "name": name, "value": value }))
+        .collect();
+    json!({
+        "requestId": request_id,
+        "responseCode": r.status,
+        "responseHeaders": headers,
+        "body": base64::engine::general_purpose::STANDARD.encode(&r.body),
+    })
 }
 
 fn method_of(p: &Value) -> String {

@@ -290,7 +290,7 @@ impl Tab {
     /// The tab's URL as the plugin reads it: scrubbed, and while the page holds a secret
     /// without its query and fragment.
     pub fn shown_url(&self) -> Result<String> {
-        let (url, held) = self.state(|t| (t.url.clone(), t.holds_secret()))?;
+        let (url, held) = self.state(|t| (t.shown().0.to_string(), t.holds_secret()))?;
         Ok(self.scrub(&if held { without_query(&url) } else { url }))
     }
 

@@ -506,7 +506,15 @@ impl Live {
             .collect();
         tabs.sort_by_key(|(_, t)| t.opened);
         tabs.into_iter()
-            .map(|(id, t)| (id.clone(), t.url.clone(), t.title.clone(), t.opener.clone()))
+            .map(|(id, t)| {
+                let (url, title) = t.shown();
+                (
+                    id.clone(),
+                    url.to_string(),
+                    title.to_string(),
+                    t.opener.clone(),
+                )
+            })
             .collect()
     }
 

@@ -24,6 +24,7 @@
 //! | `saved_state.rs` | session states saved in the host, and sessions opened from them |
 //! | `downloads.rs` | where sessions save downloads, their progress, the size cap |
 //! | `search.rs` | web search through the manifest's `[search]` backend |
+//! | `static_page/` | the no-JavaScript fast path: pages read and parsed by the host, without a tab |
 
 mod adopt;
 pub mod bindings;
@@ -54,6 +55,7 @@ mod scope;
 mod search;
 mod secrets;
 pub(crate) mod state;
+mod static_page;
 pub(crate) mod tab;
 mod udp;
 mod wit;

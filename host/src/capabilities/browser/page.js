@@ -957,6 +957,24 @@
     return { ok: true };
   };
 
-  return { doc, snapshot, stamp, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
+  // The numbers the host gave this document's elements when it read the page without the
+  // browser (`static_page/`): number N is the Nth element in document order, checked by its
+  // name. Called before any other, so no number is taken yet.
+  const adopt = (nodes) => {
+    const all = document.getElementsByTagName('*');
+    let taken = 0;
+    for (const [id, name] of nodes) {
+      // A number that finds no such element is never given to another.
+      if (id >= next) next = id + 1;
+      const el = all[id - 1];
+      if (!el || el.localName !== name || ids.has(el) || byId.has(id)) continue;
+      ids.set(el, id);
+      byId.set(id, new WeakRef(el));
+      taken++;
+    }
+    return taken;
+  };
+
+  return { doc, snapshot, stamp, adopt, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,
     focusOnly, domClick, watchDrag, dragStarted, opensWindow, showMarks, hideMarks };
 })

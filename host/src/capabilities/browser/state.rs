@@ -98,6 +98,11 @@ pub struct TabState {
     pub clickable: HashSet<u64>,
     /// The last snapshot without and with text (`tab/snapshot.rs`).
     pub snapshots: [Option<std::sync::Arc<super::tab::SnapshotKept>>; 2],
+    /// A page the host read without the browser, shown in place of the tab's document
+    /// until an action needs the browser (`tab/static_view.rs`).
+    pub view: Option<Box<super::static_page::StaticView>>,
+    /// A response the host holds for the browser's next request of its URL (a document).
+    pub prefetched: Option<super::static_page::Prefetched>,
 }
 
 #[derive(Default)]
@@ -174,6 +179,8 @@ impl TabState {
             log: TabLog::default(),
             clickable: HashSet::new(),
             snapshots: [None, None],
+            view: None,
+            prefetched: None,
         }
     }
 
@@ -198,6 +205,15 @@ impl TabState {
     }
 
     /// Does the document the tab shows hold a secret the host typed (`holding.rs`)?
+    /// The URL and title the plugin sees: those of the page the host read, if the tab shows
+    /// one, else of the tab's document.
+    pub fn shown(&self) -> (&str, &str) {
+        match &self.view {
+            Some(v) => (&v.url, &v.title),
+            None => (&self.url, &self.title),
+        }
+    }
+
     pub fn holds_secret(&self) -> bool {
         self.hold.holds(&self.loader)
     }

@@ -233,6 +233,20 @@ fn main_frame_navigation_and_load_events() {
     let t = &st.tabs["T1"];
     assert_eq!(t.loader, "L2");
     assert!(t.lifecycle.is_empty());
+    // Back to the first document, restored from the back/forward cache: it sends no
+    // lifecycle events, and a wait for its load must end.
+    on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "T1", "loaderId": "L1", "url": "http://127.0.0.1:8000/a" }, "type": "BackForwardCacheRestore" }),
+    );
+    let t = &st.tabs["T1"];
+    assert_eq!(
+        (t.loader.as_str(), t.url.as_str()),
+        ("L1", "http://127.0.0.1:8000/a")
+    );
+    assert!(t.lifecycle.contains("load") && t.lifecycle.contains("DOMContentLoaded"));
 }
 
 #[test]

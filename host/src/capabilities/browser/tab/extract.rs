@@ -23,6 +23,9 @@ impl Tab {
     /// The document's HTML as the browser holds it now. A document replaced between the two
     /// calls (a late redirect, a script rewriting it) invalidates the node id: read again.
     pub async fn document_html(&self) -> Result<String> {
+        if let Some(html) = self.static_html()? {
+            return Ok(html);
+        }
         let session = self.live.with_tab(&self.target, |t| t.session.clone())?;
         let cdp = &self.live.cdp;
         let mut tries = 0;
@@ -68,7 +71,7 @@ impl Tab {
                 })?;
         let title = if extracted.title.is_empty() {
             self.live
-                .with_tab(&self.target, |t| t.title.clone())
+                .with_tab(&self.target, |t| t.shown().1.to_string())
                 .unwrap_or_default()
         } else {
             extracted.title

@@ -6,6 +6,7 @@
 //! | `wait.rs` | waiting for text, a selector or a URL |
 //! | `script.rs` | frames, Warden's isolated world (`page.js`), evaluation |
 //! | `snapshot.rs` | the element snapshot of every frame |
+//! | `static_view.rs` | a page the host read without the browser (`static_page/`), until an action needs it |
 //! | `clickable.rs` | marking what the page made clickable with a listener alone |
 //! | `input.rs` | click, hover, focus, fill, type, press, select, check, upload, scroll |
 //! | `pointer.rs` | drags, taps, the forced click |
@@ -29,6 +30,7 @@ mod pdf;
 mod pointer;
 pub(super) mod script;
 mod snapshot;
+mod static_view;
 mod storage;
 mod wait;
 
@@ -38,6 +40,7 @@ pub use navigate::WaitUntil;
 pub use pdf::PdfOptions;
 pub use pointer::{DragKind, DragTo};
 pub use snapshot::{FrameSnapshot, Kept as SnapshotKept};
+pub use static_view::Outcome as StaticOutcome;
 pub use storage::Area as StorageArea;
 
 use super::error::{BrowserError, Result};
@@ -151,7 +154,7 @@ impl Tab {
     }
 
     pub fn url(&self) -> Result<String> {
-        self.state(|t| t.url.clone())
+        self.state(|t| t.shown().0.to_string())
     }
 
     /// Close the tab; when this answers, the tab is gone from the session's list.

@@ -63,11 +63,26 @@ impl Tab {
         call: &str,
         expect: Option<u32>,
     ) -> Result<(u32, Value)> {
+        self.world_numbered(frame, call, expect, None).await
+    }
+
+    /// [`Tab::world`]; with `number`, a document that has no world yet gets that number
+    /// (one the host reserved for it, see `static_view.rs`).
+    pub(crate) async fn world_numbered(
+        &self,
+        frame: &str,
+        call: &str,
+        expect: Option<u32>,
+        number: Option<u32>,
+    ) -> Result<(u32, Value)> {
         let context = self.world_context(frame).await?;
-        let candidate = self.state(|t| {
-            t.next_doc = t.next_doc.wrapping_add(1);
-            t.next_doc
-        })?;
+        let candidate = match number {
+            Some(n) => n,
+            None => self.state(|t| {
+                t.next_doc = t.next_doc.wrapping_add(1);
+                t.next_doc
+            })?,
+        };
         let check = match expect {
             Some(doc) => {
                 format!("if (w.doc !== {doc}) return {{ doc: w.doc, value: {{ gone: true }} }};")

@@ -30,6 +30,9 @@ pub struct FrameSnapshot {
 
 impl Tab {
     pub async fn snapshot(&self, include_text: bool) -> Result<Arc<Vec<FrameSnapshot>>> {
+        if let Some(view) = self.static_snapshot(include_text)? {
+            return Ok(view);
+        }
         self.no_dialog()?;
         let frames = self.frames().await?;
         if let Some(kept) = self.unchanged(&frames, include_text).await {

@@ -147,8 +147,32 @@ impl View<'_, BrowserCtx> {
         self.granted(self.grants.check_browser())
     }
 
-    /// The tab behind a handle, in the running browser; refreshes the session's grants.
+    /// The tab behind a handle, with the browser's own document: a page the host read
+    /// without the browser (`static_page/`) is loaded into it first, so every action acts on
+    /// the real page. Only the calls that read what the plugin was shown use [`Self::shown_tab`].
     pub(super) async fn tab(&mut self, page: &Resource<PageHandle>) -> Result<Tab, Error> {
+        let tab = self.shown_tab(page).await?;
+        tab.take_over().await?;
+        Ok(tab)
+    }
+
+    /// May navigations of this page's session take the no-JavaScript fast path? Not when the
+    /// admin turned it off, nor where the browser reaches the web in a way the host does not
+    /// (a remote browser, a profile with its own proxy and identity).
+    pub(super) async fn static_pages(&mut self, page: &Resource<PageHandle>) -> bool {
+        let config = self.browser.config();
+        if !config.static_pages || !config.endpoints.is_empty() {
+            return false;
+        }
+        let Ok(session) = self.table().get(page).map(|h| h.session.clone()) else {
+            return false;
+        };
+        !self.browser.is_profile_session(self.plugin(), &session)
+    }
+
+    /// The tab behind a handle, in the running browser, showing what the plugin was shown
+    /// (a page the host read, if it did); refreshes the session's grants.
+    pub(super) async fn shown_tab(&mut self, page: &Resource<PageHandle>) -> Result<Tab, Error> {
         self.browser_allowed()?;
         let handle = self
             .table()

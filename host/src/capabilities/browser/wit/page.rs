@@ -30,7 +30,7 @@ impl HostPage for View<'_, BrowserCtx> {
     }
 
     async fn url(&mut self, page: Resource<PageHandle>) -> Result<String, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         Ok(tab.shown_url()?)
     }
 
@@ -42,11 +42,53 @@ impl HostPage for View<'_, BrowserCtx> {
         timeout_ms: u32,
     ) -> Result<String, Error> {
         let to = self.navigation(Guard::Browser, &url)?;
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         let started = std::time::Instant::now();
-        let result = tab
-            .navigate(&to, wait_until(wait), timeout(timeout_ms))
-            .await;
+        let limit = timeout(timeout_ms);
+        // The fast path first, when allowed: a page that needs the browser goes to it, which
+        // is answered from the response the host already holds.
+        let matched: Option<Vec<String>> = if self.static_pages(&page).await {
+            self.grants
+                .check_browser_request(to.url())
+                .ok()
+                .map(|m| m.into_iter().map(str::to_string).collect())
+        } else {
+            None
+        };
+        let fast = match &matched {
+            Some(m) => {
+                let patterns: Vec<&str> = m.iter().map(String::as_str).collect();
+                Some(tab.read_static(&to, &patterns, limit).await)
+            }
+            None => None,
+        };
+        let (result, detail) = match fast {
+            Some(Ok(tab::StaticOutcome::Read)) => {
+                (Ok(()), Some("read by the host, no script".to_string()))
+            }
+            Some(Err(e)) => (Err(e), None),
+            outcome => {
+                // The fast path left the tab without a view of its own, and perhaps with a
+                // response for the browser; without it, a view of an earlier page goes now.
+                let ready = match &outcome {
+                    Some(_) => Ok(()),
+                    None => tab.drop_static(),
+                };
+                let why = match outcome {
+                    Some(Ok(tab::StaticOutcome::Browser(why))) => {
+                        Some(format!("loaded in the browser: {why}"))
+                    }
+                    _ => None,
+                };
+                let loaded = match ready {
+                    Ok(()) => tab.navigate(&to, wait_until(wait), limit).await.map(drop),
+                    Err(e) => Err(e),
+                };
+                // A held response the browser did not ask for (it went elsewhere) is dropped.
+                let _ = tab.state(|t| t.prefetched = None);
+                (loaded, why)
+            }
+        };
         // Origin and path only: the query may carry tokens.
         let target = to.audit_target();
         let error = result.as_ref().err().map(BrowserError::kind);
@@ -55,6 +97,7 @@ impl HostPage for View<'_, BrowserCtx> {
             target: &target,
             error,
             duration: started.elapsed(),
+            detail: detail.as_deref(),
             ..Default::default()
         });
         result?;
@@ -90,7 +133,7 @@ impl HostPage for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         include_text: bool,
     ) -> Result<Snapshot, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         // A page that holds a secret gives its elements, not its text (`holding.rs`).
         let held = tab.holds_secret()?;
         let include_text = include_text && !held;
@@ -393,7 +436,7 @@ impl HostPage for View<'_, BrowserCtx> {
     }
 
     async fn dialog(&mut self, page: Resource<PageHandle>) -> Result<Option<DialogInfo>, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         let held = tab.holds_secret()?;
         let shown = |text: &str| {
             if held {
@@ -420,17 +463,17 @@ impl HostPage for View<'_, BrowserCtx> {
     }
 
     async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         Ok(tab.close().await?)
     }
 
     async fn downloads(&mut self, page: Resource<PageHandle>) -> Result<Vec<Download>, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         Ok(super::downloads::list(&tab)?)
     }
 
     async fn download_news(&mut self, page: Resource<PageHandle>) -> Result<Vec<Download>, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         Ok(super::downloads::news(&tab)?)
     }
 
@@ -439,7 +482,7 @@ impl HostPage for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         timeout_ms: u32,
     ) -> Result<bool, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         Ok(super::downloads::wait(&tab, timeout(timeout_ms)).await?)
     }
 
@@ -507,7 +550,7 @@ impl HostPage for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         format: ContentFormat,
     ) -> Result<PageContent, Error> {
-        let tab = self.tab(&page).await?;
+        let tab = self.shown_tab(&page).await?;
         self.unheld(&tab, Door::Extract)?;
         let format = match format {
             ContentFormat::Text => crate::content::Format::Text,

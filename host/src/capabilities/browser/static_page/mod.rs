@@ -1,0 +1,52 @@
+//! The no-JavaScript fast path: a page that runs no script is fetched and parsed by the host
+//! into the same snapshot `page.js` gives, without a Chromium navigation. The tab keeps
+//! showing its previous document until an action needs the page itself; then the browser
+//! loads it from the response the host already holds (no second request, so a one-time
+//! link is not spent twice) and `page.js` gives the same node numbers to the same elements,
+//! so the agent's refs stay valid.
+//!
+//! | file | job |
+//! |---|---|
+//! | `fetch.rs` | the request: the plugin's grant, the private-network rule, the context's cookies |
+//! | `parse.rs` | HTML to `page.js`'s snapshot JSON, and whether the page needs the browser |
+//!
+//! A page the host cannot read whole (it runs script, sets cookies, is not UTF-8 HTML, did
+//! not answer 200) goes to the browser, which is answered from the same response.
+
+pub mod fetch;
+pub mod parse;
+
+use super::guard::navigation::Navigation;
+use serde_json::Value;
+
+/// A response the host fetched and the browser is answered with when it asks for the same
+/// document (`Fetch.fulfillRequest`), instead of sending the request again.
+#[derive(Debug, Clone)]
+pub struct Prefetched {
+    pub url: String,
+    pub status: u16,
+    /// As received, minus the framing headers the body no longer matches.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// A page the host read without the browser: what the tab shows to the plugin until an action
+/// needs the browser's document.
+#[derive(Debug, Clone)]
+pub struct StaticView {
+    /// The URL asked for (checked), which the browser loads when it takes over.
+    pub nav: Navigation,
+    pub url: String,
+    pub title: String,
+    /// The document number its handles carry: reserved in the tab's numbering, and given to
+    /// the browser's document when it loads the page.
+    pub doc: u32,
+    /// `page.js` `snapshot()` JSON without and with text.
+    pub snapshots: [Value; 2],
+    /// Node numbers the snapshots name, with their elements' names (`page.js` `adopt`).
+    pub nodes: Vec<(u64, String)>,
+    /// The document's HTML (for `extract`).
+    pub html: String,
+    /// The response, to load the page from in the browser.
+    pub response: Prefetched,
+}
