@@ -79,11 +79,7 @@ pub const MIN_CONTROLS: usize = 5;
 /// document has), or why the page needs the browser. The browser checks come first, on the
 /// whole document.
 pub fn parse(html: &str, url: &url::Url) -> Result<Parsed, NeedsBrowser> {
-    let source = noscript_as_text(html);
-    let dom = {
-        let doc = Document::from(source.as_ref());
-        Dom::build(&doc)
-    };
+    let dom = Dom::build(&scripted_parse(html));
     let page = Page::new(&dom, url);
     if let Some(why) = page.needs_browser() {
         return Err(why);
@@ -314,309 +310,21 @@ fn js_number_string(n: f64) -> String {
     format!("{n}")
 }
 
-// ----------------------------------------------------------------- <noscript> as Chromium parses it
+// ----------------------------------------------------------------- parsing as Chromium does
 
-/// Marks the `<noframes>` that stand for `<noscript>` while html5ever parses.
-const MARK: &str = "data-warden-noscript";
-
-/// `html` with each `<noscript>` that the tokenizer would meet as a start tag in HTML content
-/// turned into a marked `<noframes>`. Chromium parses with scripting enabled, where a
-/// `<noscript>`'s content is raw text; `dom_query` parses with it disabled, where the content
-/// is elements (and in `<head>`, most of them leave for `<body>`), which would shift every
-/// node number after it. A `<noframes>` is raw text in every insertion mode a `<noscript>` is
-/// (the tree is built back with `noscript` names), except after `</head>`, where a
-/// `<noscript>` opens the body: a `<body>` is written first there, which is harmless wherever
-/// the body is already open.
-fn noscript_as_text(html: &str) -> Cow<'_, str> {
-    let b = html.as_bytes();
-    if !b.windows(9).any(|w| w.eq_ignore_ascii_case(b"<noscript")) {
-        return Cow::Borrowed(html);
-    }
-    let n = b.len();
-    let mut out = String::with_capacity(n + 256);
-    let mut copied = 0;
-    let mut i = 0;
-    let mut scopes: Vec<Scope> = Vec::new();
-    let mut after_head = false;
-    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
-        i += off;
-        let foreign = matches!(scopes.last(), Some(Scope::Svg | Scope::Math));
-        let rest = &b[i..];
-        if rest.starts_with(b"<!--") {
-            i = comment_end(b, i + 4);
-            continue;
-        }
-        if foreign && rest.starts_with(b"<![CDATA[") {
-            i = find(b, i + 9, b"]]>").map_or(n, |e| e + 3);
-            continue;
-        }
-        if rest.starts_with(b"<!") || rest.starts_with(b"<?") {
-            i = find(b, i + 2, b">").map_or(n, |e| e + 1);
-            continue;
-        }
-        if rest.starts_with(b"</") {
-            match b.get(i + 2) {
-                Some(c) if c.is_ascii_alphabetic() => {
-                    let tag = read_tag(b, i + 2);
-                    if !tag.complete {
-                        break;
-                    }
-                    i = tag.end;
-                    if !foreign && tag.name == "head" {
-                        after_head = true;
-                    }
-                    if let Some(at) = scopes.iter().rposition(|s| s.name() == tag.name) {
-                        scopes.truncate(at);
-                    } else if foreign && (tag.name == "br" || tag.name == "p") {
-                        pop_foreign(&mut scopes);
-                    }
-                }
-                Some(b'>') => i += 3,
-                _ => i = find(b, i + 2, b">").map_or(n, |e| e + 1),
-            }
-            continue;
-        }
-        if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-            i += 1;
-            continue;
-        }
-        let tag = read_tag(b, i + 1);
-        if !tag.complete {
-            // The tokenizer drops a tag cut off by the end of the input.
-            break;
-        }
-        let name = tag.name.as_str();
-        if foreign {
-            if has(BREAKOUT, name) {
-                pop_foreign(&mut scopes);
-            } else {
-                if !tag.self_closing {
-                    let top = scopes.last();
-                    match name {
-                        "svg" => scopes.push(Scope::Svg),
-                        "math" => scopes.push(Scope::Math),
-                        "foreignobject" | "desc" | "title" if matches!(top, Some(Scope::Svg)) => {
-                            scopes.push(Scope::Html(tag.name.clone()));
-                        }
-                        "mi" | "mo" | "mn" | "ms" | "mtext" | "annotation-xml"
-                            if matches!(top, Some(Scope::Math)) =>
-                        {
-                            scopes.push(Scope::Html(tag.name.clone()));
-                        }
-                        _ => {}
-                    }
-                }
-                i = tag.end;
-                continue;
-            }
-        }
-        match name {
-            "svg" if !tag.self_closing => scopes.push(Scope::Svg),
-            "math" if !tag.self_closing => scopes.push(Scope::Math),
-            "noscript" => {
-                let close = raw_end(b, tag.end, b"noscript");
-                let content_end = close.unwrap_or(n);
-                out.push_str(&html[copied..i]);
-                if after_head {
-                    out.push_str("<body>");
-                }
-                out.push_str("<noframes ");
-                out.push_str(MARK);
-                // The attributes and the closing `>` (`<noscript` is 9 ASCII bytes).
-                out.push_str(&html[i + 9..tag.end]);
-                let content = &html[tag.end..content_end];
-                // Only a `</noframes` could end the stand-in early.
-                let mut from = 0;
-                while let Some(at) = raw_end(content.as_bytes(), from, b"noframes") {
-                    out.push_str(&content[from..at]);
-                    out.push_str("&lt;");
-                    from = at + 1;
-                }
-                out.push_str(&content[from..]);
-                out.push_str("</noframes>");
-                i = match close {
-                    Some(c) => {
-                        let end = read_tag(b, c + 2);
-                        if end.complete { end.end } else { n }
-                    }
-                    None => n,
-                };
-                copied = i;
-                continue;
-            }
-            "script" | "style" | "xmp" | "iframe" | "noembed" | "noframes" | "textarea"
-            | "title" => {
-                i = raw_end(b, tag.end, name.as_bytes()).unwrap_or(n);
-                continue;
-            }
-            "plaintext" => break,
-            _ => {}
-        }
-        i = tag.end;
-    }
-    out.push_str(&html[copied..]);
-    Cow::Owned(out)
-}
-
-/// Where the tokenizer is, as far as `<noscript>` cares: inside SVG or MathML (where it is
-/// an ordinary foreign element) or HTML inside them.
-enum Scope {
-    Svg,
-    Math,
-    Html(String),
-}
-
-impl Scope {
-    /// The tag name that closes it.
-    fn name(&self) -> &str {
-        match self {
-            Self::Svg => "svg",
-            Self::Math => "math",
-            Self::Html(n) => n,
-        }
-    }
-}
-
-/// Start tags that end foreign content.
-#[rustfmt::skip]
-const BREAKOUT: &[&str] = &[
-    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
-    "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu",
-    "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike", "sub",
-    "sup", "table", "tt", "u", "ul", "var",
-];
-
-/// A breakout tag ends the foreign content around it.
-fn pop_foreign(scopes: &mut Vec<Scope>) {
-    while matches!(scopes.last(), Some(Scope::Svg | Scope::Math)) {
-        scopes.pop();
-    }
-}
-
-/// Where `needle` first occurs in `b` from `from`.
-fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    if from > b.len() {
-        return None;
-    }
-    b[from..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
-/// The end of a comment whose `<!--` ends before `j`.
-fn comment_end(b: &[u8], j: usize) -> usize {
-    let rest = b.get(j..).unwrap_or_default();
-    if rest.starts_with(b">") {
-        return j + 1;
-    }
-    if rest.starts_with(b"->") {
-        return j + 2;
-    }
-    let mut k = j;
-    while let Some(p) = find(b, k, b"--") {
-        let after = &b[p + 2..];
-        if after.starts_with(b">") {
-            return p + 3;
-        }
-        if after.starts_with(b"!>") {
-            return p + 4;
-        }
-        k = p + 1;
-    }
-    b.len()
-}
-
-/// Where the raw text from `from` ends: the `</name` of an appropriate end tag.
-fn raw_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
-    let mut k = from;
-    while let Some(p) = find(b, k, b"</") {
-        let after = p + 2 + name.len();
-        if b.get(p + 2..after)
-            .is_some_and(|s| s.eq_ignore_ascii_case(name))
-            && matches!(
-                b.get(after),
-                Some(b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>')
-            )
-        {
-            return Some(p);
-        }
-        k = p + 2;
-    }
-    None
-}
-
-/// A tag as the tokenizer reads it: its lowercase name, the index after its `>`, and whether
-/// it ended with `/>` or was cut off by the end of the input.
-struct Tag {
-    name: String,
-    end: usize,
-    self_closing: bool,
-    complete: bool,
-}
-
-/// A tag whose name starts at `start`, read as the tokenizer reads it (quoted attribute
-/// values may hold `>`).
-fn read_tag(b: &[u8], start: usize) -> Tag {
-    let n = b.len();
-    let space = |c: u8| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
-    let mut j = start;
-    while j < n && !space(b[j]) && b[j] != b'/' && b[j] != b'>' {
-        j += 1;
-    }
-    let name = String::from_utf8_lossy(&b[start..j]).to_ascii_lowercase();
-    let mut self_closing = false;
-    let cut = |name: String| Tag {
-        name,
-        end: n,
-        self_closing: false,
-        complete: false,
+/// `html` parsed as Chromium parses it, with scripting enabled: a `<noscript>`'s content is
+/// raw text, not elements (in `<head>`, elements would leave for `<body>` and shift every
+/// node number after them). `dom_query`'s own `Document::from` parses with scripting off.
+fn scripted_parse(html: &str) -> Document {
+    use html5ever::tendril::TendrilSink;
+    let opts = html5ever::ParseOpts {
+        tree_builder: html5ever::tree_builder::TreeBuilderOpts {
+            scripting_enabled: true,
+            ..Default::default()
+        },
+        ..Default::default()
     };
-    loop {
-        while j < n && (space(b[j]) || b[j] == b'/') {
-            self_closing = b[j] == b'/' && b.get(j + 1) == Some(&b'>');
-            j += 1;
-        }
-        if j >= n {
-            return cut(name);
-        }
-        if b[j] == b'>' {
-            return Tag {
-                name,
-                end: j + 1,
-                self_closing,
-                complete: true,
-            };
-        }
-        self_closing = false;
-        // An attribute name; its first character may be `=`.
-        j += 1;
-        while j < n && !space(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
-            j += 1;
-        }
-        while j < n && space(b[j]) {
-            j += 1;
-        }
-        if j < n && b[j] == b'=' {
-            j += 1;
-            while j < n && space(b[j]) {
-                j += 1;
-            }
-            match b.get(j) {
-                Some(&q @ (b'"' | b'\'')) => match find(b, j + 1, &[q]) {
-                    Some(e) => j = e + 1,
-                    None => return cut(name),
-                },
-                Some(b'>') => {}
-                Some(_) => {
-                    while j < n && !space(b[j]) && b[j] != b'>' {
-                        j += 1;
-                    }
-                }
-                None => return cut(name),
-            }
-        }
-    }
+    html5ever::parse_document(Document::default(), opts).one(html)
 }
 
 // ----------------------------------------------------------------- the DOM arena
@@ -677,8 +385,7 @@ const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 const SVG_NS: &str = "http://www.w3.org/2000/svg";
 const MATH_NS: &str = "http://www.w3.org/1998/Math/MathML";
 
-/// A `dom_query` node as the arena keeps it; a marked `<noframes>` is the `<noscript>` it
-/// stands for.
+/// A `dom_query` node as the arena keeps it.
 fn convert(node: &TreeNode) -> Kind {
     match &node.data {
         NodeData::Document | NodeData::Fragment => Kind::Root,
@@ -690,8 +397,8 @@ fn convert(node: &TreeNode) -> Kind {
                 MATH_NS => Ns::Math,
                 _ => Ns::Other,
             };
-            let mut local = String::from(&*e.name.local);
-            let mut attrs: Vec<(String, String)> = e
+            let local = String::from(&*e.name.local);
+            let attrs: Vec<(String, String)> = e
                 .attrs
                 .iter()
                 .map(|a| {
@@ -702,13 +409,6 @@ fn convert(node: &TreeNode) -> Kind {
                     (name, String::from(&*a.value))
                 })
                 .collect();
-            if ns == Ns::Html
-                && local == "noframes"
-                && let Some(at) = attrs.iter().position(|(n, _)| n == MARK)
-            {
-                attrs.remove(at);
-                local = "noscript".into();
-            }
             Kind::Elem(Elem {
                 local,
                 ns,
@@ -3722,22 +3422,6 @@ Hello   world</textarea>
         );
         // html 1, head 2, title 3, body 4, noscript 5, p 6, a 7.
         assert_eq!(handle(find(&parsed(&html).with_text, "link", "One")), 7);
-        let rewritten = noscript_as_text(
-            "<p title='<noscript>'>a</p><!-- <noscript> --><noscript a=\"x>y\"><b></noframes></NOSCRIPT >z",
-        );
-        assert_eq!(
-            rewritten,
-            "<p title='<noscript>'>a</p><!-- <noscript> --><noframes data-warden-noscript a=\"x>y\"><b>&lt;/noframes></noframes>z"
-        );
-        assert!(matches!(
-            noscript_as_text("<p>no such element</p>"),
-            Cow::Borrowed(_)
-        ));
-        // In SVG it is an ordinary element.
-        assert_eq!(
-            noscript_as_text("<svg><noscript></noscript></svg>"),
-            "<svg><noscript></noscript></svg>"
-        );
     }
 
     #[test]
