@@ -8,7 +8,7 @@
 //! | file | job |
 //! |---|---|
 //! | `fetch.rs` | the request: the plugin's grant, the private-network rule, the context's cookies |
-//! | `parse.rs` | HTML to `page.js`'s snapshot JSON, and whether the page needs the browser |
+//! | `parse/` | HTML to `page.js`'s snapshot JSON, and whether the page needs the browser |
 //!
 //! A page the host cannot read whole (it runs script, sets cookies, is not UTF-8 HTML, did
 //! not answer 200) goes to the browser, which is answered from the same response.
