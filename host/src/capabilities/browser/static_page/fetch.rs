@@ -1,11 +1,12 @@
 //! The fast path's request for a document: the one the browser would send, from the host.
 //! It is checked as the network guard checks the browser's (the plugin's grant was checked by
-//! the caller; the private-network rule here, on a client pinned to the addresses checked,
-//! with no proxy and no redirect followed), and carries the session's cookies for the URL and
+//! the caller; the private-network rule on a client pinned to the addresses checked, with no
+//! proxy and no redirect followed: `net::pinned`), and carries the session's cookies for the URL and
 //! the browser's user agent, so the site answers as it would answer the tab.
 
 use super::Prefetched;
-use crate::net::{self, NetError};
+use crate::net::NetError;
+use crate::net::pinned::{self, PinnedError};
 use std::time::Duration;
 use url::Url;
 
@@ -53,32 +54,14 @@ pub enum FetchError {
 /// Send `req` and read the whole answer.
 pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
     let url = req.url;
-    let host = url.host_str().unwrap_or_default();
-    let port = url.port_or_known_default().unwrap_or(80);
-    let key = net::Key {
-        name: "grants.browser.origins",
-        scheme: Some(if url.scheme() == "https" {
-            "https"
-        } else {
-            "http"
-        }),
-    };
     let timed_out = || FetchError::Timeout(url.origin().ascii_serialization());
-    let addrs = tokio::time::timeout(
-        req.timeout,
-        net::resolve_admitted(host, port, req.matched, key),
-    )
-    .await
-    .map_err(|_| timed_out())??;
-    let mut builder = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(req.user_agent.as_str())
-        .timeout(req.timeout)
-        .no_proxy();
-    if let Some(url::Host::Domain(domain)) = url.host() {
-        builder = builder.resolve_to_addrs(domain, &addrs);
-    }
-    let client = builder.build().map_err(|e| FetchError::Io(e.to_string()))?;
+    let client = pinned::browser_client(url, req.matched, &req.user_agent, req.timeout)
+        .await
+        .map_err(|e| match e {
+            PinnedError::Net(e) => FetchError::Net(e),
+            PinnedError::Timeout(_) => timed_out(),
+            PinnedError::Client(e) => FetchError::Io(e),
+        })?;
     let mut request = client
         .get(url.clone())
         .header("Accept", ACCEPT)
