@@ -66,7 +66,11 @@ impl HostPage for View<'_, BrowserCtx> {
             Some(Ok(tab::StaticOutcome::Read)) => {
                 (Ok(()), Some("read by the host, no script".to_string()))
             }
-            Some(Err(e)) => (Err(e), None),
+            // A page that did not answer in time, or a tab that is gone, fails as it would in
+            // the browser; anything else the host could not do, the browser does.
+            Some(Err(
+                e @ (BrowserError::Timeout(_) | BrowserError::NotFound(_) | BrowserError::Gone(_)),
+            )) => (Err(e), None),
             outcome => {
                 // The fast path left the tab without a view of its own, and perhaps with a
                 // response for the browser; without it, a view of an earlier page goes now.
@@ -78,7 +82,10 @@ impl HostPage for View<'_, BrowserCtx> {
                     Some(Ok(tab::StaticOutcome::Browser(why))) => {
                         Some(format!("loaded in the browser: {why}"))
                     }
-                    _ => None,
+                    Some(Err(e)) => Some(format!(
+                        "loaded in the browser: the host could not read it: {e}"
+                    )),
+                    Some(Ok(tab::StaticOutcome::Read)) | None => None,
                 };
                 let loaded = match ready {
                     Ok(()) => tab.navigate(&to, wait_until(wait), limit).await.map(drop),
