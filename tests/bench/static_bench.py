@@ -63,7 +63,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_bench import node_bin, text_of, tokens  # noqa: E402
+from browser_bench import node_bin, text_of, timed, tokens  # noqa: E402
 
 CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
 PAGES = ["docs", "api", "form", "spa"]
@@ -484,16 +484,6 @@ def playwright_params(tmp: Path) -> StdioServerParameters:
     if os.geteuid() == 0:
         args.append("--no-sandbox")
     return StdioServerParameters(command=node_bin(), args=args, env={**os.environ, TAG_VAR: str(tmp)}, cwd=str(tmp))
-
-
-async def timed(s: ClientSession, tool: str, args: dict) -> tuple[str, float]:
-    t0 = time.perf_counter()
-    r = await s.call_tool(tool, args)
-    dt = time.perf_counter() - t0
-    text = text_of(r)
-    if r.is_error:
-        raise RuntimeError(f"{tool} failed: {text[:300]}")
-    return text, dt
 
 
 def answer_tokens(text: str, output_dir: Path | None) -> int:
