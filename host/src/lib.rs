@@ -13,6 +13,7 @@
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
 //! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
+//! | [`secrets_scrub`] | credentials masked in text, in every encoding, before it is handed on or logged |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
@@ -38,4 +39,5 @@ pub mod plugin_state;
 pub mod reload;
 pub mod replica;
 pub mod runtime;
+pub mod secrets_scrub;
 pub mod trace;
