@@ -69,7 +69,11 @@ pub async fn run(
         None => {}
     }
     let settings = registry.settings();
-    if settings.plain_http || settings.token_env.is_some() || settings.username.is_some() {
+    if settings.plain_http
+        || settings.token_env.is_some()
+        || settings.username.is_some()
+        || settings.token_realm.is_some()
+    {
         println!("[registries.{:?}]", reference.registry);
         if settings.plain_http {
             println!("plain_http = true");
@@ -79,6 +83,9 @@ pub async fn run(
         }
         if let (Some(user), Some(var)) = (&settings.username, &settings.password_env) {
             println!("username = {user:?}\npassword_env = {var:?}");
+        }
+        if let Some(realm) = &settings.token_realm {
+            println!("token_realm = {:?}", realm.as_str());
         }
         println!();
     }

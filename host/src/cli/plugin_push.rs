@@ -4,7 +4,7 @@
 use super::registry_args::{RegistryArgs, reference, tls};
 use std::path::Path;
 use std::process::ExitCode;
-use warden::distribution::{PrivateKey, client, push};
+use warden::distribution::{Access, PrivateKey, Trust, client, push};
 
 pub async fn run(
     file: &Path,
@@ -40,12 +40,20 @@ pub async fn run(
             file.display()
         );
     }
-    let conn = client::connect(&reference, Some(&registry.settings()))?;
-    let digest = push::component(&conn, &reference, &bytes).await?;
+    let dist = registry.distribution(&reference, Trust::default());
+    let shown = |e: warden::distribution::FetchError| anyhow::anyhow!("{}", dist.message(&e));
+    let conn = client::connect(&reference, &dist, Access::Push)
+        .await
+        .map_err(shown)?;
+    let digest = push::component(&conn, &reference, &bytes)
+        .await
+        .map_err(shown)?;
     let pinned = reference.pinned(&digest);
     println!("pushed {pinned}");
     if let Some(key) = key {
-        push::signature(&conn, &reference, &digest, &key).await?;
+        push::signature(&conn, &reference, &digest, &key)
+            .await
+            .map_err(shown)?;
         println!("signed by {}", key.fingerprint());
     }
     Ok(ExitCode::SUCCESS)

@@ -78,6 +78,9 @@ pub struct RegistryArgs {
     /// Environment variable holding the basic-authentication password.
     #[arg(long, value_name = "VAR")]
     pub password_env: Option<String>,
+    /// The registry's token service on another host, which may receive the credentials.
+    #[arg(long, value_name = "URL")]
+    pub token_realm: Option<url::Url>,
 }
 
 impl RegistryArgs {
@@ -87,6 +90,7 @@ impl RegistryArgs {
             username: self.username.clone(),
             password_env: self.password_env.clone(),
             plain_http: self.plain_http,
+            token_realm: self.token_realm.clone(),
         }
     }
 
@@ -119,7 +123,8 @@ pub async fn fetch(
         &dist,
         &warden::manifest::cache_dir(),
     )
-    .await?;
+    .await
+    .map_err(|e| anyhow::anyhow!("{}", dist.message(&e)))?;
     Ok((reference, fetched))
 }
 

@@ -1,13 +1,40 @@
-//! Talking to one registry: its settings from `[registries."HOST:PORT"]`, credentials read
-//! from the environment when used (never from the manifest), and the address rule: a
-//! registry whose name resolves into private network space is reached only when the admin
-//! named it.
+//! Talking to one repository of one registry: the distribution API's few requests (a
+//! manifest, a blob, an upload), on `reqwest` with no redirect followed by the client and no
+//! proxy. Each step leaves the registry only through a check:
+//!
+//! - every destination (the registry, each redirect hop, a token realm) passes
+//!   [`super::destination`], which resolves it, applies the private-network rule and pins
+//!   the addresses;
+//! - credentials (a Basic password, a bearer token, a token the realm issued) are presented
+//!   to the registry's own origin only: never to a redirect target, and to a token realm only
+//!   when it is that origin or the realm the admin named (`token_realm`; [`super::auth`]);
+//! - every body is read with a bound ([`super::body`]) and every word of the registry that
+//!   reaches a message is [`Said`]: on one line, scrubbed of those credentials, cut short.
+//!
+//! Credentials are read from the environment when the connection opens, never from the
+//! manifest.
 
-use super::FetchError;
+use super::auth::{self, Challenge};
+use super::body::{self, ReadError};
+use super::destination::{self, Hop, Named, Origin};
+use super::image::Descriptor;
 use super::reference::OciRef;
-use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::secrets::RegistryAuth;
-use std::time::Duration;
+use super::said::Said;
+use super::{Distribution, FetchError};
+use crate::secrets_scrub::Scrubber;
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
+use reqwest::{Method, Response, StatusCode};
+use std::sync::Mutex;
+use url::Url;
+
+/// The largest manifest Warden reads (a plugin's or a signature's is a few KiB).
+pub const MAX_MANIFEST: u64 = 4 * 1024 * 1024;
+/// The most of an error body that is read (the rest is left unread; see [`Said`] for what
+/// reaches a message).
+const ERROR_READ: usize = 8 * 1024;
+/// Redirects followed for one request.
+const MAX_REDIRECTS: usize = 5;
 
 /// One `[registries."HOST:PORT"]` entry.
 #[derive(Debug, Clone, Default)]
@@ -19,49 +46,117 @@ pub struct RegistrySettings {
     pub password_env: Option<String>,
     /// Speak plain HTTP (a registry on this machine or a lab network).
     pub plain_http: bool,
+    /// The token service on another host that may receive the Basic credentials to issue
+    /// a token (a realm on the registry's own origin always may).
+    pub token_realm: Option<Url>,
 }
 
-/// A client for one registry, with the credentials to present.
+/// What the connection will do: the token scope it asks a realm for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Pull,
+    Push,
+}
+
+/// The credentials of one registry, as configured.
+pub(super) enum Credentials {
+    Anonymous,
+    Basic { user: String, password: String },
+    Bearer(String),
+}
+
+/// A connection to one repository of one registry.
 pub struct Connection {
-    pub client: oci_client::Client,
-    pub auth: RegistryAuth,
+    /// `HOST[:PORT]` as the reference writes it.
+    pub(super) registry: String,
+    pub(super) repository: String,
+    pub(super) access: Access,
+    /// `scheme://HOST:PORT/`.
+    base: Url,
+    pub(super) origin: Origin,
+    pub(super) credentials: Credentials,
+    pub(super) token_realm: Option<Url>,
+    pub(super) named: Named,
+    /// Pinned to the registry's checked addresses.
+    pub(super) client: reqwest::Client,
+    /// What is presented to the registry, once a challenge said which (or a static token).
+    presented: Mutex<Option<HeaderValue>>,
+    /// Every credential of this connection, tokens the realm issued included.
+    scrubber: Mutex<Scrubber>,
 }
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Connection")
+        write!(f, "Connection({}/{})", self.registry, self.repository)
     }
 }
 
-/// The client for `reference`'s registry. `settings` is its `[registries]` entry, if named.
-pub fn connect(
+/// A connection to `reference`'s repository, with the settings `dist` names for its registry.
+/// A registry not named there is reached over HTTPS, anonymously, at public addresses only.
+pub async fn connect(
     reference: &OciRef,
-    settings: Option<&RegistrySettings>,
+    dist: &Distribution,
+    access: Access,
 ) -> Result<Connection, FetchError> {
+    let settings = dist.registries.get(&reference.registry);
     let plain = settings.is_some_and(|s| s.plain_http);
-    let config = ClientConfig {
-        protocol: if plain {
-            ClientProtocol::Http
-        } else {
-            ClientProtocol::Https
-        },
-        connect_timeout: Some(Duration::from_secs(10)),
-        read_timeout: Some(Duration::from_secs(60)),
-        user_agent: concat!("warden/", env!("CARGO_PKG_VERSION")),
-        ..Default::default()
+    let registry = reference.registry.clone();
+    let base = Url::parse(&format!(
+        "{}://{registry}/",
+        if plain { "http" } else { "https" }
+    ))
+    .ok()
+    .and_then(|u| Origin::of(&u).map(|o| (u, o)));
+    let Some((base, origin)) = base else {
+        return Err(FetchError::Registry {
+            registry,
+            message: Said::ours("not a host name or address"),
+        });
+    };
+    let credentials = credentials(&registry, settings)?;
+    let mut scrubber = Scrubber::default();
+    match &credentials {
+        Credentials::Anonymous => {}
+        Credentials::Basic { user, password } => {
+            scrubber.add(password);
+            scrubber.add(&format!("{user}:{password}"));
+        }
+        Credentials::Bearer(token) => scrubber.add(token),
+    }
+    let token_realm = settings.and_then(|s| s.token_realm.clone());
+    let named = Named::new(
+        dist.registries
+            .iter()
+            .map(|(key, s)| (key.as_str(), s.plain_http)),
+        token_realm.as_ref(),
+    );
+    let client = destination::connect(&registry, &origin, Hop::Registry, &named, &scrubber).await?;
+    let presented = match &credentials {
+        // A static token is the registry's own credential: presented from the first request.
+        Credentials::Bearer(token) => HeaderValue::from_str(&format!("Bearer {token}")).ok(),
+        _ => None,
     };
     Ok(Connection {
-        client: oci_client::Client::new(config),
-        auth: credentials(&reference.registry, settings)?,
+        registry,
+        repository: reference.repository.clone(),
+        access,
+        base,
+        origin,
+        credentials,
+        token_realm,
+        named,
+        client,
+        presented: Mutex::new(presented),
+        scrubber: Mutex::new(scrubber),
     })
 }
 
 fn credentials(
     registry: &str,
     settings: Option<&RegistrySettings>,
-) -> Result<RegistryAuth, FetchError> {
+) -> Result<Credentials, FetchError> {
     let Some(s) = settings else {
-        return Ok(RegistryAuth::Anonymous);
+        return Ok(Credentials::Anonymous);
     };
     let read = |var: &str| {
         std::env::var(var).map_err(|_| FetchError::Credentials {
@@ -70,32 +165,408 @@ fn credentials(
         })
     };
     Ok(match (&s.token_env, &s.username, &s.password_env) {
-        (Some(var), _, _) => RegistryAuth::Bearer(read(var)?),
-        (None, Some(user), Some(var)) => RegistryAuth::Basic(user.clone(), read(var)?),
-        _ => RegistryAuth::Anonymous,
+        (Some(var), _, _) => Credentials::Bearer(read(var)?),
+        (None, Some(user), Some(var)) => Credentials::Basic {
+            user: user.clone(),
+            password: read(var)?,
+        },
+        _ => Credentials::Anonymous,
     })
 }
 
-/// Refuse a registry that resolves into private network space unless `named`.
-pub async fn admit(reference: &OciRef, named: bool, plain_http: bool) -> Result<(), FetchError> {
-    if named {
-        return Ok(());
+impl Connection {
+    /// The registry's words, bounded and scrubbed of this connection's credentials.
+    pub(super) fn said(&self, text: &str) -> Said {
+        let scrubber = self.scrubber.lock().unwrap_or_else(|e| e.into_inner());
+        Said::new(text, &scrubber)
     }
-    let addrs = crate::net::resolve(reference.host(), reference.port(plain_http))
-        .await
-        .map_err(|e| FetchError::Registry {
-            registry: reference.registry.clone(),
-            message: e.to_string(),
-        })?;
-    match addrs
-        .iter()
-        .find(|a| !crate::net::addr::classify(a.ip()).is_public())
-    {
-        Some(addr) => Err(FetchError::PrivateRegistry {
-            registry: reference.registry.clone(),
-            addr: addr.ip().to_string(),
-            class: crate::net::addr::classify(addr.ip()).to_string(),
-        }),
-        None => Ok(()),
+
+    pub(super) fn scrubber(&self) -> Scrubber {
+        self.scrubber
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
+
+    /// A credential the registry's realm issued: masked like the configured ones from now on.
+    pub(super) fn learned(&self, token: &str) {
+        self.scrubber
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(token);
+    }
+
+    /// Refuse a URL the registry made that carries a credential (in its host, path or
+    /// query): following it would hand the credential to that host, and to every log of it.
+    pub(super) fn no_credential_in(&self, url: &Url) -> Result<(), FetchError> {
+        let found = self
+            .scrubber
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .finds(url.as_str());
+        if found {
+            return Err(self.registry_error(&format!(
+                "it sent Warden to {url}, a URL that carries the registry's credential: refused"
+            )));
+        }
+        Ok(())
+    }
+
+    pub(super) fn present(&self, value: HeaderValue) {
+        *self.presented.lock().unwrap_or_else(|e| e.into_inner()) = Some(value);
+    }
+
+    fn presented(&self) -> Option<HeaderValue> {
+        self.presented
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn url(&self, path: &str) -> Result<Url, FetchError> {
+        self.base
+            .join(&format!("v2/{}/{path}", self.repository))
+            .map_err(|e| self.registry_error(&e.to_string()))
+    }
+
+    pub(super) fn registry_error(&self, text: &str) -> FetchError {
+        FetchError::Registry {
+            registry: self.registry.clone(),
+            message: self.said(text),
+        }
+    }
+
+    /// The manifest `reference` (a tag or a digest) names, as sent: at most [`MAX_MANIFEST`].
+    pub async fn manifest(&self, reference: &str, what: &str) -> Result<Bytes, FetchError> {
+        let url = self.url(&format!("manifests/{reference}"))?;
+        let accept = super::image::MANIFEST_TYPES.join(", ");
+        let mut resp = self.get(url, &accept).await?;
+        self.expect_ok(&mut resp, what).await?;
+        match body::capped(&mut resp, MAX_MANIFEST).await {
+            Ok(bytes) => Ok(bytes.into()),
+            Err(ReadError::Over) => Err(FetchError::Oversized {
+                what: what.to_string(),
+                max: MAX_MANIFEST,
+            }),
+            Err(e) => Err(self.read_error(e, what, MAX_MANIFEST)),
+        }
+    }
+
+    /// The blob `layer` names, exactly its declared size, in memory (a signature payload;
+    /// the caller bounds `layer.size`). Its digest is checked.
+    pub async fn blob(&self, layer: &Descriptor, what: &str) -> Result<Vec<u8>, FetchError> {
+        let mut resp = self.blob_response(layer, what).await?;
+        let (bytes, digest) = body::exact(&mut resp, layer.size)
+            .await
+            .map_err(|e| self.read_error(e, what, layer.size))?;
+        if digest != layer.digest {
+            return Err(FetchError::LayerMismatch {
+                what: what.to_string(),
+                expected: layer.digest.clone(),
+                got: digest,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// The blob `layer` names streamed into `file`, exactly its declared size; its digest
+    /// is checked.
+    pub async fn blob_into(
+        &self,
+        layer: &Descriptor,
+        what: &str,
+        file: &mut tokio::fs::File,
+    ) -> Result<(), FetchError> {
+        let mut resp = self.blob_response(layer, what).await?;
+        let digest = body::exact_into(&mut resp, layer.size, file)
+            .await
+            .map_err(|e| self.read_error(e, what, layer.size))?;
+        if digest != layer.digest {
+            return Err(FetchError::LayerMismatch {
+                what: what.to_string(),
+                expected: layer.digest.clone(),
+                got: digest,
+            });
+        }
+        Ok(())
+    }
+
+    async fn blob_response(&self, layer: &Descriptor, what: &str) -> Result<Response, FetchError> {
+        if !super::reference::valid_digest(&layer.digest) {
+            return Err(FetchError::BadManifest(
+                self.said(&format!("{what} names no sha256 digest: {}", layer.digest)),
+            ));
+        }
+        let url = self.url(&format!("blobs/{}", layer.digest))?;
+        let mut resp = self.get(url, "*/*").await?;
+        self.expect_ok(&mut resp, what).await?;
+        Ok(resp)
+    }
+
+    /// Upload `bytes` as the blob `digest` (a monolithic upload: `POST`, then `PUT` to the
+    /// location the registry names, which must be the registry itself).
+    pub async fn push_blob(&self, bytes: Bytes, digest: &str) -> Result<(), FetchError> {
+        let what = format!("upload of {digest}");
+        let start = self.url("blobs/uploads/")?;
+        let mut resp = self
+            .send(
+                Method::POST,
+                start.clone(),
+                HeaderMap::new(),
+                Some(Bytes::new()),
+            )
+            .await?;
+        if resp.status() != StatusCode::ACCEPTED {
+            return Err(self.refused(&mut resp, &what).await);
+        }
+        let location = resp
+            .headers()
+            .get(LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .and_then(|l| start.join(l).ok())
+            .ok_or_else(|| {
+                self.registry_error(&format!("{what}: the registry named no upload location"))
+            })?;
+        if Origin::of(&location).as_ref() != Some(&self.origin) {
+            return Err(self.registry_error(&format!(
+                "{what}: the registry named an upload location on another host ({location}); Warden uploads only to the registry itself"
+            )));
+        }
+        let mut put = location;
+        put.query_pairs_mut().append_pair("digest", digest);
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        );
+        let mut resp = self.send(Method::PUT, put, headers, Some(bytes)).await?;
+        if !resp.status().is_success() {
+            return Err(self.refused(&mut resp, &what).await);
+        }
+        Ok(())
+    }
+
+    /// Store `body` as the manifest under `tag`.
+    pub async fn put_manifest(
+        &self,
+        tag: &str,
+        body: Vec<u8>,
+        content_type: &'static str,
+    ) -> Result<(), FetchError> {
+        let url = self.url(&format!("manifests/{tag}"))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        let mut resp = self
+            .send(Method::PUT, url, headers, Some(body.into()))
+            .await?;
+        if !resp.status().is_success() {
+            return Err(self.refused(&mut resp, "manifest upload").await);
+        }
+        Ok(())
+    }
+
+    /// `GET url` from the registry, following redirects: a hop to the registry's own origin
+    /// carries its credentials, a hop anywhere else is a new destination and carries none.
+    async fn get(&self, url: Url, accept: &str) -> Result<Response, FetchError> {
+        let mut headers = HeaderMap::new();
+        if let Ok(v) = HeaderValue::from_str(accept) {
+            headers.insert(ACCEPT, v);
+        }
+        let mut resp = self
+            .send(Method::GET, url.clone(), headers.clone(), None)
+            .await?;
+        let mut at = url;
+        let mut hops = 0;
+        while resp.status().is_redirection() {
+            hops += 1;
+            if hops > MAX_REDIRECTS {
+                return Err(
+                    self.registry_error(&format!("more than {MAX_REDIRECTS} redirects for {at}"))
+                );
+            }
+            let next = resp
+                .headers()
+                .get(LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| at.join(l).ok())
+                .ok_or_else(|| {
+                    self.registry_error(&format!("a redirect from {at} names no usable location"))
+                })?;
+            self.no_credential_in(&next)?;
+            let Some(origin) = Origin::of(&next) else {
+                return Err(self.registry_error(&format!(
+                    "a redirect to {next}, which is not an http(s) URL"
+                )));
+            };
+            if origin.scheme == "http" && self.origin.scheme == "https" {
+                return Err(self.registry_error(&format!(
+                    "a redirect from HTTPS to plain HTTP ({origin}); Warden does not follow it"
+                )));
+            }
+            resp = if origin == self.origin {
+                self.send(Method::GET, next.clone(), headers.clone(), None)
+                    .await?
+            } else {
+                let client = destination::connect(
+                    &self.registry,
+                    &origin,
+                    Hop::Redirect,
+                    &self.named,
+                    &self.scrubber(),
+                )
+                .await?;
+                client
+                    .get(next.clone())
+                    .headers(headers.clone())
+                    .send()
+                    .await
+                    .map_err(|e| self.transport_error(&e))?
+            };
+            at = next;
+        }
+        Ok(resp)
+    }
+
+    /// One request to the registry's own origin, with what is presented to it; a `401` is
+    /// answered once (a challenge names Basic or a token realm) and the request sent again.
+    async fn send(
+        &self,
+        method: Method,
+        url: Url,
+        headers: HeaderMap,
+        body: Option<Bytes>,
+    ) -> Result<Response, FetchError> {
+        let mut answered = false;
+        loop {
+            let mut request = self
+                .client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone());
+            if let Some(auth) = self.presented() {
+                request = request.header(AUTHORIZATION, auth);
+            }
+            if let Some(body) = &body {
+                request = request.body(body.clone());
+            }
+            let resp = request.send().await.map_err(|e| self.transport_error(&e))?;
+            if resp.status() != StatusCode::UNAUTHORIZED || answered {
+                return Ok(resp);
+            }
+            answered = true;
+            let challenges: Vec<String> = resp
+                .headers()
+                .get_all(reqwest::header::WWW_AUTHENTICATE)
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_string))
+                .collect();
+            let Some(challenge) = auth::parse(&challenges) else {
+                return Ok(resp);
+            };
+            if !self.answer(challenge).await? {
+                return Ok(resp);
+            }
+        }
+    }
+
+    /// Present what `challenge` asks for, if this connection holds it; false when it has
+    /// nothing to present (or its static token was the one refused): the `401` stands.
+    async fn answer(&self, challenge: Challenge) -> Result<bool, FetchError> {
+        match (challenge, &self.credentials) {
+            (Challenge::Basic, Credentials::Basic { user, password }) => {
+                self.present(auth::basic(user, password)?);
+                Ok(true)
+            }
+            (Challenge::Bearer(bearer), Credentials::Anonymous | Credentials::Basic { .. }) => {
+                let token = auth::token(self, &bearer).await?;
+                self.present(token);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The `401` that stands, as an error.
+    async fn expect_ok(&self, resp: &mut Response, what: &str) -> Result<(), FetchError> {
+        if resp.status().is_success() {
+            return Ok(());
+        }
+        Err(self.refused(resp, what).await)
+    }
+
+    /// An answer that is not success, as the error that says what to do.
+    pub(super) async fn refused(&self, resp: &mut Response, what: &str) -> FetchError {
+        let status = resp.status();
+        if status == StatusCode::NOT_FOUND {
+            return FetchError::NotFound {
+                what: what.to_string(),
+            };
+        }
+        let text = self.error_text(resp).await;
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+            return FetchError::Unauthorized {
+                registry: self.registry.clone(),
+                message: self.said(&format!("{what}: {text}")),
+            };
+        }
+        self.registry_error(&format!("{what}: {text}"))
+    }
+
+    /// The status and the start of the body: the distribution API's error envelope
+    /// (`CODE: message`) when it is one, else the text.
+    pub(super) async fn error_text(&self, resp: &mut Response) -> String {
+        let status = resp.status();
+        let head = body::head(resp, ERROR_READ).await;
+        let text = envelope(&head).unwrap_or_else(|| String::from_utf8_lossy(&head).into_owned());
+        if text.trim().is_empty() {
+            format!("HTTP {status}")
+        } else {
+            format!("HTTP {status}: {}", text.trim())
+        }
+    }
+
+    pub(super) fn transport_error(&self, e: &reqwest::Error) -> FetchError {
+        self.registry_error(&crate::net::chain::error_chain(e))
+    }
+
+    /// A blob's read error; `declared` is the size its manifest gave.
+    fn read_error(&self, e: ReadError, what: &str, declared: u64) -> FetchError {
+        match e {
+            ReadError::Over => FetchError::SizeMismatch {
+                what: what.to_string(),
+                declared,
+                detail: "more".into(),
+            },
+            ReadError::Short { got } => FetchError::SizeMismatch {
+                what: what.to_string(),
+                declared,
+                detail: format!("only {got}"),
+            },
+            ReadError::Transfer(e) => self.transport_error(&e),
+            ReadError::Io(e) => FetchError::Store(e),
+        }
+    }
+}
+
+/// `CODE: message; …` of a distribution API error body.
+fn envelope(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        errors: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        message: String,
+    }
+    let parsed: Envelope = serde_json::from_slice(body).ok()?;
+    Some(
+        parsed
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.code, e.message))
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }

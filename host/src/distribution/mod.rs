@@ -4,25 +4,32 @@
 //! and loaded offline afterwards. This module knows nothing of the manifest file: the
 //! manifest turns its keys into the plain values here.
 
+mod auth;
+mod body;
 pub mod client;
+mod destination;
+pub mod image;
 pub mod keyless;
 pub mod keys;
 mod pull;
 pub mod push;
 pub mod reference;
+mod said;
 pub mod signature;
 mod spki;
 pub mod store;
 pub mod trust_root;
 
-pub use client::RegistrySettings;
+pub use client::{Access, RegistrySettings};
 pub use keyless::TrustedIdentity;
 pub use keys::{KeyError, PrivateKey, TrustedKey};
 pub use pull::fetch;
 pub use reference::OciRef;
+pub use said::{MAX_SAID, Said};
 pub use signature::{SignedBy, Signer};
 pub use trust_root::{TrustRoot, TrustRootError};
 
+use crate::secrets_scrub::Scrubber;
 use std::collections::BTreeMap;
 
 /// Layer media types of a Wasm component: the CNCF Wasm OCI artifact's `application/wasm`
@@ -73,6 +80,35 @@ pub struct Distribution {
     pub registries: BTreeMap<String, RegistrySettings>,
 }
 
+/// The longest message about a pull that reaches a log, an audit line or the terminal.
+pub const MAX_MESSAGE: usize = 2048;
+
+impl Distribution {
+    /// Every registry credential the environment holds for these registries, to be masked.
+    pub fn scrubber(&self) -> Scrubber {
+        let mut scrubber = Scrubber::default();
+        for s in self.registries.values() {
+            let read = |var: &Option<String>| var.as_ref().and_then(|v| std::env::var(v).ok());
+            if let Some(token) = read(&s.token_env) {
+                scrubber.add(&token);
+            }
+            if let Some(password) = read(&s.password_env) {
+                scrubber.add(&password);
+                if let Some(user) = &s.username {
+                    scrubber.add(&format!("{user}:{password}"));
+                }
+            }
+        }
+        scrubber
+    }
+
+    /// `e` as a message that may be logged, audited or shown: the last guard after each
+    /// registry word was already bounded and scrubbed where it entered ([`Said`]).
+    pub fn message(&self, e: &FetchError) -> String {
+        self.scrubber().bounded(&e.to_string(), MAX_MESSAGE)
+    }
+}
+
 /// One `[[plugin]]`'s `oci://` source and how it must be checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OciSource {
@@ -99,9 +135,12 @@ pub struct Fetched {
     /// Who signed it; `None` when `verify = false`.
     pub signer: Option<Signer>,
     pub origin: Origin,
+    /// The stored copy had been changed on disk and was pulled again.
+    pub repaired: bool,
 }
 
-/// Why a plugin could not be taken from its registry; each message says what to do.
+/// Why a plugin could not be taken from its registry; each message says what to do. Every
+/// word of the registry in it is [`Said`]: bounded and scrubbed of credentials.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     #[error(
@@ -112,14 +151,25 @@ pub enum FetchError {
         addr: String,
         class: String,
     },
+    #[error(
+        "registry {registry} sent Warden to {destination} ({hop}), which resolves to {addr}, a {class} address: refused, and nothing was sent there; a destination in private network space is reached only when named: if it is meant to be reached, add [registries.\"{key}\"] (or name it as the registry's token_realm)"
+    )]
+    PrivateDestination {
+        registry: String,
+        hop: &'static str,
+        destination: Said,
+        key: Said,
+        addr: std::net::IpAddr,
+        class: crate::net::addr::Class,
+    },
     #[error("registry {registry}: {message}")]
-    Registry { registry: String, message: String },
+    Registry { registry: String, message: Said },
     #[error(
         "registry {registry}: {message}; an unpinned tag is resolved at every start, so it cannot start from the cache: pin it as source = \"{pinned}\" (the digest it named last time)"
     )]
     UnpinnedOffline {
         registry: String,
-        message: String,
+        message: Said,
         pinned: String,
     },
     #[error(
@@ -129,29 +179,57 @@ pub enum FetchError {
     #[error(
         "registry {registry} refused the credentials: {message}; set them under [registries.\"{registry}\"] (token_env, or username and password_env)"
     )]
-    Unauthorized { registry: String, message: String },
+    Unauthorized { registry: String, message: Said },
     #[error("registry {registry}: the environment variable {var} named in [registries] is not set")]
     Credentials { registry: String, var: String },
+    #[error(
+        "the registry credentials hold a character an HTTP header cannot carry (a line break?); check the variable named in [registries]"
+    )]
+    BadCredentials,
     #[error(
         "the registry sent a manifest that is not the pinned {expected} ({detail}): refused; if the artifact was re-pushed on purpose, pin the new digest"
     )]
     DigestMismatch { expected: String, detail: String },
     #[error(
-        "the component layer's bytes hash to {got}, not the {expected} its manifest names: refused (the registry's copy is damaged or was tampered with)"
+        "the bytes of {what} hash to {got}, not the {expected} its manifest names: refused (the registry's copy is damaged or was tampered with)"
     )]
-    LayerMismatch { expected: String, got: String },
+    LayerMismatch {
+        what: String,
+        expected: String,
+        got: String,
+    },
+    #[error(
+        "the registry sent {detail} bytes for {what} than the {declared} its manifest declares: refused (the registry's copy is damaged or was tampered with)"
+    )]
+    SizeMismatch {
+        what: String,
+        declared: u64,
+        /// `more`, or `only N`.
+        detail: String,
+    },
     #[error(
         "the artifact has no Wasm component layer (layers: {found}); push it with `warden plugin push` or `wkg oci push`"
     )]
-    MissingLayer { found: String },
+    MissingLayer { found: Said },
     #[error("the component layer is {size} bytes, over the {max}-byte limit")]
     TooLarge { size: u64, max: u64 },
+    #[error(
+        "the registry sent more than {max} bytes for {what}: refused (no honest one is that large)"
+    )]
+    Oversized { what: String, max: u64 },
     #[error("the artifact's manifest is not an OCI image manifest: {0}")]
-    BadManifest(String),
+    BadManifest(Said),
     #[error("{0}")]
     Signature(#[from] signature::SignatureError),
     #[error("cannot store the pulled artifact under the cache directory: {0}")]
     Store(std::io::Error),
+    #[error(
+        "the stored copy of {digest} was changed on disk since it was pulled (it is removed; nothing changed is loaded), and it could not be pulled again: {then}"
+    )]
+    StoreChanged {
+        digest: String,
+        then: Box<FetchError>,
+    },
 }
 
 impl FetchError {
@@ -159,16 +237,21 @@ impl FetchError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::PrivateRegistry { .. } => "private_registry",
+            Self::PrivateDestination { .. } => "private_destination",
             Self::Registry { .. } | Self::UnpinnedOffline { .. } => "registry",
             Self::NotFound { .. } => "not_found",
-            Self::Unauthorized { .. } | Self::Credentials { .. } => "unauthorized",
+            Self::Unauthorized { .. } | Self::Credentials { .. } | Self::BadCredentials => {
+                "unauthorized"
+            }
             Self::DigestMismatch { .. } => "digest_mismatch",
             Self::LayerMismatch { .. } => "layer_mismatch",
+            Self::SizeMismatch { .. } => "size_mismatch",
             Self::MissingLayer { .. } | Self::BadManifest(_) => "bad_artifact",
-            Self::TooLarge { .. } => "too_large",
+            Self::TooLarge { .. } | Self::Oversized { .. } => "too_large",
             Self::Signature(signature::SignatureError::Unsigned { .. }) => "unsigned",
             Self::Signature(signature::SignatureError::Untrusted { .. }) => "untrusted_signature",
             Self::Store(_) => "store",
+            Self::StoreChanged { .. } => "store_changed",
         }
     }
 }

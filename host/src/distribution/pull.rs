@@ -1,19 +1,19 @@
 //! Taking a component from the store or its registry, checked at every step.
 
-use super::client::{self, Connection};
+use super::client::{self, Access, Connection};
+use super::image::{Descriptor, ImageManifest};
 use super::reference::OciRef;
 use super::signature::{self, SignatureError, Signed, Signer};
-use super::store::{Store, digest_of};
+use super::store::{Store, Stored, digest_of};
 use super::{
     Distribution, FetchError, Fetched, MAX_COMPONENT, OciSource, Origin, WASM_LAYER_TYPES,
 };
-use oci_client::errors::{OciDistributionError, OciErrorCode};
-use oci_client::manifest::{
-    IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE, OciDescriptor, OciImageManifest,
-};
 use std::path::Path;
 
-const MANIFEST_TYPES: [&str; 2] = [OCI_IMAGE_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE];
+/// A signature payload is a few hundred bytes; a larger layer is not read as one.
+const MAX_PAYLOAD: u64 = 64 * 1024;
+/// The most signatures of one artifact that are read (a key rotation adds one).
+const MAX_SIGNATURES: usize = 32;
 
 /// The component `source` names. A pinned digest already in the store loads without the
 /// registry; signatures are verified again at every load, against today's `[trust]`.
@@ -24,38 +24,76 @@ pub async fn fetch(
 ) -> Result<Fetched, FetchError> {
     let store = Store::new(cache_dir);
     let reference = &source.reference;
-    if let Some(digest) = &reference.digest
-        && let Some(bytes) = stored_component(&store, digest)
-    {
-        let signer = if source.verify {
-            match signature::verify(&store.signatures(digest), digest, &dist.trust) {
-                Ok(signer) => Some(signer),
-                // Signed since, or the trust changed: ask the registry for its signatures.
-                // Without the registry, the stored signatures' verdict is the answer.
-                Err(stored) => {
-                    let fresh = match open(reference, dist).await {
-                        Ok(conn) => fresh_signer(&conn, reference, digest, dist, &store).await,
-                        Err(e) => Err(e),
-                    };
-                    match fresh {
-                        Ok(signer) => Some(signer),
-                        Err(FetchError::Registry { .. }) => return Err(stored.into()),
-                        Err(e) => return Err(e),
-                    }
+    let mut changed = None;
+    if let Some(digest) = &reference.digest {
+        match stored_component(&store, digest) {
+            Stored::Intact(bytes) => return from_store(source, dist, &store, digest, bytes).await,
+            Stored::Changed => changed = Some(digest.clone()),
+            Stored::Missing => {}
+        }
+    }
+    match pull(source, dist, &store).await {
+        Ok(fetched) => Ok(Fetched {
+            repaired: changed.is_some(),
+            ..fetched
+        }),
+        // What was changed on disk is the news, not the registry's answer that followed.
+        Err(then) => Err(match changed {
+            Some(digest) => FetchError::StoreChanged {
+                digest,
+                then: Box::new(then),
+            },
+            None => then,
+        }),
+    }
+}
+
+async fn from_store(
+    source: &OciSource,
+    dist: &Distribution,
+    store: &Store,
+    digest: &str,
+    bytes: Vec<u8>,
+) -> Result<Fetched, FetchError> {
+    let reference = &source.reference;
+    let signer = if source.verify {
+        match signature::verify(&store.signatures(digest), digest, &dist.trust) {
+            Ok(signer) => Some(signer),
+            // Signed since, or the trust changed: ask the registry for its signatures.
+            // Without the registry, the stored signatures' verdict is the answer.
+            Err(stored) => {
+                let fresh = match client::connect(reference, dist, Access::Pull).await {
+                    Ok(conn) => fresh_signer(&conn, digest, dist, store).await,
+                    Err(e) => Err(e),
+                };
+                match fresh {
+                    Ok(signer) => Some(signer),
+                    Err(FetchError::Registry { .. }) => return Err(stored.into()),
+                    Err(e) => return Err(e),
                 }
             }
-        } else {
-            None
-        };
-        return Ok(Fetched {
-            bytes,
-            digest: digest.clone(),
-            signer,
-            origin: Origin::Store,
-        });
-    }
+        }
+    } else {
+        None
+    };
+    Ok(Fetched {
+        bytes,
+        digest: digest.to_string(),
+        signer,
+        origin: Origin::Store,
+        repaired: false,
+    })
+}
 
-    let pulled = match open(reference, dist).await {
+/// Pull from the registry: the manifest, the component layer (streamed to the store while
+/// hashed), the signatures.
+async fn pull(
+    source: &OciSource,
+    dist: &Distribution,
+    store: &Store,
+) -> Result<Fetched, FetchError> {
+    let reference = &source.reference;
+    let pulled = match client::connect(reference, dist, Access::Pull).await {
         Ok(conn) => pull_manifest(&conn, reference).await.map(|m| (conn, m)),
         Err(e) => Err(e),
     };
@@ -73,17 +111,31 @@ pub async fn fetch(
         }
         other => other?,
     };
-    let layer = component_layer(&manifest)?;
-    let bytes = pull_layer(&conn, reference, &layer).await?;
+    let layer = component_layer(&manifest).map_err(|found| FetchError::MissingLayer {
+        found: conn.said(&found),
+    })?;
+    if layer.size > MAX_COMPONENT {
+        return Err(FetchError::TooLarge {
+            size: layer.size,
+            max: MAX_COMPONENT,
+        });
+    }
+    let incoming = store.incoming().map_err(FetchError::Store)?;
+    let mut file =
+        tokio::fs::File::from_std(incoming.as_file().try_clone().map_err(FetchError::Store)?);
+    conn.blob_into(&layer, &format!("layer {}", layer.digest), &mut file)
+        .await?;
+    drop(file);
     let signer = if source.verify {
-        Some(fresh_signer(&conn, reference, &digest, dist, &store).await?)
+        Some(fresh_signer(&conn, &digest, dist, store).await?)
     } else {
         None
     };
-    // The manifest is stored as received: only those bytes hash to its digest.
+    let bytes = std::fs::read(incoming.path()).map_err(FetchError::Store)?;
     store
-        .put(&layer.digest, &bytes)
+        .persist(incoming, &layer.digest)
         .map_err(FetchError::Store)?;
+    // The manifest is stored as received: only those bytes hash to its digest.
     store.put(&digest, &body).map_err(FetchError::Store)?;
     if reference.digest.is_none() {
         store
@@ -95,47 +147,35 @@ pub async fn fetch(
         digest,
         signer,
         origin: Origin::Registry,
+        repaired: false,
     })
 }
 
-/// The component of a stored manifest, if both are stored intact.
-fn stored_component(store: &Store, digest: &str) -> Option<Vec<u8>> {
-    let manifest: OciImageManifest = serde_json::from_slice(&store.get(digest)?).ok()?;
-    let layer = component_layer(&manifest).ok()?;
-    store.get(&layer.digest)
-}
-
-pub(super) async fn open(
-    reference: &OciRef,
-    dist: &Distribution,
-) -> Result<Connection, FetchError> {
-    let settings = dist.registries.get(&reference.registry);
-    client::admit(
-        reference,
-        settings.is_some(),
-        settings.is_some_and(|s| s.plain_http),
-    )
-    .await?;
-    client::connect(reference, settings)
+/// The component of a stored manifest, if both are stored intact; `Changed` when either
+/// file was changed on disk.
+fn stored_component(store: &Store, digest: &str) -> Stored {
+    let manifest = match store.lookup(digest) {
+        Stored::Intact(bytes) => bytes,
+        other => return other,
+    };
+    let Some(layer) = serde_json::from_slice::<ImageManifest>(&manifest)
+        .ok()
+        .and_then(|m| component_layer(&m).ok())
+    else {
+        return Stored::Missing;
+    };
+    store.lookup(&layer.digest)
 }
 
 /// The manifest `reference` names and its digest, checked against the pin.
 pub(super) async fn pull_manifest(
     conn: &Connection,
     reference: &OciRef,
-) -> Result<(OciImageManifest, String, bytes::Bytes), FetchError> {
-    let (body, _) = conn
-        .client
-        .pull_manifest_raw(&reference.to_client(), &conn.auth, &MANIFEST_TYPES)
-        .await
-        .map_err(|e| match (e, &reference.digest) {
-            // The client compares the body with the pin and the registry's digest header.
-            (OciDistributionError::DigestError(d), Some(pinned)) => FetchError::DigestMismatch {
-                expected: pinned.clone(),
-                detail: d.to_string(),
-            },
-            (e, _) => registry_error(&reference.registry, &format!("manifest {reference}"), e),
-        })?;
+) -> Result<(ImageManifest, String, bytes::Bytes), FetchError> {
+    let at = reference.digest.as_deref().or(reference.tag.as_deref());
+    let body = conn
+        .manifest(at.unwrap_or_default(), &format!("manifest {reference}"))
+        .await?;
     let digest = digest_of(&body);
     if let Some(pinned) = &reference.digest
         && *pinned != digest
@@ -145,82 +185,38 @@ pub(super) async fn pull_manifest(
             detail: format!("its bytes hash to {digest}"),
         });
     }
-    let manifest =
-        serde_json::from_slice(&body).map_err(|e| FetchError::BadManifest(e.to_string()))?;
+    let manifest = serde_json::from_slice(&body)
+        .map_err(|e| FetchError::BadManifest(conn.said(&e.to_string())))?;
     Ok((manifest, digest, body))
 }
 
-fn component_layer(manifest: &OciImageManifest) -> Result<OciDescriptor, FetchError> {
-    let wasm: Vec<&OciDescriptor> = manifest
+/// The one Wasm layer of `manifest`, or the media types it has instead.
+fn component_layer(manifest: &ImageManifest) -> Result<Descriptor, String> {
+    let wasm: Vec<&Descriptor> = manifest
         .layers
         .iter()
         .filter(|l| WASM_LAYER_TYPES.contains(&l.media_type.as_str()))
         .collect();
     match wasm.as_slice() {
         [one] if super::reference::valid_digest(&one.digest) => Ok((*one).clone()),
-        _ => Err(FetchError::MissingLayer {
-            found: if manifest.layers.is_empty() {
-                "none".into()
-            } else {
-                manifest
-                    .layers
-                    .iter()
-                    .map(|l| l.media_type.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-        }),
+        _ if manifest.layers.is_empty() => Err("none".into()),
+        _ => Err(manifest
+            .layers
+            .iter()
+            .map(|l| l.media_type.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")),
     }
-}
-
-async fn pull_layer(
-    conn: &Connection,
-    reference: &OciRef,
-    layer: &OciDescriptor,
-) -> Result<Vec<u8>, FetchError> {
-    let size = u64::try_from(layer.size).unwrap_or(u64::MAX);
-    if size > MAX_COMPONENT {
-        return Err(FetchError::TooLarge {
-            size,
-            max: MAX_COMPONENT,
-        });
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    let result = conn
-        .client
-        .pull_blob(&reference.to_client(), layer, &mut bytes)
-        .await;
-    // The client checks the digest as it reads; a digest error is the layer's, not the registry's.
-    match result {
-        Ok(()) | Err(OciDistributionError::DigestError(_)) => {
-            let got = digest_of(&bytes);
-            if got != layer.digest {
-                return Err(FetchError::LayerMismatch {
-                    expected: layer.digest.clone(),
-                    got,
-                });
-            }
-        }
-        Err(e) => {
-            return Err(registry_error(
-                &reference.registry,
-                &format!("layer {}", layer.digest),
-                e,
-            ));
-        }
-    }
-    Ok(bytes)
 }
 
 /// The registry's signatures of `digest`, verified, then stored for offline loads.
 async fn fresh_signer(
     conn: &Connection,
-    reference: &OciRef,
     digest: &str,
     dist: &Distribution,
     store: &Store,
 ) -> Result<Signer, FetchError> {
-    let signatures = pull_signatures(conn, reference, digest).await?;
+    let signatures = pull_signatures(conn, digest).await?;
     let signer = signature::verify(&signatures, digest, &dist.trust)?;
     store
         .put_signatures(digest, &signatures)
@@ -231,28 +227,16 @@ async fn fresh_signer(
 /// Every signature stored under `sha256-HEX.sig` (none: `Unsigned`).
 pub(super) async fn pull_signatures(
     conn: &Connection,
-    reference: &OciRef,
     digest: &str,
 ) -> Result<Vec<Signed>, FetchError> {
     let tag = signature::tag_for(digest);
-    let sig_ref = reference.sibling(&tag);
-    let body = match conn
-        .client
-        .pull_manifest_raw(&sig_ref, &conn.auth, &MANIFEST_TYPES)
-        .await
-    {
-        Ok((body, _)) => body,
-        Err(e) if is_not_found(&e) => return Err(SignatureError::Unsigned { tag }.into()),
-        Err(e) => {
-            return Err(registry_error(
-                &reference.registry,
-                &format!("signature {tag}"),
-                e,
-            ));
-        }
+    let body = match conn.manifest(&tag, &format!("signature {tag}")).await {
+        Ok(body) => body,
+        Err(FetchError::NotFound { .. }) => return Err(SignatureError::Unsigned { tag }.into()),
+        Err(e) => return Err(e),
     };
-    let manifest: OciImageManifest =
-        serde_json::from_slice(&body).map_err(|e| FetchError::BadManifest(e.to_string()))?;
+    let manifest: ImageManifest = serde_json::from_slice(&body)
+        .map_err(|e| FetchError::BadManifest(conn.said(&e.to_string())))?;
     let mut out = Vec::new();
     for layer in manifest
         .layers
@@ -265,19 +249,19 @@ pub(super) async fn pull_signatures(
         let Some(sig) = annotations.get(signature::SIGNATURE_ANNOTATION) else {
             continue;
         };
-        // A payload is a few hundred bytes; a huge one is not a signature.
-        if layer.size > 64 * 1024 {
+        if layer.size > MAX_PAYLOAD || out.len() >= MAX_SIGNATURES {
             continue;
         }
-        let mut payload = Vec::new();
-        if conn
-            .client
-            .pull_blob(&sig_ref, layer, &mut payload)
+        // A payload that is not the size or the digest its manifest declares is the
+        // registry's lie, refused as such; one it lost is skipped.
+        let payload = match conn
+            .blob(layer, &format!("signature payload {}", layer.digest))
             .await
-            .is_err()
         {
-            continue;
-        }
+            Ok(payload) => payload,
+            Err(FetchError::NotFound { .. }) => continue,
+            Err(e) => return Err(e),
+        };
         use base64::Engine;
         out.push(Signed {
             payload: base64::engine::general_purpose::STANDARD.encode(&payload),
@@ -288,63 +272,4 @@ pub(super) async fn pull_signatures(
         });
     }
     Ok(out)
-}
-
-pub(super) fn is_not_found(e: &OciDistributionError) -> bool {
-    match e {
-        OciDistributionError::ImageManifestNotFoundError(_) => true,
-        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
-            matches!(
-                e.code,
-                OciErrorCode::ManifestUnknown
-                    | OciErrorCode::NotFound
-                    | OciErrorCode::NameUnknown
-                    | OciErrorCode::BlobUnknown
-            )
-        }),
-        OciDistributionError::ServerError { code, .. } => *code == 404,
-        _ => false,
-    }
-}
-
-pub(super) fn registry_error(registry: &str, what: &str, e: OciDistributionError) -> FetchError {
-    if is_not_found(&e) {
-        return FetchError::NotFound {
-            what: what.to_string(),
-        };
-    }
-    match e {
-        OciDistributionError::DigestError(d) => FetchError::BadManifest(d.to_string()),
-        OciDistributionError::AuthenticationFailure(m) => FetchError::Unauthorized {
-            registry: registry.to_string(),
-            message: m,
-        },
-        OciDistributionError::UnauthorizedError { url } => FetchError::Unauthorized {
-            registry: registry.to_string(),
-            message: format!("401 at {url}"),
-        },
-        OciDistributionError::ServerError {
-            code: 401 | 403,
-            url,
-            ..
-        } => FetchError::Unauthorized {
-            registry: registry.to_string(),
-            message: format!("{what}: refused at {url}"),
-        },
-        OciDistributionError::RegistryError { envelope, url }
-            if envelope
-                .errors
-                .iter()
-                .any(|e| matches!(e.code, OciErrorCode::Unauthorized | OciErrorCode::Denied)) =>
-        {
-            FetchError::Unauthorized {
-                registry: registry.to_string(),
-                message: format!("{what}: refused at {url}"),
-            }
-        }
-        other => FetchError::Registry {
-            registry: registry.to_string(),
-            message: crate::net::chain::error_chain(&other),
-        },
-    }
 }

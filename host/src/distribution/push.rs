@@ -2,16 +2,12 @@
 //! cosign's layout beside it.
 
 use super::client::Connection;
+use super::image::{Descriptor, IMAGE_CONFIG_MEDIA_TYPE, ImageManifest, OCI_IMAGE_MEDIA_TYPE};
 use super::keys::PrivateKey;
-use super::pull::{is_not_found, registry_error};
 use super::reference::OciRef;
 use super::signature;
 use super::store::digest_of;
 use super::{FetchError, WASM_CONFIG_TYPE, WASM_LAYER_TYPES};
-use oci_client::RegistryOperation;
-use oci_client::manifest::{
-    IMAGE_CONFIG_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE, OciDescriptor, OciImageManifest,
-};
 use std::collections::BTreeMap;
 
 /// Push `component` under `reference`'s tag; returns the manifest digest to pin.
@@ -20,29 +16,15 @@ pub async fn component(
     reference: &OciRef,
     component: &[u8],
 ) -> Result<String, FetchError> {
-    let target = reference.to_client();
-    authorize(conn, reference).await?;
-    let layer = blob(conn, reference, component, WASM_LAYER_TYPES[0], None).await?;
+    let layer = blob(conn, component, WASM_LAYER_TYPES[0], None).await?;
     let config = serde_json::json!({
         "architecture": "wasm",
         "os": "wasip2",
         "layerDigests": [layer.digest],
     });
-    let config = blob(
-        conn,
-        reference,
-        config.to_string().as_bytes(),
-        WASM_CONFIG_TYPE,
-        None,
-    )
-    .await?;
-    let manifest = OciImageManifest {
-        media_type: Some(OCI_IMAGE_MEDIA_TYPE.into()),
-        config,
-        layers: vec![layer],
-        ..Default::default()
-    };
-    put_manifest(conn, reference, &target, &manifest).await
+    let config = blob(conn, config.to_string().as_bytes(), WASM_CONFIG_TYPE, None).await?;
+    let tag = reference.tag.clone().unwrap_or_default();
+    put_manifest(conn, &tag, &ImageManifest::new(config, vec![layer])).await
 }
 
 /// Sign `digest` with `key` and add the signature to the ones already stored under its
@@ -53,31 +35,19 @@ pub async fn signature(
     digest: &str,
     key: &PrivateKey,
 ) -> Result<(), FetchError> {
-    authorize(conn, reference).await?;
     let tag = signature::tag_for(digest);
-    let sig_ref = reference.sibling(&tag);
-    let mut layers = match conn
-        .client
-        .pull_manifest_raw(&sig_ref, &conn.auth, &[OCI_IMAGE_MEDIA_TYPE])
-        .await
-    {
-        Ok((body, _)) => serde_json::from_slice::<OciImageManifest>(&body)
+    let mut layers = match conn.manifest(&tag, &format!("signature {tag}")).await {
+        Ok(body) => serde_json::from_slice::<ImageManifest>(&body)
             .map(|m| m.layers)
             .unwrap_or_default(),
-        Err(e) if is_not_found(&e) => Vec::new(),
-        Err(e) => {
-            return Err(registry_error(
-                &reference.registry,
-                &format!("signature {tag}"),
-                e,
-            ));
-        }
+        Err(FetchError::NotFound { .. }) => Vec::new(),
+        Err(e) => return Err(e),
     };
     let signed = signature::sign(key, &reference.name(), digest);
     use base64::Engine;
     let payload = base64::engine::general_purpose::STANDARD
         .decode(&signed.payload)
-        .map_err(|e| FetchError::BadManifest(e.to_string()))?;
+        .map_err(|e| FetchError::BadManifest(conn.said(&e.to_string())))?;
     let annotations = BTreeMap::from([(
         signature::SIGNATURE_ANNOTATION.to_string(),
         signed.signature,
@@ -85,7 +55,6 @@ pub async fn signature(
     layers.push(
         blob(
             conn,
-            reference,
             &payload,
             signature::PAYLOAD_MEDIA_TYPE,
             Some(annotations),
@@ -100,64 +69,42 @@ pub async fn signature(
     });
     let config = blob(
         conn,
-        reference,
         config.to_string().as_bytes(),
         IMAGE_CONFIG_MEDIA_TYPE,
         None,
     )
     .await?;
-    let manifest = OciImageManifest {
-        media_type: Some(OCI_IMAGE_MEDIA_TYPE.into()),
-        config,
-        layers,
-        ..Default::default()
-    };
-    put_manifest(conn, reference, &sig_ref, &manifest)
+    put_manifest(conn, &tag, &ImageManifest::new(config, layers))
         .await
         .map(|_| ())
-}
-
-async fn authorize(conn: &Connection, reference: &OciRef) -> Result<(), FetchError> {
-    conn.client
-        .auth(&reference.to_client(), &conn.auth, RegistryOperation::Push)
-        .await
-        .map(|_| ())
-        .map_err(|e| registry_error(&reference.registry, "push access", e))
 }
 
 async fn blob(
     conn: &Connection,
-    reference: &OciRef,
     bytes: &[u8],
     media_type: &str,
     annotations: Option<BTreeMap<String, String>>,
-) -> Result<OciDescriptor, FetchError> {
+) -> Result<Descriptor, FetchError> {
     let digest = digest_of(bytes);
-    conn.client
-        .push_blob(&reference.to_client(), bytes.to_vec(), &digest)
-        .await
-        .map_err(|e| registry_error(&reference.registry, &format!("upload of {digest}"), e))?;
-    Ok(OciDescriptor {
+    conn.push_blob(bytes::Bytes::copy_from_slice(bytes), &digest)
+        .await?;
+    Ok(Descriptor {
         media_type: media_type.into(),
         digest,
-        size: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+        size: bytes.len() as u64,
         annotations,
-        ..Default::default()
     })
 }
 
+/// Store `manifest` under `tag`; its digest.
 async fn put_manifest(
     conn: &Connection,
-    reference: &OciRef,
-    target: &oci_client::Reference,
-    manifest: &OciImageManifest,
+    tag: &str,
+    manifest: &ImageManifest,
 ) -> Result<String, FetchError> {
-    let body = serde_json::to_vec(manifest).map_err(|e| FetchError::BadManifest(e.to_string()))?;
+    let body = serde_json::to_vec(manifest)
+        .map_err(|e| FetchError::BadManifest(conn.said(&e.to_string())))?;
     let digest = digest_of(&body);
-    let content_type = reqwest::header::HeaderValue::from_static(OCI_IMAGE_MEDIA_TYPE);
-    conn.client
-        .push_manifest_raw(target, body, content_type)
-        .await
-        .map_err(|e| registry_error(&reference.registry, "manifest upload", e))?;
+    conn.put_manifest(tag, body, OCI_IMAGE_MEDIA_TYPE).await?;
     Ok(digest)
 }

@@ -100,31 +100,6 @@ impl OciRef {
         port_of(&self.registry).unwrap_or(if plain_http { 80 } else { 443 })
     }
 
-    /// The reference in the OCI client's terms: by digest when pinned, else by tag.
-    pub fn to_client(&self) -> oci_client::Reference {
-        match (&self.digest, &self.tag) {
-            (Some(d), _) => oci_client::Reference::with_digest(
-                self.registry.clone(),
-                self.repository.clone(),
-                d.clone(),
-            ),
-            (None, tag) => oci_client::Reference::with_tag(
-                self.registry.clone(),
-                self.repository.clone(),
-                tag.clone().unwrap_or_default(),
-            ),
-        }
-    }
-
-    /// Another tag in the same repository (a signature's `sha256-HEX.sig`).
-    pub fn sibling(&self, tag: &str) -> oci_client::Reference {
-        oci_client::Reference::with_tag(
-            self.registry.clone(),
-            self.repository.clone(),
-            tag.to_string(),
-        )
-    }
-
     /// `REGISTRY/REPOSITORY`: what a cosign payload names as its docker-reference.
     pub fn name(&self) -> String {
         format!("{}/{}", self.registry, self.repository)
@@ -152,7 +127,8 @@ pub fn host_of(registry: &str) -> &str {
     registry.split(':').next().unwrap_or(registry)
 }
 
-fn port_of(registry: &str) -> Option<u16> {
+/// `port` of `host:port`, if written.
+pub fn port_of(registry: &str) -> Option<u16> {
     let after = match registry.rfind(']') {
         Some(i) => &registry[i + 1..],
         None => registry,

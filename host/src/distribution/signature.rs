@@ -197,7 +197,11 @@ pub fn verify(
                     });
                 }
                 Ok(_) => push_once(&mut why, "a keyless signature names another digest".into()),
-                Err(e) => push_once(&mut why, format!("a keyless signature: {e}")),
+                // What the certificate and bundle say comes from the registry: cut short.
+                Err(e) => push_once(
+                    &mut why,
+                    crate::secrets_scrub::cut(&format!("a keyless signature: {e}"), 256),
+                ),
             }
         }
     }

@@ -2,6 +2,7 @@
 //! hashed again, so a file changed on disk is never loaded: it is dropped and pulled anew.
 //! Writes go to a temporary file renamed into place, so a crash leaves no half file.
 
+use super::MAX_COMPONENT;
 use super::signature::Signed;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -10,6 +11,15 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+}
+
+/// What the store holds under a digest.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stored {
+    Intact(Vec<u8>),
+    Missing,
+    /// A file was there, changed since it was stored (now removed): tampering, or damage.
+    Changed,
 }
 
 /// `sha256:` and the hex digest of `bytes`.
@@ -26,15 +36,55 @@ impl Store {
 
     /// The bytes stored under `digest` (a manifest or a blob), if they still hash to it.
     pub fn get(&self, digest: &str) -> Option<Vec<u8>> {
-        let path = self.blob_path(digest)?;
-        let bytes = std::fs::read(&path).ok()?;
-        if digest_of(&bytes) == digest {
-            Some(bytes)
-        } else {
-            tracing::warn!(path = %path.display(), "a stored artifact no longer matches its digest; it will be pulled again");
-            let _ = std::fs::remove_file(&path);
-            None
+        match self.lookup(digest) {
+            Stored::Intact(bytes) => Some(bytes),
+            Stored::Missing | Stored::Changed => None,
         }
+    }
+
+    /// What is stored under `digest`. A file that no longer hashes to it (or is larger than
+    /// anything Warden stores) is removed and reported as [`Stored::Changed`].
+    pub fn lookup(&self, digest: &str) -> Stored {
+        let Some(path) = self.blob_path(digest) else {
+            return Stored::Missing;
+        };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return Stored::Missing;
+        };
+        let intact = if meta.len() > MAX_COMPONENT {
+            None
+        } else {
+            std::fs::read(&path)
+                .ok()
+                .filter(|bytes| digest_of(bytes) == digest)
+        };
+        match intact {
+            Some(bytes) => Stored::Intact(bytes),
+            None => {
+                tracing::warn!(path = %path.display(), "a stored artifact no longer matches its digest; it is removed and will be pulled again");
+                let _ = std::fs::remove_file(&path);
+                Stored::Changed
+            }
+        }
+    }
+
+    /// A new file in the store, for a blob to stream into before it is checked; it is
+    /// removed unless [`Store::persist`] keeps it.
+    pub fn incoming(&self) -> std::io::Result<tempfile::NamedTempFile> {
+        let dir = self.dir.join("sha256");
+        std::fs::create_dir_all(&dir)?;
+        tempfile::NamedTempFile::new_in(dir)
+    }
+
+    /// Keep `file`, whose bytes were checked to hash to `digest`, under it.
+    pub fn persist(&self, file: tempfile::NamedTempFile, digest: &str) -> std::io::Result<()> {
+        let Some(path) = self.blob_path(digest) else {
+            return Err(std::io::Error::other(format!(
+                "\"{digest}\" is not a sha256 digest"
+            )));
+        };
+        file.persist(path).map_err(|e| e.error)?;
+        Ok(())
     }
 
     pub fn put(&self, digest: &str, bytes: &[u8]) -> std::io::Result<()> {
@@ -118,7 +168,8 @@ mod tests {
             b"tampered",
         )
         .expect("a test value");
-        assert_eq!(store.get(&digest), None);
+        assert_eq!(store.lookup(&digest), Stored::Changed);
+        assert_eq!(store.lookup(&digest), Stored::Missing);
         assert!(store.put("sha256:../../x", b"").is_err());
     }
 }

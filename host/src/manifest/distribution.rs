@@ -62,6 +62,21 @@ impl Validator<'_> {
                     format!("registries.\"{registry}\": username and password_env go together (the password is read from that environment variable)"),
                 ),
             }
+            let token_realm = match spec.token_realm.as_deref().map(url::Url::parse) {
+                None => None,
+                Some(Ok(url))
+                    if matches!(url.scheme(), "https" | "http") && url.host().is_some() =>
+                {
+                    Some(url)
+                }
+                Some(_) => {
+                    self.error(
+                        span.clone(),
+                        format!("registries.\"{registry}\": token_realm must be an http(s) URL, like \"https://auth.example.com/token\""),
+                    );
+                    None
+                }
+            };
             settings.insert(
                 registry,
                 RegistrySettings {
@@ -69,6 +84,7 @@ impl Validator<'_> {
                     username: spec.username,
                     password_env: spec.password_env,
                     plain_http: spec.plain_http,
+                    token_realm,
                 },
             );
         }

@@ -90,6 +90,10 @@ pub struct RegistrySpec {
     /// Default: false.
     #[serde(default)]
     pub plain_http: bool,
+    /// The registry's token service when it is on another host: the one realm besides the
+    /// registry's own origin that may receive `username`/`password_env` to issue a token.
+    /// Example: `token_realm = "https://auth.example.com/token"`.
+    pub token_realm: Option<String>,
 }
 
 /// `[server]`

@@ -1,6 +1,7 @@
 //! An `oci://` plugin's component: pulled (or read from the store) and checked by
 //! [`crate::distribution`], with one audit line per load saying which digest runs and who
-//! signed it, or why it was refused.
+//! signed it, or why it was refused. The refusal's text is bounded and scrubbed of every
+//! registry credential before it reaches the audit line, the log or the load error.
 
 use crate::audit::{self, AuditLog, Outcome, Record};
 use crate::distribution::{self, Distribution, Fetched, OciSource, Origin};
@@ -36,7 +37,7 @@ pub async fn component(
             Ok(fetched.bytes)
         }
         Err(e) => {
-            let message = e.to_string();
+            let message = distribution.message(&e);
             let target = source.reference.to_string();
             audit.write(&Record {
                 ts: audit::now(),
@@ -64,5 +65,9 @@ fn describe(fetched: &Fetched) -> String {
         Origin::Registry => "pulled from the registry",
         Origin::Store => "from the local store",
     };
-    format!("{who}; {from}")
+    if fetched.repaired {
+        format!("{who}; {from}; the stored copy had been changed on disk and was replaced")
+    } else {
+        format!("{who}; {from}")
+    }
 }
