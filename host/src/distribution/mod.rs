@@ -3,6 +3,19 @@
 //! layer against the manifest's digest, the signature against `[trust]`), stored by digest,
 //! and loaded offline afterwards. This module knows nothing of the manifest file: the
 //! manifest turns its keys into the plain values here.
+//!
+//! A registry is a server like any other, trusted for nothing but what its digests prove:
+//!
+//! | file | job |
+//! |---|---|
+//! | `pull.rs`, `push.rs` | a load (store or registry, every step checked) and `warden plugin push` |
+//! | `client.rs` | the distribution API's requests to one repository, redirects followed hop by hop |
+//! | `destination.rs` | the rule every place the client connects to passes: private space only when named |
+//! | `auth.rs` | `401` challenges: Basic, or a token realm, and who may receive the credentials |
+//! | `body.rs` | reading a body no further than its bound or its declared size |
+//! | `said.rs` | a registry's words, bounded and scrubbed, the only way they enter an error |
+//! | `image.rs`, `reference.rs`, `store.rs` | the manifest format, `oci://` references, the store on disk |
+//! | `signature.rs`, `keyless.rs`, `keys.rs`, `spki.rs`, `trust_root.rs` | cosign signatures and whom they prove |
 
 mod auth;
 mod body;

@@ -62,6 +62,11 @@ fn bad_manifests_name_file_line_and_fix() {
             "warden.toml:1:1: registries.\"r.example\": set token_env or username and password_env, not both",
         ),
         (
+            "a token realm that is not a URL",
+            format!("[registries.\"r.example\"]\ntoken_realm = \"auth.example\"\n{PLUGIN}"),
+            "warden.toml:1:1: registries.\"r.example\": token_realm must be an http(s) URL, like \"https://auth.example.com/token\"",
+        ),
+        (
             "a replica name a handle cannot carry",
             format!("[server]\nreplica = \"Replica.1\"\n{PLUGIN}"),
             "warden.toml:2:11: server.replica: replica name \"Replica.1\" must be 1 to 32 characters of a-z, 0-9 and '-', e.g. \"r1\"",
