@@ -238,32 +238,32 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "a relative guest path",
             format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"data\" }}]\n"),
-            "warden.toml:4:43: grants.files: guest = \"data\" must be an absolute path without . or .. (like \"/data\")",
+            "warden.toml:4:42: grants.files: guest = \"data\" must be an absolute path without . or .. (like \"/data\")",
         ),
         (
             "guest paths one inside the other",
             format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\" }}, {{ host = \"/usr\", guest = \"/d/e\" }}]\n"),
-            "warden.toml:4:79: grants.files: guest path \"/d/e\" overlaps \"/d\"; give each directory a guest path of its own, neither inside the other",
+            "warden.toml:4:75: grants.files: guest path \"/d/e\" overlaps \"/d\"; give each directory a guest path of its own, neither inside the other",
         ),
         (
             "a quota on a read-only directory",
             format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\", quota = \"1MiB\" }}]\n"),
-            "warden.toml:4:58: grants.files: a quota limits writes, and this directory is read-only: remove quota, or set mode = \"read-write\"",
+            "warden.toml:4:56: grants.files: a quota limits writes, and this directory is read-only: remove quota, or set mode = \"read-write\"",
         ),
         (
             "an unknown mode",
             format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\", mode = \"rw\" }}]\n"),
-            "warden.toml:4:57: grants.files: mode = \"rw\"; write \"read-only\" or \"read-write\"",
+            "warden.toml:4:55: grants.files: mode = \"rw\"; write \"read-only\" or \"read-write\"",
         ),
         (
             "a credential in the environment",
             format!("{PLUGIN}grants.env = {{ vars = {{ API_TOKEN = \"x\" }} }}\n"),
-            "warden.toml:4:35: grants.env: \"API_TOKEN\" looks like a credential (TOKEN); a plugin can print or send what it reads from its environment: keep the secret in the host ([credentials] in the manifest, bound to the origins it is for), which adds it to the plugin's requests without the plugin seeing it",
+            "warden.toml:4:37: grants.env: \"API_TOKEN\" looks like a credential (TOKEN); a plugin can print or send what it reads from its environment: keep the secret in the host ([credentials] in the manifest, bound to the origins it is for), which adds it to the plugin's requests without the plugin seeing it",
         ),
         (
             "a variable name that is not one",
             format!("{PLUGIN}grants.env = {{ from_host = [\"A-B\"] }}\n"),
-            "warden.toml:4:28: grants.env: \"A-B\" is not a variable name; use letters, digits and _ (like API_BASE)",
+            "warden.toml:4:29: grants.env: \"A-B\" is not a variable name; use letters, digits and _ (like API_BASE)",
         ),
         (
             "unknown key inside a grant",

@@ -1,9 +1,11 @@
 //! What a granted directory holds, against its quota. The count is the directory's, shared
 //! by every instance and every plugin granted it (one map of directories in the process),
 //! so two conversations writing at once cannot each fill the quota. Growth is reserved
-//! before a write runs; space given back (a removed file, a truncation) is found by a
-//! recount, which runs when a reservation would not fit: the count may run high between
-//! recounts, never low, so a write is never let past the quota on a stale number.
+//! before a write runs and stays "in flight" until the write is on disk (settled) or has
+//! failed (released); space given back (a removed file, a truncation) is found by a
+//! recount of the disk plus what is in flight, which runs when a reservation would not fit.
+//! The count may run high between recounts, never low, so a write is never let past the
+//! quota on a stale number.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,15 @@ pub fn cost(size: u64) -> u64 {
 #[derive(Debug)]
 pub struct Usage {
     root: PathBuf,
-    held: Mutex<Option<u64>>,
+    state: Mutex<Held>,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    /// Counted and reserved; `None` until the first reservation counts the directory.
+    total: Option<u64>,
+    /// Reserved for writes that may not be on disk yet (a recount does not see them).
+    in_flight: u64,
 }
 
 /// A reservation did not fit.
@@ -50,40 +60,54 @@ impl Usage {
         all.retain(|_, w| w.strong_count() > 0);
         let usage = Arc::new(Self {
             root: root.to_path_buf(),
-            held: Mutex::new(None),
+            state: Mutex::default(),
         });
         all.insert(root.to_path_buf(), Arc::downgrade(&usage));
         usage
     }
 
-    /// Reserve `growth` bytes under `quota`, recounting once before refusing.
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reserve `growth` bytes under `quota`, recounting once before refusing. The caller
+    /// settles or releases it when its write is done.
     pub fn reserve(&self, growth: u64, quota: u64) -> Result<(), Full> {
         if growth == 0 {
             return Ok(());
         }
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        let mut now = match *held {
+        let mut held = self.held();
+        let recount = |h: &Held| count(&self.root).saturating_add(h.in_flight);
+        let mut now = match held.total {
             Some(n) => n,
-            None => count(&self.root),
+            None => recount(&held),
         };
         if now.saturating_add(growth) > quota {
-            now = count(&self.root);
+            now = recount(&held);
         }
         if now.saturating_add(growth) > quota {
-            *held = Some(now);
+            held.total = Some(now);
             return Err(Full {
                 held: now,
                 wanted: growth,
             });
         }
-        *held = Some(now + growth);
+        held.total = Some(now + growth);
+        held.in_flight += growth;
         Ok(())
     }
 
-    /// Give back bytes reserved for a write that did not happen.
+    /// The write reserved for is on disk: a recount sees it from now on.
+    pub fn settle(&self, bytes: u64) {
+        let mut held = self.held();
+        held.in_flight = held.in_flight.saturating_sub(bytes);
+    }
+
+    /// The write reserved for did not happen.
     pub fn release(&self, bytes: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = held.as_mut() {
+        let mut held = self.held();
+        held.in_flight = held.in_flight.saturating_sub(bytes);
+        if let Some(n) = held.total.as_mut() {
             *n = n.saturating_sub(bytes);
         }
     }
@@ -138,6 +162,12 @@ mod tests {
         assert_eq!(count(dir.path()), 3 * BLOCK);
         let usage = Usage::of(dir.path());
         assert!(usage.reserve(BLOCK, 4 * BLOCK).is_ok());
+        // Not on disk yet, and still counted by the recount.
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_err());
+        usage.release(BLOCK);
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_ok());
+        std::fs::write(dir.path().join("b"), b"b").expect("write");
+        usage.settle(BLOCK);
         assert!(usage.reserve(BLOCK, 4 * BLOCK).is_err());
         // Space given back outside the count is found by the recount.
         std::fs::remove_file(dir.path().join("a")).expect("rm");

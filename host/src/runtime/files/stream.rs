@@ -23,6 +23,9 @@ pub struct Counted {
     pub tally: Tally,
     pub scope: GuestScope,
     pub path: String,
+    /// Reserved for the last write, which may still be under way: settled at the next
+    /// write, or when the stream is dropped.
+    pub unsettled: u64,
 }
 
 impl Counted {
@@ -31,6 +34,12 @@ impl Counted {
             .metadata()
             .map_or(self.high, |m| m.len())
             .max(self.high)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.usage.settle(self.unsettled);
     }
 }
 
@@ -49,6 +58,9 @@ impl OutputStream for Counted {
         let start = self.position.unwrap_or(size);
         let end = start.saturating_add(len);
         let growth = cost(end.max(size)).saturating_sub(cost(size));
+        // A write is accepted only once the last one finished (`check-write`), so what
+        // was reserved for it is on disk now.
+        self.usage.settle(std::mem::take(&mut self.unsettled));
         if let Err(full) = self.usage.reserve(growth, self.grant.quota) {
             self.scope
                 .denied(CAPABILITY, &self.path, &quota_reason(&self.grant, full));
@@ -61,6 +73,7 @@ impl OutputStream for Counted {
                     *p = end;
                 }
                 self.tally.add(&self.path, len);
+                self.unsettled = growth;
                 Ok(())
             }
             Err(e) => {

@@ -80,9 +80,13 @@ impl PluginState {
             })
     }
 
-    fn release(&self, grant: usize, bytes: u64) {
+    /// Settle a reservation when its operation succeeded, release it when it failed.
+    fn done<T>(&self, grant: usize, bytes: u64, result: &FsResult<T>) {
         if let Some(granted) = self.files.granted.get(grant) {
-            granted.usage.release(bytes);
+            match result {
+                Ok(_) => granted.usage.settle(bytes),
+                Err(_) => granted.usage.release(bytes),
+            }
         }
     }
 
@@ -143,6 +147,7 @@ impl PluginState {
             tally,
             scope,
             path,
+            unsettled: 0,
         });
         Ok(view.table.push(wrapped)?)
     }
@@ -190,9 +195,7 @@ impl HostDescriptor for PluginState {
         let growth = cost(size).saturating_sub(cost(now));
         self.reserve(grant, growth, &path)?;
         let result = HostDescriptor::set_size(&mut self.filesystem(), fd, size).await;
-        if result.is_err() {
-            self.release(grant, growth);
-        }
+        self.done(grant, growth, &result);
         result
     }
 
@@ -227,9 +230,9 @@ impl HostDescriptor for PluginState {
         let growth = cost(end.max(now)).saturating_sub(cost(now));
         self.reserve(grant, growth, &path)?;
         let result = HostDescriptor::write(&mut self.filesystem(), fd, buf, offset).await;
-        match &result {
-            Ok(written) => self.files.tally.add(&path, *written),
-            Err(_) => self.release(grant, growth),
+        self.done(grant, growth, &result);
+        if let Ok(written) = &result {
+            self.files.tally.add(&path, *written);
         }
         result
     }
@@ -253,9 +256,7 @@ impl HostDescriptor for PluginState {
         let (grant, target) = self.writable(&fd, Some(&path))?;
         self.reserve(grant, BLOCK, &target)?;
         let result = HostDescriptor::create_directory_at(&mut self.filesystem(), fd, path).await;
-        if result.is_err() {
-            self.release(grant, BLOCK);
-        }
+        self.done(grant, BLOCK, &result);
         self.outside(result, &target)
     }
 
@@ -313,9 +314,7 @@ impl HostDescriptor for PluginState {
             new_path,
         )
         .await;
-        if result.is_err() {
-            self.release(to, BLOCK);
-        }
+        self.done(to, BLOCK, &result);
         self.outside(result, &target)
     }
 
@@ -342,14 +341,13 @@ impl HostDescriptor for PluginState {
         let result =
             HostDescriptor::open_at(&mut self.filesystem(), fd, path_flags, path, oflags, flags)
                 .await;
-        match &result {
-            Ok(opened) => {
-                self.files
-                    .opened
-                    .insert(opened.rep(), (grant, target.clone()));
-            }
-            Err(_) if creates => self.release(grant, BLOCK),
-            Err(_) => {}
+        if creates {
+            self.done(grant, BLOCK, &result);
+        }
+        if let Ok(opened) = &result {
+            self.files
+                .opened
+                .insert(opened.rep(), (grant, target.clone()));
         }
         self.outside(result, &target)
     }
@@ -403,9 +401,7 @@ impl HostDescriptor for PluginState {
         self.reserve(grant, BLOCK, &target)?;
         let result =
             HostDescriptor::symlink_at(&mut self.filesystem(), fd, src_path, dest_path).await;
-        if result.is_err() {
-            self.release(grant, BLOCK);
-        }
+        self.done(grant, BLOCK, &result);
         self.outside(result, &target)
     }
 
