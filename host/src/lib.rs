@@ -8,7 +8,9 @@
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
 //! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, time limit |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
-//! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
+//! | [`runtime::exports`] | a component without the `warden:plugin` world: its plain exported functions as tools (schemas from the WIT types, checked arguments, the dynamic call) |
+//! | `runtime::sandbox` | the WASI world of a plugin: only the granted directories and environment, no args or network; guest stdio to the host log |
+//! | `runtime::files` | granted directories: the host's own `wasi:filesystem/types` (read-only mode, quota, no moves between grants, audit) |
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |

@@ -7,6 +7,11 @@
 //!   `progress_flood` (misbehaving tools).
 //! - [`RESOURCES_WASM`]: the resources `hostile://flood/{bytes}` and `hostile://spin`
 //!   (misbehaving resource reads).
+//! - [`SHAPES_WASM`]: plain exported functions (no `warden:plugin` world) of every WIT type.
+//! - [`HOLDER_WASM`]: exports a function taking a resource handle (refused at load).
+//! - [`FILES_HOSTILE_WASM`]: `attack`, raw `wasi:filesystem` attacks on granted directories.
+//! - [`NOTES_WASM`], [`GREETER_WASM`]: components in the style of other hosts' (plain
+//!   exports; a preopened directory; `wasi:config` and environment variables).
 //! - [`CONFORMANCE_WASM`]: the fixture tools and `test://` resources of the official MCP
 //!   conformance suite (`tests/e2e/test_conformance.py`).
 

@@ -98,6 +98,10 @@ pub struct Grants {
     pub terminal: Option<TerminalGrant>,
     pub sftp: Option<SftpGrant>,
     pub rdp: Option<RdpGrant>,
+    /// `grants.files`: directories served as `wasi:filesystem` preopens.
+    pub files: Vec<super::files::FileGrant>,
+    /// `grants.env`: the plugin's whole environment, name and value.
+    pub env: Vec<(String, String)>,
 }
 
 #[derive(Debug)]

@@ -4,6 +4,8 @@
 mod denied;
 mod distribution;
 pub mod emulation;
+mod env;
+pub mod files;
 #[cfg(test)]
 mod fix_tests;
 pub mod grants;
@@ -1446,6 +1448,8 @@ impl Validator<'_> {
                 read_only: r.read_only,
             }
         });
+        let files = self.file_grants(&spec.files);
+        let env = self.env_grant(spec.env);
         Grants {
             plugin: plugin.to_string(),
             defined: Defined {
@@ -1460,6 +1464,8 @@ impl Validator<'_> {
             terminal,
             sftp,
             rdp,
+            files,
+            env,
         }
     }
 

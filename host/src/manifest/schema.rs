@@ -558,6 +558,11 @@ pub struct GrantsSpec {
     pub terminal: Option<TerminalGrantSpec>,
     pub sftp: Option<SftpGrantSpec>,
     pub rdp: Option<RdpGrantSpec>,
+    /// Host directories the plugin sees as `wasi:filesystem` preopens.
+    #[serde(default)]
+    pub files: Vec<super::files::FileGrantSpec>,
+    /// Environment variables the plugin reads through `wasi:cli/environment`.
+    pub env: Option<super::env::EnvGrantSpec>,
 }
 
 /// `grants.capture`

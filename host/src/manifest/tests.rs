@@ -233,7 +233,42 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown grant key",
             format!("{PLUGIN}grants.network = {{ any = true }}\n"),
-            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`, `rdp`",
+            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`, `rdp`, `files`, `env`",
+        ),
+        (
+            "a granted directory that does not exist",
+            format!("{PLUGIN}grants.files = [{{ host = \"data\", guest = \"/data\" }}]\n"),
+            "warden.toml:4:26: grants.files: host directory \"data\" cannot be opened (/nonexistent-base/data: No such file or directory (os error 2)); create it first",
+        ),
+        (
+            "a relative guest path",
+            format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"data\" }}]\n"),
+            "warden.toml:4:42: grants.files: guest = \"data\" must be an absolute path without . or .. (like \"/data\")",
+        ),
+        (
+            "guest paths one inside the other",
+            format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\" }}, {{ host = \"/usr\", guest = \"/d/e\" }}]\n"),
+            "warden.toml:4:75: grants.files: guest path \"/d/e\" overlaps \"/d\"; give each directory a guest path of its own, neither inside the other",
+        ),
+        (
+            "a quota on a read-only directory",
+            format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\", quota = \"1MiB\" }}]\n"),
+            "warden.toml:4:56: grants.files: a quota limits writes, and this directory is read-only: remove quota, or set mode = \"read-write\"",
+        ),
+        (
+            "an unknown mode",
+            format!("{PLUGIN}grants.files = [{{ host = \"/tmp\", guest = \"/d\", mode = \"rw\" }}]\n"),
+            "warden.toml:4:55: grants.files: mode = \"rw\"; write \"read-only\" or \"read-write\"",
+        ),
+        (
+            "a credential in the environment",
+            format!("{PLUGIN}grants.env = {{ vars = {{ API_TOKEN = \"x\" }} }}\n"),
+            "warden.toml:4:37: grants.env: \"API_TOKEN\" looks like a credential (TOKEN); a plugin can print or send what it reads from its environment: keep the secret in the host ([credentials] in the manifest, bound to the origins it is for), which adds it to the plugin's requests without the plugin seeing it",
+        ),
+        (
+            "a variable name that is not one",
+            format!("{PLUGIN}grants.env = {{ from_host = [\"A-B\"] }}\n"),
+            "warden.toml:4:29: grants.env: \"A-B\" is not a variable name; use letters, digits and _ (like API_BASE)",
         ),
         (
             "unknown key inside a grant",

@@ -12,9 +12,10 @@
 
 use super::Runtime;
 use super::bindings::{
-    Completion, CompletionRef, EmbeddedResource, Plugin as PluginWorld, PluginPre, Prompt,
-    PromptInfo, ResourceInfo, ResourceTemplate, ToolError, ToolInfo, ToolOutput,
+    Completion, CompletionRef, EmbeddedResource, Prompt, PromptInfo, ResourceInfo,
+    ResourceTemplate, ToolError, ToolInfo, ToolOutput,
 };
+use super::kinds::{Bound, Pre};
 use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
@@ -101,7 +102,7 @@ impl CallFailure {
 /// One instance of the plugin: it serves the calls of one conversation, one at a time.
 struct Instance {
     store: Store<PluginState>,
-    bindings: PluginWorld,
+    bindings: Bound,
 }
 
 /// Instances between two calls of their conversation.
@@ -117,7 +118,7 @@ struct Idle {
 /// drop the idle ones.
 struct Factory {
     engine: wasmtime::Engine,
-    pre: PluginPre<PluginState>,
+    pre: Pre,
     services: Arc<HostServices>,
     config: PluginConfig,
     /// Instances made and not yet used.
@@ -136,7 +137,7 @@ impl Factory {
         // thread, and dropping its call future (timeout, cancel) stops it.
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
-        let bindings = self.pre.instantiate_async(&mut store).await?;
+        let bindings = self.pre.instantiate(&mut store).await?;
         Ok(Instance { store, bindings })
     }
 
@@ -327,8 +328,7 @@ impl WasmPlugin {
         let instance_pre = runtime.linker.instantiate_pre(&component).map_err(|e| {
             format!("imports something this host does not provide (build it against wit/ of this warden): {e}")
         })?;
-        let pre = PluginPre::new(instance_pre)
-            .map_err(|e| format!("does not export the warden:plugin/plugin world: {e}"))?;
+        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)?;
 
         let places = Semaphore::new(config.limits.concurrency);
         let mut plugin = Self {
@@ -444,38 +444,7 @@ impl WasmPlugin {
             .map_err(|e| CallFailure::Crashed(format!("could not start an instance: {e}")))?;
         let live = &mut instance;
         live.store.data_mut().begin_call(&entry.label(), call);
-        let result = match entry {
-            Entry::Tool { name, arguments } => live
-                .bindings
-                .warden_plugin_tools()
-                .call_call_tool(&mut live.store, name, arguments)
-                .await
-                .map(|r| r.map(Exit::Tool)),
-            Entry::ReadResource { uri } => live
-                .bindings
-                .warden_plugin_resources()
-                .call_read_resource(&mut live.store, uri)
-                .await
-                .map(|r| r.map(Exit::Resource)),
-            Entry::GetPrompt { name, arguments } => live
-                .bindings
-                .warden_plugin_prompts()
-                .call_get_prompt(&mut live.store, name, arguments)
-                .await
-                .map(|r| r.map(Exit::Prompt)),
-            Entry::Complete {
-                target,
-                argument,
-                value,
-                context,
-            } => live
-                .bindings
-                .warden_plugin_completions()
-                .call_complete(&mut live.store, target, argument, value, context)
-                .await
-                .map(|r| r.map(Exit::Completion)),
-            Entry::Describe => describe_exports(live).await.map(Ok),
-        };
+        let result = live.bindings.call(&mut live.store, entry).await;
         live.store.data_mut().end_call();
         match result {
             // The guest returned: its instance may serve the conversation's next call.
@@ -552,35 +521,6 @@ pub struct Listing {
     pub resources: Vec<ResourceInfo>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<PromptInfo>,
-}
-
-async fn describe_exports(live: &mut Instance) -> wasmtime::Result<Exit> {
-    let tools = live
-        .bindings
-        .warden_plugin_tools()
-        .call_list_tools(&mut live.store)
-        .await?;
-    let resources = live
-        .bindings
-        .warden_plugin_resources()
-        .call_list_resources(&mut live.store)
-        .await?;
-    let templates = live
-        .bindings
-        .warden_plugin_resources()
-        .call_list_templates(&mut live.store)
-        .await?;
-    let prompts = live
-        .bindings
-        .warden_plugin_prompts()
-        .call_list_prompts(&mut live.store)
-        .await?;
-    Ok(Exit::Listing(Box::new(Listing {
-        tools,
-        resources,
-        templates,
-        prompts,
-    })))
 }
 
 fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {

@@ -1,13 +1,16 @@
-//! The WASI world a plugin lives in: no preopened directories, no environment, no
-//! arguments, no network, not even a socket (creating one is refused, so a plugin cannot
-//! spend the host's file descriptors). Socket attempts are refused and audited; the empty
-//! environment and directory list are what every instance is given, not refusals (language
-//! runtimes such as CPython read both at start, so auditing them would only write false
-//! lines). The guest's stdout/stderr go to the host log (tagged with the plugin), never to
-//! the MCP stream on stdout.
+//! The WASI world a plugin lives in: only the directories (`grants.files`, served by
+//! `files/`) and environment variables (`grants.env`) its grants name, no arguments, no
+//! network, not even a socket (creating one is refused, so a plugin cannot spend the host's
+//! file descriptors). Socket attempts are refused and audited; an empty environment or
+//! directory list is what an instance without those grants is given, not a refusal
+//! (language runtimes such as CPython read both at start, so auditing every read would only
+//! write false lines): a call that then fails is told, and audited, which grant it may have
+//! lacked (`kinds.rs`). The guest's stdout/stderr go to the host log (tagged with the
+//! plugin), never to the MCP stream on stdout.
 
 use super::state::PluginState;
 use crate::audit::GuestScope;
+use crate::manifest::grants::Grants;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -16,8 +19,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::task::{Context, Poll};
 use tokio::io::AsyncWrite;
 use wasmtime::component::{HasSelf, Linker, Resource};
+use wasmtime_wasi::FsPerms;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
-use wasmtime_wasi::filesystem::Descriptor;
+use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};
 use wasmtime_wasi::p2::bindings::sockets::network::{self, ErrorCode, IpAddressFamily};
 use wasmtime_wasi::p2::bindings::sockets::{tcp_create_socket, udp_create_socket};
 use wasmtime_wasi::p2::bindings::{cli::environment, filesystem::preopens};
@@ -30,9 +34,21 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 pub const GUEST_LOG_BUDGET: i64 = 64 * 1024;
 
 /// Build the WASI context of one plugin instance.
-pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
+pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>, grants: &Grants) -> WasiCtx {
     let check_scope = scope.clone();
     let mut builder = WasiCtxBuilder::new();
+    for dir in &grants.files {
+        let perms = if dir.write {
+            FsPerms::ReadWrite
+        } else {
+            FsPerms::ReadOnly
+        };
+        // Checked when the manifest loaded; a directory removed since is left out (the
+        // plugin's access to it fails) rather than failing every call.
+        if let Err(e) = builder.preopened_dir(&dir.host, &dir.guest, perms) {
+            tracing::error!(plugin = %scope.plugin, dir = %dir.host.display(), "granted directory cannot be opened: {e}");
+        }
+    }
     builder
         .stdout(GuestLog::new(scope, "stdout", budget))
         .stderr(GuestLog::new(scope, "stderr", budget))
@@ -64,13 +80,15 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>) -> WasiCtx {
     builder.build()
 }
 
-/// Link WASI into `linker`, with the environment and preopens replaced by empty ones and
-/// socket creation by an audited refusal.
+/// Link WASI into `linker`, with the environment and preopens replaced by the granted ones,
+/// file descriptors by the host's checked ones (`files/`) and socket creation by an audited
+/// refusal.
 pub fn add_wasi(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
     linker.allow_shadowing(true);
     environment::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     preopens::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
+    super::files::add_to_linker(linker)?;
     tcp_create_socket::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     udp_create_socket::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     linker.allow_shadowing(false);
@@ -79,8 +97,10 @@ pub fn add_wasi(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
 
 impl environment::Host for PluginState {
     fn get_environment(&mut self) -> wasmtime::Result<Vec<(String, String)>> {
-        tracing::debug!(plugin = %self.scope.plugin, "environment read: plugins get none; configuration belongs in the manifest");
-        Ok(Vec::new())
+        if self.grants.env.is_empty() {
+            self.env_without_grant = true;
+        }
+        Ok(self.grants.env.clone())
     }
     fn get_arguments(&mut self) -> wasmtime::Result<Vec<String>> {
         Ok(Vec::new())
@@ -93,8 +113,14 @@ impl environment::Host for PluginState {
 impl preopens::Host for PluginState {
     fn get_directories(&mut self) -> wasmtime::Result<Vec<(Resource<Descriptor>, String)>> {
         // With no directory, no path can be opened at all: a file access fails in the guest.
-        tracing::debug!(plugin = %self.scope.plugin, "directory list read: plugins get none; files reach a plugin only through a granted capability such as sftp");
-        Ok(Vec::new())
+        let dirs = preopens::Host::get_directories(&mut self.filesystem())?;
+        if dirs.is_empty() {
+            self.files.looked_without_grant = true;
+        }
+        for (fd, guest) in &dirs {
+            self.files.preopened(fd.rep(), guest);
+        }
+        Ok(dirs)
     }
 }
 

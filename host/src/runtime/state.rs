@@ -116,6 +116,10 @@ pub struct PluginState {
     pub state_limit: u64,
     /// `[plugin.settings]`, read through `wasi:config/store`.
     pub settings: Settings,
+    /// Granted directories and what this instance opened and wrote in them.
+    pub files: super::files::Files,
+    /// The guest read its environment and none is granted.
+    pub env_without_grant: bool,
 }
 
 impl PluginState {
@@ -127,7 +131,9 @@ impl PluginState {
         let mut table = ResourceTable::new();
         table.set_max_capacity(HANDLES_PER_INSTANCE);
         Self {
-            wasi: sandbox::wasi_ctx(&scope, &log_budget),
+            wasi: sandbox::wasi_ctx(&scope, &log_budget, &grants),
+            files: super::files::Files::new(&grants.files),
+            env_without_grant: false,
             table,
             limiter: MemoryLimiter {
                 max_memory: usize::try_from(max_memory).unwrap_or(usize::MAX),
@@ -177,6 +183,7 @@ impl PluginState {
     /// nothing of the call (its client's channel, its cancellation) is held while the
     /// instance waits for its conversation's next call.
     pub fn end_call(&mut self) {
+        self.files.flush(&self.scope);
         self.scope.finish();
         self.caps.browser.leased.clear();
         self.caps.capture.handoff = None;

@@ -3,9 +3,10 @@
 //! 1. Start: spawn `warden serve` and time spawn -> first `tools/list` response, with a warm
 //!    component cache and with an empty one (cold), for two small plugins and for the four
 //!    built-in plugins.
-//! 2. Per-call latency: the same `echo` tool as a WASM plugin and as the host-native
-//!    baseline (`native:echo`), both over stdio in the same run, alternating call by call;
-//!    p50, p99 and the ratio.
+//! 2. Per-call latency: the same `echo` tool as a WASM plugin, as a plain exported function
+//!    of a component without the `warden:plugin` world (the dynamic call path), and as the
+//!    host-native baseline (`native:echo`), over stdio in the same run, call by call in
+//!    turn; p50, p99 and the ratios.
 //!
 //! Run: `cargo run --release -p warden-tests --bin warden-bench` (after a release build).
 
@@ -137,6 +138,7 @@ fn main() {
     let audit = work.join("audit.jsonl");
     let wasm_manifest = work.join("wasm.toml");
     let native_manifest = work.join("native.toml");
+    let plain_manifest = work.join("plain.toml");
     let both_manifest = work.join("start.toml");
     let plugin = |name: &str, source: &str| {
         format!("[[plugin]]\nname = \"{name}\"\nsource = \"{source}\"\n")
@@ -150,6 +152,11 @@ fn main() {
     std::fs::write(
         &native_manifest,
         format!("{server}{}", plugin("echo", "native:echo")),
+    )
+    .expect("write");
+    std::fs::write(
+        &plain_manifest,
+        format!("{server}{}", plugin("shapes", warden_tests::SHAPES_WASM)),
     )
     .expect("write");
     std::fs::write(
@@ -226,20 +233,27 @@ fn main() {
     let cache = work.join("call-cache");
     let mut wasm = Server::spawn(&bin, &wasm_manifest, &cache);
     let mut native = Server::spawn(&bin, &native_manifest, &cache);
+    let mut plain = Server::spawn(&bin, &plain_manifest, &cache);
     wasm.initialize();
     native.initialize();
+    plain.initialize();
     let args = json!({"name": "echo", "arguments": {"text": "hello from the benchmark"}});
     for _ in 0..200 {
         wasm.request("tools/call", args.clone());
         native.request("tools/call", args.clone());
+        plain.request("tools/call", args.clone());
     }
-    let (mut w, mut n) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
-    for i in 0..calls * 2 {
-        // Alternate call by call (and which goes first) so drift and noise hit both alike.
-        let (server, samples) = if i % 2 == (i / 2) % 2 {
-            (&mut wasm, &mut w)
-        } else {
-            (&mut native, &mut n)
+    let (mut w, mut n, mut p) = (
+        Vec::with_capacity(calls),
+        Vec::with_capacity(calls),
+        Vec::with_capacity(calls),
+    );
+    for i in 0..calls * 3 {
+        // In turn call by call (and which goes first) so drift and noise hit all alike.
+        let (server, samples) = match (i + i / 3) % 3 {
+            0 => (&mut wasm, &mut w),
+            1 => (&mut native, &mut n),
+            _ => (&mut plain, &mut p),
         };
         let t = Instant::now();
         let result = server.request("tools/call", args.clone());
@@ -248,6 +262,7 @@ fn main() {
     }
     w.sort();
     n.sort();
+    p.sort();
     let ratio = |p| percentile(&w, p).as_secs_f64() / percentile(&n, p).as_secs_f64();
     println!(
         "## Per-call latency of `echo` over stdio ({} calls each)\n",
@@ -265,11 +280,23 @@ fn main() {
         us(percentile(&n, 0.99))
     );
     println!(
+        "| plain exported function (tests/guests/shapes, dynamic call) | {} | {} |",
+        us(percentile(&p, 0.5)),
+        us(percentile(&p, 0.99))
+    );
+    println!(
         "| ratio WASM / native | {:.2}x | {:.2}x |",
         ratio(0.5),
         ratio(0.99)
     );
+    let plain_ratio = |q| percentile(&p, q).as_secs_f64() / percentile(&w, q).as_secs_f64();
+    println!(
+        "| ratio plain export / WASM world | {:.2}x | {:.2}x |",
+        plain_ratio(0.5),
+        plain_ratio(0.99)
+    );
     drop(wasm);
     drop(native);
+    drop(plain);
     let _ = std::fs::remove_dir_all(&work);
 }

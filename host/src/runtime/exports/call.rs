@@ -1,0 +1,70 @@
+//! One call of an exported function: the JSON arguments checked and converted, the
+//! function called through wasmtime's dynamic (`Val`) interface, and its return value made a
+//! tool result: `{"result": ...}` as structured content and as text, a `result::err` a tool
+//! error whose message is the error's payload.
+
+use super::json;
+use super::walk::Function;
+use crate::runtime::bindings::{ContentBlock, ToolError, ToolOutput};
+use crate::runtime::state::PluginState;
+use serde_json::{Value, json};
+use wasmtime::Store;
+use wasmtime::component::{Instance, Val};
+
+/// Call `function` of `instance` with `arguments` (JSON text). The outer error is a trap.
+pub async fn call(
+    instance: &Instance,
+    store: &mut Store<PluginState>,
+    function: &Function,
+    arguments: &str,
+) -> wasmtime::Result<Result<ToolOutput, ToolError>> {
+    let args: Value = match serde_json::from_str(arguments) {
+        Ok(v) => v,
+        Err(e) => return Ok(Err(ToolError::InvalidArguments(format!("not JSON: {e}")))),
+    };
+    let params = match json::params(&args, &function.params) {
+        Ok(p) => p,
+        Err(misfit) => return Ok(Err(ToolError::InvalidArguments(misfit.to_string()))),
+    };
+    let func = instance
+        .get_func(&mut *store, function.index)
+        .ok_or_else(|| {
+            wasmtime::Error::msg("the exported function is missing from its instance")
+        })?;
+    let mut results = vec![Val::Bool(false); usize::from(function.result.is_some())];
+    func.call_async(&mut *store, &params, &mut results).await?;
+    Ok(output(results.first()))
+}
+
+/// A string as itself, anything else as JSON text.
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn output(returned: Option<&Val>) -> Result<ToolOutput, ToolError> {
+    let value = match returned {
+        None => {
+            return Ok(ToolOutput {
+                content: vec![ContentBlock::Text("done".into())],
+                structured: None,
+            });
+        }
+        Some(Val::Result(Err(payload))) => {
+            let message = payload
+                .as_deref()
+                .map(|v| text(&json::from_val(v)))
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "the function returned an error without a message".into());
+            return Err(ToolError::Failed(message));
+        }
+        Some(Val::Result(Ok(payload))) => payload.as_deref().map_or(Value::Null, json::from_val),
+        Some(other) => json::from_val(other),
+    };
+    Ok(ToolOutput {
+        content: vec![ContentBlock::Text(text(&value))],
+        structured: Some(json!({ "result": value }).to_string()),
+    })
+}

@@ -1,0 +1,176 @@
+//! What a granted directory holds, against its quota. The count is the directory's, shared
+//! by every instance and every plugin granted it (one map of directories in the process),
+//! so two conversations writing at once cannot each fill the quota. Growth is reserved
+//! before a write runs and stays "in flight" until the write is on disk (settled) or has
+//! failed (released); space given back (a removed file, a truncation) is found by a
+//! recount of the disk plus what is in flight, which runs when a reservation would not fit.
+//! The count may run high between recounts, never low, so a write is never let past the
+//! quota on a stale number.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+/// The disk's allocation unit as counted here: every entry (file, directory, link) holds
+/// at least one, a file its size rounded up to whole blocks. An empty file still costs a
+/// block, so a plugin cannot exhaust the disk's inodes with empty files either.
+pub const BLOCK: u64 = 4096;
+
+/// Entries a recount visits at most; a directory with more is counted as full.
+const MAX_ENTRIES: usize = 1_000_000;
+
+/// What an entry of `size` bytes costs.
+pub fn cost(size: u64) -> u64 {
+    size.div_ceil(BLOCK).max(1).saturating_mul(BLOCK)
+}
+
+/// The bytes a directory holds, as last counted plus what was reserved since.
+#[derive(Debug)]
+pub struct Usage {
+    root: PathBuf,
+    state: Mutex<Held>,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    /// Counted and reserved; `None` until the first reservation counts the directory.
+    total: Option<u64>,
+    /// Reserved for writes that may not be on disk yet (a recount does not see them).
+    in_flight: u64,
+}
+
+/// A reservation did not fit.
+#[derive(Debug, Clone, Copy)]
+pub struct Full {
+    pub held: u64,
+    pub wanted: u64,
+}
+
+impl Usage {
+    /// The one count of directory `root` (canonical) in this process.
+    pub fn of(root: &Path) -> Arc<Self> {
+        static ALL: OnceLock<Mutex<HashMap<PathBuf, Weak<Usage>>>> = OnceLock::new();
+        let mut all = ALL
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(usage) = all.get(root).and_then(Weak::upgrade) {
+            return usage;
+        }
+        all.retain(|_, w| w.strong_count() > 0);
+        let usage = Arc::new(Self {
+            root: root.to_path_buf(),
+            state: Mutex::default(),
+        });
+        all.insert(root.to_path_buf(), Arc::downgrade(&usage));
+        usage
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reserve `growth` bytes under `quota`, recounting once before refusing. The caller
+    /// settles or releases it when its write is done.
+    pub fn reserve(&self, growth: u64, quota: u64) -> Result<(), Full> {
+        if growth == 0 {
+            return Ok(());
+        }
+        let mut held = self.held();
+        let recount = |h: &Held| count(&self.root).saturating_add(h.in_flight);
+        let mut now = match held.total {
+            Some(n) => n,
+            None => recount(&held),
+        };
+        if now.saturating_add(growth) > quota {
+            now = recount(&held);
+        }
+        if now.saturating_add(growth) > quota {
+            held.total = Some(now);
+            return Err(Full {
+                held: now,
+                wanted: growth,
+            });
+        }
+        held.total = Some(now + growth);
+        held.in_flight += growth;
+        Ok(())
+    }
+
+    /// The write reserved for is on disk: a recount sees it from now on.
+    pub fn settle(&self, bytes: u64) {
+        let mut held = self.held();
+        held.in_flight = held.in_flight.saturating_sub(bytes);
+    }
+
+    /// The write reserved for did not happen.
+    pub fn release(&self, bytes: u64) {
+        let mut held = self.held();
+        held.in_flight = held.in_flight.saturating_sub(bytes);
+        if let Some(n) = held.total.as_mut() {
+            *n = n.saturating_sub(bytes);
+        }
+    }
+}
+
+/// What the tree under `root` holds, symlinks not followed (a link costs a block, whatever
+/// it points to). Unreadable entries count a block each.
+pub fn count(root: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut seen = 0usize;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            total = total.saturating_add(BLOCK);
+            continue;
+        };
+        for entry in entries.map_while(Result::ok) {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return u64::MAX;
+            }
+            match entry.path().symlink_metadata() {
+                Ok(meta) if meta.is_dir() => {
+                    total = total.saturating_add(BLOCK);
+                    stack.push(entry.path());
+                }
+                Ok(meta) if meta.is_file() => total = total.saturating_add(cost(meta.len())),
+                _ => total = total.saturating_add(BLOCK),
+            }
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BLOCK, Usage, cost, count};
+
+    #[test]
+    fn entries_cost_whole_blocks() {
+        assert_eq!(cost(0), BLOCK);
+        assert_eq!(cost(1), BLOCK);
+        assert_eq!(cost(BLOCK), BLOCK);
+        assert_eq!(cost(BLOCK + 1), 2 * BLOCK);
+    }
+
+    #[test]
+    fn a_reservation_past_the_quota_is_refused_after_a_recount() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("a"), vec![1u8; 5000]).expect("write");
+        std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+        assert_eq!(count(dir.path()), 3 * BLOCK);
+        let usage = Usage::of(dir.path());
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_ok());
+        // Not on disk yet, and still counted by the recount.
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_err());
+        usage.release(BLOCK);
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_ok());
+        std::fs::write(dir.path().join("b"), b"b").expect("write");
+        usage.settle(BLOCK);
+        assert!(usage.reserve(BLOCK, 4 * BLOCK).is_err());
+        // Space given back outside the count is found by the recount.
+        std::fs::remove_file(dir.path().join("a")).expect("rm");
+        assert!(usage.reserve(2 * BLOCK, 4 * BLOCK).is_ok());
+    }
+}

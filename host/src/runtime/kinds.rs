@@ -1,0 +1,199 @@
+//! The two kinds of component behind `WasmPlugin::enter`: one that exports the
+//! `warden:plugin/plugin` world (called through its generated bindings), and one that
+//! exports plain functions (`exports/`, called through wasmtime's dynamic interface). Both
+//! are made, limited, timed, cancelled and audited the same way; only the last step, the
+//! call into the instance, differs.
+
+use super::bindings::{Plugin as PluginWorld, PluginPre, ToolError};
+use super::exports::PlainExports;
+use super::plugin::{Entry, Exit, Listing};
+use super::state::PluginState;
+use std::sync::Arc;
+use wasmtime::Store;
+use wasmtime::component::{Component, Instance, InstancePre};
+
+/// A plugin's component, linked and ready to instantiate.
+pub enum Pre {
+    World(PluginPre<PluginState>),
+    Exports(InstancePre<PluginState>, Arc<PlainExports>),
+}
+
+/// One instance of either kind.
+pub enum Bound {
+    World(PluginWorld),
+    Exports(Instance, Arc<PlainExports>),
+}
+
+impl Pre {
+    /// The kind of `component`: the world if it exports it, else its plain functions; a
+    /// component that exports neither is refused with what to export.
+    pub fn new(
+        pre: InstancePre<PluginState>,
+        component: &Component,
+        engine: &wasmtime::Engine,
+        bytes: &[u8],
+    ) -> Result<Self, String> {
+        let world_error = match PluginPre::new(pre.clone()) {
+            Ok(world) => return Ok(Self::World(world)),
+            Err(e) => e,
+        };
+        let exports_world = component
+            .component_type()
+            .exports(engine)
+            .any(|(name, _)| name.starts_with("warden:plugin/"));
+        if exports_world {
+            return Err(format!(
+                "does not export the warden:plugin/plugin world: {world_error}"
+            ));
+        }
+        let plain = PlainExports::discover(component, engine, bytes).map_err(|e| e.to_string())?;
+        if plain.is_empty() {
+            return Err("exports no tools: export the warden:plugin/plugin world (warden-sdk, or `warden plugin new`, does that), or plain functions, as `export fetch: func(url: string) -> result<string, string>;` in its world or in an exported interface".into());
+        }
+        Ok(Self::Exports(pre, Arc::new(plain)))
+    }
+
+    pub async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
+        Ok(match self {
+            Self::World(pre) => Bound::World(pre.instantiate_async(store).await?),
+            Self::Exports(pre, plain) => {
+                Bound::Exports(pre.instantiate_async(store).await?, plain.clone())
+            }
+        })
+    }
+}
+
+impl Bound {
+    /// Run `entry` in this instance. The outer error is a trap.
+    pub async fn call(
+        &self,
+        store: &mut Store<PluginState>,
+        entry: Entry<'_>,
+    ) -> wasmtime::Result<Result<Exit, ToolError>> {
+        match self {
+            Self::World(world) => call_world(world, store, entry).await,
+            Self::Exports(instance, plain) => match entry {
+                Entry::Tool { name, arguments } => Ok(plain
+                    .call(instance, &mut *store, name, arguments)
+                    .await?
+                    .map(Exit::Tool)
+                    .map_err(|e| with_hints(e, store.data()))),
+                // Plain functions are tools only: they list no resources or prompts, so
+                // the registry routes none of these here.
+                Entry::ReadResource { .. } | Entry::GetPrompt { .. } | Entry::Complete { .. } => {
+                    Ok(Err(ToolError::NotFound(
+                        "this plugin serves tools only (plain exported functions)".into(),
+                    )))
+                }
+                Entry::Describe => Ok(Ok(Exit::Listing(Box::new(Listing {
+                    tools: plain.tools(),
+                    resources: Vec::new(),
+                    templates: Vec::new(),
+                    prompts: Vec::new(),
+                })))),
+            },
+        }
+    }
+}
+
+async fn call_world(
+    world: &PluginWorld,
+    store: &mut Store<PluginState>,
+    entry: Entry<'_>,
+) -> wasmtime::Result<Result<Exit, ToolError>> {
+    match entry {
+        Entry::Tool { name, arguments } => world
+            .warden_plugin_tools()
+            .call_call_tool(store, name, arguments)
+            .await
+            .map(|r| r.map(Exit::Tool)),
+        Entry::ReadResource { uri } => world
+            .warden_plugin_resources()
+            .call_read_resource(store, uri)
+            .await
+            .map(|r| r.map(Exit::Resource)),
+        Entry::GetPrompt { name, arguments } => world
+            .warden_plugin_prompts()
+            .call_get_prompt(store, name, arguments)
+            .await
+            .map(|r| r.map(Exit::Prompt)),
+        Entry::Complete {
+            target,
+            argument,
+            value,
+            context,
+        } => world
+            .warden_plugin_completions()
+            .call_complete(store, target, argument, value, context)
+            .await
+            .map(|r| r.map(Exit::Completion)),
+        Entry::Describe => describe_world(world, store).await.map(Ok),
+    }
+}
+
+async fn describe_world(
+    world: &PluginWorld,
+    store: &mut Store<PluginState>,
+) -> wasmtime::Result<Exit> {
+    let tools = world
+        .warden_plugin_tools()
+        .call_list_tools(&mut *store)
+        .await?;
+    let resources = world
+        .warden_plugin_resources()
+        .call_list_resources(&mut *store)
+        .await?;
+    let templates = world
+        .warden_plugin_resources()
+        .call_list_templates(&mut *store)
+        .await?;
+    let prompts = world
+        .warden_plugin_prompts()
+        .call_list_prompts(&mut *store)
+        .await?;
+    Ok(Exit::Listing(Box::new(Listing {
+        tools,
+        resources,
+        templates,
+        prompts,
+    })))
+}
+
+/// A failed call of a component written for another host, told (and audited) which grant
+/// it may have lacked: it looked for directories or environment variables and was given
+/// none. Such a component reads them as its host hands them out, so the lookup happens
+/// without a refusal the host could point at.
+fn with_hints(error: ToolError, state: &PluginState) -> ToolError {
+    // Arguments refused by the host never reached the guest.
+    if matches!(error, ToolError::InvalidArguments(_)) {
+        return error;
+    }
+    let mut hints = Vec::new();
+    if let Some(hint) = state.files.hint() {
+        hints.push(("wasi:filesystem", "granted directories", hint));
+    }
+    if state.env_without_grant {
+        hints.push(("wasi:cli/environment", "environment", "the plugin read its environment and no variable is granted: if it needs one, add grants.env = { vars = { NAME = \"value\" } } (or from_host = [\"NAME\"]) to its [[plugin]] in the manifest"));
+    }
+    if hints.is_empty() {
+        return error;
+    }
+    for (capability, target, hint) in &hints {
+        state.scope.denied(capability, target, hint);
+    }
+    let add = |m: String| {
+        let mut m = m;
+        for (_, _, hint) in &hints {
+            m.push_str("; ");
+            m.push_str(hint);
+        }
+        m
+    };
+    match error {
+        ToolError::InvalidArguments(m) => ToolError::InvalidArguments(add(m)),
+        ToolError::AccessDenied(m) => ToolError::AccessDenied(add(m)),
+        ToolError::NotFound(m) => ToolError::NotFound(add(m)),
+        ToolError::Timeout(m) => ToolError::Timeout(add(m)),
+        ToolError::Failed(m) => ToolError::Failed(add(m)),
+    }
+}

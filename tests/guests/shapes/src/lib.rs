@@ -1,0 +1,88 @@
+//! Plain exported functions of every WIT type, for the host's schema and argument checks.
+
+// The exports wit-bindgen generates are `unsafe extern "C"` functions.
+#![allow(unsafe_code)]
+
+wit_bindgen::generate!({ world: "shapes-world", path: "wit" });
+
+use exports::test::shapes::shapes::{Color, Guest as Shapes, Perms, Point, Shape};
+
+struct Component;
+
+impl Guest for Component {
+    fn ping() -> String {
+        "pong".into()
+    }
+
+    fn echo(text: String) -> String {
+        text
+    }
+}
+
+impl Shapes for Component {
+    fn move_point(p: Point, dx: i32, dy: i32) -> Point {
+        Point {
+            x: p.x.wrapping_add(dx),
+            y: p.y.wrapping_add(dy),
+            label: p.label,
+        }
+    }
+
+    fn area(s: Shape) -> f64 {
+        match s {
+            Shape::Circle(r) => std::f64::consts::PI * r * r,
+            Shape::Rect((w, h)) => f64::from(w) * f64::from(h),
+            Shape::Dot => 0.0,
+        }
+    }
+
+    fn describe(c: Color, f: Perms, tags: Vec<String>) -> String {
+        let mut set = Vec::new();
+        for (flag, name) in [
+            (Perms::READ, "read"),
+            (Perms::WRITE, "write"),
+            (Perms::EXEC, "exec"),
+        ] {
+            if f.contains(flag) {
+                set.push(name);
+            }
+        }
+        format!("{c:?} [{}] {}", set.join(","), tags.join("+"))
+    }
+
+    fn widths(
+        a: u8,
+        b: i8,
+        c: u16,
+        d: i16,
+        e: u32,
+        f: i64,
+        g: u64,
+    ) -> (u8, i8, u16, i16, u32, i64, u64) {
+        (a, b, c, d, e, f, g)
+    }
+
+    fn twice(n: Option<u16>) -> Option<u32> {
+        n.map(|n| u32::from(n) * 2)
+    }
+
+    fn next_char(c: char, flag: bool) -> char {
+        if flag {
+            char::from_u32(c as u32 + 1).unwrap_or(c)
+        } else {
+            c
+        }
+    }
+
+    fn check(message: String) -> Result<String, String> {
+        if message.is_empty() {
+            Ok("fine".into())
+        } else {
+            Err(message)
+        }
+    }
+
+    fn ping() {}
+}
+
+export!(Component);

@@ -1,0 +1,891 @@
+//! Components written for other hosts: plain exported functions as tools (schemas derived
+//! from the WIT types, arguments checked against them, results and errors), granted
+//! directories attacked as a hostile plugin would (escapes, links, renames, writes to a
+//! read-only grant, every way to grow past the quota), and environment variables. Each is
+//! asserted on the result, the audit log and the files on disk.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use warden::app::App;
+use warden::runtime::bindings::{ContentBlock, ToolError};
+use warden::runtime::plugin::CallFailure;
+use warden::runtime::state::CallContext;
+use warden_tests::{FILES_HOSTILE_WASM, GREETER_WASM, HOLDER_WASM, NOTES_WASM, SHAPES_WASM};
+
+/// A manifest in a fresh directory with `body` after the `[server]` section.
+struct Fixture {
+    dir: tempfile::TempDir,
+    app: App,
+}
+
+async fn load(dir: &tempfile::TempDir, body: &str) -> Result<App, String> {
+    let text = format!("[server]\naudit_log = \"audit.jsonl\"\ncache_dir = \"cache\"\n\n{body}");
+    let path = dir.path().join("warden.toml");
+    std::fs::write(&path, text).expect("write manifest");
+    App::load(Some(&path)).await.map_err(|e| format!("{e:#}"))
+}
+
+/// What a call returned: its text and structured content, or the failure.
+struct Answer {
+    text: String,
+    structured: Option<Value>,
+}
+
+impl Fixture {
+    async fn new(body: impl FnOnce(&Path) -> String) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let body = body(dir.path());
+        let app = load(&dir, &body).await.expect("manifest loads");
+        Self { dir, app }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> Result<Answer, CallFailure> {
+        let report = self
+            .app
+            .registry
+            .call(tool, &args.to_string(), CallContext::default())
+            .await
+            .expect("the tool is routed");
+        report.result.map(|out| Answer {
+            text: out
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            structured: out
+                .structured
+                .map(|s| serde_json::from_str(&s).expect("structured content is JSON")),
+        })
+    }
+
+    async fn ok(&self, tool: &str, args: Value) -> Answer {
+        match self.call(tool, args.clone()).await {
+            Ok(a) => a,
+            Err(e) => panic!("{tool}({args}) failed: {}", e.message("p")),
+        }
+    }
+
+    /// The failure message of a call that must fail.
+    async fn fails(&self, tool: &str, args: Value) -> (CallFailure, String) {
+        match self.call(tool, args.clone()).await {
+            Ok(a) => panic!("{tool}({args}) answered {}", a.text),
+            Err(e) => {
+                let m = e.message("p");
+                (e, m)
+            }
+        }
+    }
+
+    fn audit(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("audit lines are JSON"))
+            .collect()
+    }
+
+    fn denials(&self, needle: &str) -> Vec<Value> {
+        self.audit()
+            .into_iter()
+            .filter(|l| {
+                l["event"] == "capability_denied"
+                    && l["reason"].as_str().is_some_and(|r| r.contains(needle))
+            })
+            .collect()
+    }
+
+    fn schema(&self, tool: &str) -> (Value, Option<Value>, String) {
+        let entry = self.app.registry.tool(tool).unwrap_or_else(|| {
+            panic!(
+                "no tool {tool}; tools: {:?}",
+                self.app
+                    .registry
+                    .tools()
+                    .iter()
+                    .map(|t| &t.public_name)
+                    .collect::<Vec<_>>()
+            )
+        });
+        (
+            serde_json::from_str(&entry.info.input_schema).expect("input schema is JSON"),
+            entry
+                .info
+                .output_schema
+                .as_ref()
+                .map(|s| serde_json::from_str(s).expect("output schema is JSON")),
+            entry.info.description.clone(),
+        )
+    }
+}
+
+fn shapes(_: &Path) -> String {
+    format!("[[plugin]]\nname = \"shapes\"\nsource = \"{SHAPES_WASM}\"\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exported_functions_become_tools_with_schemas_from_their_types() {
+    let f = Fixture::new(shapes).await;
+    let mut names: Vec<&str> = f
+        .app
+        .registry
+        .tools()
+        .iter()
+        .map(|t| t.public_name.as_str())
+        .collect();
+    names.sort_unstable();
+    // `ping` is exported twice (world and interface): the interface's is qualified.
+    assert_eq!(
+        names,
+        [
+            "area",
+            "check",
+            "describe",
+            "echo",
+            "move_point",
+            "next_char",
+            "ping",
+            "shapes_ping",
+            "twice",
+            "widths"
+        ]
+    );
+
+    let (input, output, description) = f.schema("widths");
+    let p = &input["properties"];
+    assert_eq!(
+        (p["a"]["minimum"].clone(), p["a"]["maximum"].clone()),
+        (json!(0), json!(255))
+    );
+    assert_eq!(
+        (p["b"]["minimum"].clone(), p["b"]["maximum"].clone()),
+        (json!(-128), json!(127))
+    );
+    assert_eq!(p["g"]["maximum"], json!(u64::MAX));
+    assert_eq!(p["f"]["minimum"], json!(i64::MIN));
+    assert_eq!(
+        input["required"],
+        json!(["a", "b", "c", "d", "e", "f", "g"])
+    );
+    assert_eq!(input["additionalProperties"], json!(false));
+    let out = output.expect("a result type has an output schema");
+    assert_eq!(
+        out["properties"]["result"]["prefixItems"]
+            .as_array()
+            .map(Vec::len),
+        Some(7)
+    );
+    assert!(!description.is_empty());
+
+    let (input, _, _) = f.schema("move_point");
+    let point = &input["properties"]["p"];
+    assert_eq!(point["type"], "object");
+    assert_eq!(
+        point["required"],
+        json!(["x", "y"]),
+        "an option field is not required"
+    );
+    assert_eq!(
+        point["properties"]["label"]["anyOf"][1],
+        json!({"type": "null"})
+    );
+
+    let (input, _, _) = f.schema("area");
+    let cases = input["properties"]["s"]["oneOf"]
+        .as_array()
+        .expect("variant -> oneOf");
+    let tags: Vec<&Value> = cases
+        .iter()
+        .map(|c| &c["properties"]["tag"]["const"])
+        .collect();
+    assert_eq!(tags, [&json!("circle"), &json!("rect"), &json!("dot")]);
+
+    let (input, _, _) = f.schema("describe");
+    assert_eq!(
+        input["properties"]["c"]["enum"],
+        json!(["red", "green", "blue"])
+    );
+    assert_eq!(input["properties"]["f"]["uniqueItems"], json!(true));
+    assert_eq!(
+        input["properties"]["f"]["items"]["enum"],
+        json!(["read", "write", "exec"])
+    );
+
+    let (input, output, _) = f.schema("twice");
+    assert_eq!(
+        input["required"],
+        json!([]),
+        "an option parameter is not required"
+    );
+    assert!(output.is_some());
+    let (input, _, _) = f.schema("next_char");
+    assert_eq!(input["properties"]["c"]["maxLength"], json!(1));
+    // `check` returns result<string, string>: its output is the ok side.
+    let (_, output, _) = f.schema("check");
+    assert_eq!(
+        output.expect("output")["properties"]["result"],
+        json!({"type": "string"})
+    );
+    // A function returning nothing has no output schema.
+    assert!(f.schema("shapes_ping").1.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_of_every_type_go_in_and_come_back() {
+    let f = Fixture::new(shapes).await;
+    let moved = f
+        .ok(
+            "move_point",
+            json!({"p": {"x": 1, "y": 2}, "dx": 3, "dy": -1}),
+        )
+        .await;
+    assert_eq!(
+        moved.structured,
+        Some(json!({"result": {"x": 4, "y": 1, "label": null}}))
+    );
+    let labelled = f
+        .ok(
+            "move_point",
+            json!({"p": {"x": 0, "y": 0, "label": "home"}, "dx": 0, "dy": 0}),
+        )
+        .await;
+    assert_eq!(
+        labelled.structured.expect("structured")["result"]["label"],
+        "home"
+    );
+
+    let area = f
+        .ok("area", json!({"s": {"tag": "rect", "val": [3, 4]}}))
+        .await;
+    assert_eq!(area.structured, Some(json!({"result": 12.0})));
+    assert_eq!(area.text, "12.0");
+    let dot = f.ok("area", json!({"s": {"tag": "dot"}})).await;
+    assert_eq!(dot.structured, Some(json!({"result": 0.0})));
+
+    let described = f
+        .ok(
+            "describe",
+            json!({"c": "green", "f": ["exec", "read"], "tags": ["a", "b"]}),
+        )
+        .await;
+    assert_eq!(described.text, "Color::Green [read,exec] a+b");
+
+    let extremes = json!({"a": 255, "b": -128, "c": 65535, "d": -32768, "e": 4294967295u32,
+        "f": i64::MIN, "g": u64::MAX});
+    let widths = f.ok("widths", extremes).await;
+    assert_eq!(
+        widths.structured,
+        Some(json!({"result": [255, -128, 65535, -32768, 4294967295u32, i64::MIN, u64::MAX]}))
+    );
+
+    assert_eq!(
+        f.ok("twice", json!({})).await.structured,
+        Some(json!({"result": null}))
+    );
+    assert_eq!(
+        f.ok("twice", json!({"n": null})).await.structured,
+        Some(json!({"result": null}))
+    );
+    assert_eq!(
+        f.ok("twice", json!({"n": 21})).await.structured,
+        Some(json!({"result": 42}))
+    );
+    assert_eq!(
+        f.ok("next_char", json!({"c": "a", "flag": true}))
+            .await
+            .text,
+        "b"
+    );
+    assert_eq!(
+        f.ok("next_char", json!({"c": "é", "flag": false}))
+            .await
+            .text,
+        "é"
+    );
+    assert_eq!(f.ok("ping", json!({})).await.text, "pong");
+    let nothing = f.ok("shapes_ping", json!({})).await;
+    assert!(nothing.structured.is_none());
+
+    assert_eq!(f.ok("check", json!({"message": ""})).await.text, "fine");
+    // `result::err` is a tool error whose message is the payload.
+    let (failure, message) = f.fails("check", json!({"message": "the sky fell"})).await;
+    assert!(
+        matches!(failure, CallFailure::Tool(ToolError::Failed(ref m)) if m == "the sky fell"),
+        "{message}"
+    );
+    let line = f
+        .audit()
+        .into_iter()
+        .rfind(|l| l["event"] == "tool_call" && l["tool"] == "check")
+        .expect("the call is audited");
+    assert_eq!(line["outcome"], "tool_error");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_that_do_not_fit_the_types_are_refused_naming_the_field() {
+    let f = Fixture::new(shapes).await;
+    let all = json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1});
+    let with = |key: &str, value: Value| {
+        let mut v = all.clone();
+        v[key] = value;
+        v
+    };
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "widths",
+            with("a", json!(256)),
+            "a: expected an integer from 0 to 255, got 256",
+        ),
+        (
+            "widths",
+            with("b", json!(-129)),
+            "b: expected an integer from -128 to 127",
+        ),
+        (
+            "widths",
+            with("e", json!(-1)),
+            "e: expected an integer from 0 to 4294967295",
+        ),
+        ("widths", with("g", json!(1.5)), "g: expected an integer"),
+        (
+            "widths",
+            with("c", json!("7")),
+            "c: expected an integer from 0 to 65535, got a string",
+        ),
+        ("widths", json!({"a": 1}), "b: required argument missing"),
+        ("widths", with("z", json!(1)), "z: unknown argument"),
+        (
+            "move_point",
+            json!({"p": {"x": "1", "y": 2}, "dx": 0, "dy": 0}),
+            "p.x: expected an integer",
+        ),
+        (
+            "move_point",
+            json!({"p": {"x": 1}, "dx": 0, "dy": 0}),
+            "p.y: required field missing",
+        ),
+        (
+            "move_point",
+            json!({"p": {"x": 1, "y": 2, "z": 3}, "dx": 0, "dy": 0}),
+            "p.z: unknown field",
+        ),
+        (
+            "move_point",
+            json!({"p": [1, 2], "dx": 0, "dy": 0}),
+            "p: expected an object, got an array",
+        ),
+        (
+            "area",
+            json!({"s": {"tag": "hexagon"}}),
+            "s.tag: unknown case; the cases are circle, rect, dot",
+        ),
+        (
+            "area",
+            json!({"s": {"tag": "rect", "val": [3]}}),
+            "s.val: expected 2 items, got 1",
+        ),
+        (
+            "area",
+            json!({"s": {"tag": "circle"}}),
+            "s.val: required for this case",
+        ),
+        (
+            "area",
+            json!({"s": {"tag": "dot", "val": 1}}),
+            "s.val: this case carries no value",
+        ),
+        (
+            "describe",
+            json!({"c": "purple", "f": [], "tags": []}),
+            "c: expected one of red, green, blue",
+        ),
+        (
+            "describe",
+            json!({"c": "red", "f": ["read", "read"], "tags": []}),
+            "f[1]: \"read\" is set twice",
+        ),
+        (
+            "describe",
+            json!({"c": "red", "f": ["fly"], "tags": []}),
+            "f[0]: expected one of read, write, exec",
+        ),
+        (
+            "describe",
+            json!({"c": "red", "f": [], "tags": ["a", 2]}),
+            "tags[1]: expected a string",
+        ),
+        (
+            "next_char",
+            json!({"c": "ab", "flag": true}),
+            "c: expected exactly one character, got 2",
+        ),
+        (
+            "next_char",
+            json!({"c": "a", "flag": "yes"}),
+            "flag: expected a boolean, got a string",
+        ),
+        (
+            "twice",
+            json!({"n": 70000}),
+            "n: expected an integer from 0 to 65535",
+        ),
+        (
+            "ping",
+            json!([1]),
+            "arguments: expected an object, got an array",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let (failure, message) = f.fails(tool, args.clone()).await;
+        assert!(
+            matches!(failure, CallFailure::Tool(ToolError::InvalidArguments(_))),
+            "{tool}({args}): {message}"
+        );
+        assert!(
+            message.contains(expected),
+            "{tool}({args}): {message:?} lacks {expected:?}"
+        );
+    }
+    // The plugin still answers.
+    assert_eq!(f.ok("ping", json!({})).await.text, "pong");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_parameter_or_no_export_at_all_is_refused_at_load() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let err = load(
+        &dir,
+        &format!("[[plugin]]\nname = \"holder\"\nsource = \"{HOLDER_WASM}\"\n"),
+    )
+    .await
+    .err()
+    .expect("a resource parameter is refused");
+    assert!(err.contains("peek"), "{err}");
+    assert!(err.contains("resource handle (borrow)"), "{err}");
+    assert!(
+        err.contains("warden.toml:6"),
+        "the manifest line is named: {err}"
+    );
+
+    let empty = dir.path().join("empty.wasm");
+    std::fs::write(&empty, wat::parse_str("(component)").expect("wat")).expect("write");
+    let err = load(
+        &dir,
+        &format!(
+            "[[plugin]]\nname = \"empty\"\nsource = \"{}\"\n",
+            empty.display()
+        ),
+    )
+    .await
+    .err()
+    .expect("a component without exports is refused");
+    assert!(err.contains("exports no tools"), "{err}");
+    assert!(
+        err.contains("export fetch: func"),
+        "it says what to export: {err}"
+    );
+}
+
+// ---------------------------------------------------------------------------- directories
+
+/// The directory tree under `root` (symlinks not followed): bytes of its files and every
+/// path in it.
+fn tree(root: &Path) -> (u64, Vec<PathBuf>) {
+    let mut bytes = 0;
+    let mut paths = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("read dir")
+            .map_while(Result::ok)
+        {
+            let meta = entry.path().symlink_metadata().expect("stat");
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.is_file() {
+                bytes += meta.len();
+            }
+            paths.push(entry.path());
+        }
+    }
+    (bytes, paths)
+}
+
+const SECRET: &str = "host secret 7f3a";
+
+/// A data directory (read-write, 1 MiB quota), a read-only one and another read-write one,
+/// with a secret file beside them and symlinks the admin planted inside.
+fn hostile_dirs(root: &Path) -> String {
+    for d in ["data", "ro", "other"] {
+        std::fs::create_dir(root.join(d)).expect("mkdir");
+    }
+    std::fs::write(root.join("secret.txt"), SECRET).expect("secret");
+    std::fs::write(root.join("ro/kept.txt"), "kept").expect("ro file");
+    std::fs::write(root.join("data/mine.txt"), "mine").expect("data file");
+    std::os::unix::fs::symlink("../secret.txt", root.join("data/rel-link")).expect("symlink");
+    std::os::unix::fs::symlink(root.join("secret.txt"), root.join("data/abs-link"))
+        .expect("symlink");
+    std::os::unix::fs::symlink("/etc", root.join("data/etc")).expect("symlink");
+    format!(
+        "[[plugin]]\nname = \"fh\"\nsource = \"{FILES_HOSTILE_WASM}\"\n\
+         limits = {{ call_timeout = \"20s\" }}\n\
+         grants.files = [\n  {{ host = \"data\", guest = \"/data\", mode = \"read-write\", quota = \"1MiB\" }},\n  \
+         {{ host = \"ro\", guest = \"/ro\" }},\n  \
+         {{ host = \"other\", guest = \"/other\", mode = \"read-write\", quota = \"1MiB\" }},\n]\n"
+    )
+}
+
+async fn attack(f: &Fixture, kind: &str, arg: &str) -> String {
+    f.ok("attack", json!({"kind": kind, "arg": arg})).await.text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paths_and_links_do_not_leave_a_granted_directory() {
+    let f = Fixture::new(hostile_dirs).await;
+    let root = f.dir.path();
+    assert!(
+        attack(&f, "read", "mine.txt")
+            .await
+            .contains("Ok(\"mine\")")
+    );
+    for path in [
+        "../secret.txt",
+        "../../../../etc/passwd",
+        "/etc/passwd",
+        "rel-link",
+        "abs-link",
+        "etc/passwd",
+        "./../data/../secret.txt",
+    ] {
+        for kind in ["read", "read-nofollow"] {
+            let out = attack(&f, kind, path).await;
+            assert!(out.starts_with("Err("), "{kind} {path}: {out}");
+            assert!(
+                !out.contains(SECRET) && !out.contains("root:"),
+                "{kind} {path} leaked: {out}"
+            );
+        }
+    }
+    // A symlink the plugin plants, relative or absolute, reads nothing outside either.
+    for target in [
+        "../secret.txt",
+        "/etc/passwd",
+        &root.join("secret.txt").display().to_string(),
+    ] {
+        let out = attack(&f, "plant", target).await;
+        assert!(
+            !out.contains(SECRET) && !out.contains("root:"),
+            "plant {target}: {out}"
+        );
+        assert!(out.contains("read Err("), "plant {target}: {out}");
+        let _ = std::fs::remove_file(root.join("data/planted"));
+    }
+    // Hard links: not into another grant, not above the directory, not from outside it.
+    let out = attack(&f, "hardlink", "mine.txt").await;
+    assert!(
+        out.contains("across Err(ErrorCode { code: 36, name: \"cross-device\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("up Err(") && out.contains("from outside Err("),
+        "{out}"
+    );
+    assert!(
+        !root.join("linked").exists()
+            && !root.join("ro/linked").exists()
+            && !root.join("other/linked").exists()
+    );
+    assert!(!root.join("data/passwd").exists());
+    // Renames: not into another grant (its own quota), not above the directory.
+    let out = attack(&f, "rename", "mine.txt").await;
+    assert!(
+        out.contains("across Err(ErrorCode { code: 36, name: \"cross-device\"")
+            && out.contains("up Err("),
+        "{out}"
+    );
+    assert!(
+        root.join("data/mine.txt").exists()
+            && !root.join("moved").exists()
+            && !root.join("other/moved").exists()
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("secret.txt")).expect("secret"),
+        SECRET
+    );
+    assert!(
+        !f.denials("outside the granted directory").is_empty(),
+        "escapes are audited"
+    );
+    assert!(
+        !f.denials("between two granted directories").is_empty(),
+        "cross-grant moves are audited"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_grant_takes_no_write_of_any_kind() {
+    let f = Fixture::new(hostile_dirs).await;
+    let root = f.dir.path();
+    let before = tree(&root.join("ro"));
+    let out = attack(&f, "write-ro", "kept.txt").await;
+    for door in [
+        "create Err(",
+        "open for write Err(",
+        "mkdir Err(",
+        "unlink Err(",
+    ] {
+        assert!(out.contains(door), "{door}: {out}");
+    }
+    assert_eq!(
+        tree(&root.join("ro")),
+        before,
+        "the read-only directory is unchanged"
+    );
+    let denied = f.denials("is granted read-only");
+    assert!(denied.len() >= 4, "each refusal is audited: {denied:?}");
+    assert!(
+        denied[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("mode = \"read-write\"")),
+        "{denied:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_way_of_writing_grows_a_directory_past_its_quota() {
+    let f = Fixture::new(hostile_dirs).await;
+    let data = f.dir.path().join("data");
+    let quota = 1024 * 1024;
+    for how in ["write", "stream", "append"] {
+        let out = attack(&f, "fill", &format!("{} {how}", 4 * quota)).await;
+        assert!(out.contains("stopped"), "{how}: {out}");
+        let (bytes, _) = tree(&data);
+        assert!(
+            bytes <= quota,
+            "{how}: the directory holds {bytes} bytes, over its quota of {quota}"
+        );
+        assert!(
+            bytes > quota / 2,
+            "{how}: only {bytes} bytes went in: {out}"
+        );
+        // Room for the next way in (the count finds the space freed outside it).
+        std::fs::remove_file(data.join(format!("fill-{how}.bin"))).expect("remove");
+    }
+    let out = attack(&f, "grow", &(1u64 << 30).to_string()).await;
+    let refused = "Err(ErrorCode { code: 23, name: \"insufficient-space\"";
+    assert!(out.contains(&format!("set-size {refused}")), "{out}");
+    assert!(
+        out.contains(&format!("write at {}: {refused}", 1u64 << 30)),
+        "{out}"
+    );
+    let out = attack(&f, "many", "100000").await;
+    assert!(
+        out.contains("stopped: ErrorCode { code: 23, name: \"insufficient-space\""),
+        "{out}"
+    );
+    let (bytes, paths) = tree(&data);
+    assert!(bytes <= quota, "the directory holds {bytes} bytes");
+    assert!(
+        paths.len() <= 300,
+        "{} entries: empty files count against the quota too",
+        paths.len()
+    );
+    let denied = f.denials("quota:");
+    assert!(!denied.is_empty(), "quota refusals are audited");
+    assert!(
+        denied[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("raise quota")),
+        "{denied:?}"
+    );
+    // Writes are audited once per file per call, with their bytes.
+    let writes: Vec<Value> = f
+        .audit()
+        .into_iter()
+        .filter(|l| l["event"] == "capability_used" && l["capability"] == "wasi:filesystem")
+        .collect();
+    let stream = writes
+        .iter()
+        .find(|l| l["target"] == "/data/fill-stream.bin")
+        .expect("the stream's writes are audited");
+    assert!(
+        stream["bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 0 && b <= quota),
+        "{stream}"
+    );
+    assert_eq!(
+        writes
+            .iter()
+            .filter(|l| l["target"] == "/data/fill-stream.bin")
+            .count(),
+        1,
+        "one line per file per call"
+    );
+}
+
+// ---------------------------------------------------------------------------- fixtures
+
+fn notes(root: &Path, grant: bool) -> String {
+    std::fs::create_dir_all(root.join("notes-dir")).expect("mkdir");
+    let grant = if grant {
+        "grants.files = [{ host = \"notes-dir\", guest = \"/data\", mode = \"read-write\", quota = \"1MiB\" }]\n"
+    } else {
+        ""
+    };
+    format!("[[plugin]]\nname = \"notes\"\nsource = \"{NOTES_WASM}\"\n{grant}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_component_for_another_host_reads_and_writes_its_granted_directory() {
+    let f = Fixture::new(|root| notes(root, true)).await;
+    let saved = f
+        .ok("save_note", json!({"name": "todo", "text": "buy milk"}))
+        .await;
+    assert_eq!(saved.structured, Some(json!({"result": 8})));
+    assert_eq!(
+        std::fs::read_to_string(f.dir.path().join("notes-dir/notes/todo.txt")).expect("on disk"),
+        "buy milk"
+    );
+    assert_eq!(
+        f.ok("read_note", json!({"name": "todo"})).await.text,
+        "buy milk"
+    );
+    assert_eq!(
+        f.ok("list_notes", json!({})).await.structured,
+        Some(json!({"result": ["todo"]}))
+    );
+    let write = f
+        .audit()
+        .into_iter()
+        .find(|l| l["event"] == "capability_used" && l["target"] == "/data/notes/todo.txt")
+        .expect("the write is audited");
+    assert_eq!(
+        (write["tool"].clone(), write["bytes"].clone()),
+        (json!("save_note"), json!(8))
+    );
+    let description = f.schema("save_note").2;
+    assert!(
+        description.contains("Save a note") || description.contains("save-note("),
+        "{description}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_its_directory_grant_a_component_is_told_the_grant_to_add() {
+    let f = Fixture::new(|root| notes(root, false)).await;
+    let (_, message) = f
+        .fails("save_note", json!({"name": "todo", "text": "x"}))
+        .await;
+    assert!(message.contains("add grants.files"), "{message}");
+    assert!(
+        !f.denials("add grants.files").is_empty(),
+        "the refusal is audited"
+    );
+    assert!(
+        tree(&f.dir.path().join("notes-dir")).1.is_empty(),
+        "nothing was written"
+    );
+}
+
+fn greeter(env: &str) -> String {
+    format!(
+        "[[plugin]]\nname = \"greeter\"\nsource = \"{GREETER_WASM}\"\n{env}\n[plugin.settings]\ngreeting = \"Hello\"\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn environment_variables_are_only_those_the_admin_names() {
+    let f = Fixture::new(|_| {
+        greeter("grants.env = { vars = { API_BASE = \"https://api.example.test\", GREETER_LANG = \"en\" }, from_host = [\"PATH\"] }")
+    })
+    .await;
+    assert_eq!(
+        f.ok("greet", json!({"name": "Ada"})).await.text,
+        "Hello, Ada! (en)"
+    );
+    assert_eq!(
+        f.ok("api_base", json!({})).await.text,
+        "https://api.example.test"
+    );
+
+    let bare = Fixture::new(|_| greeter("")).await;
+    let (_, message) = bare.fails("api_base", json!({})).await;
+    assert!(message.contains("API_BASE is not set"), "{message}");
+    assert!(message.contains("add grants.env"), "{message}");
+    assert!(
+        !bare.denials("add grants.env").is_empty(),
+        "the refusal is audited"
+    );
+
+    // A name that looks like a credential is refused at load, pointing to the host's own.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let err = load(
+        &dir,
+        &greeter("grants.env = { from_host = [\"GITHUB_TOKEN\"] }"),
+    )
+    .await
+    .err()
+    .expect("refused");
+    assert!(
+        err.contains("looks like a credential") && err.contains("[credentials]"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn descriptions_come_from_the_components_wit_docs_when_it_carries_them() {
+    // A component that keeps its WIT docs (wit-component's `package-docs` section) and one
+    // function without any: the first is described by its doc comment, the second by its
+    // signature.
+    let docs =
+        r#"{"worlds":{"w":{"func_exports":{"answer":{"docs":"The answer to everything."}}}}}"#;
+    let text = format!(
+        r#"(component
+            (core module $m
+                (func (export "answer") (result i32) i32.const 42)
+                (func (export "double") (param i32) (result i32) local.get 0 i32.const 2 i32.mul))
+            (core instance $i (instantiate $m))
+            (func $answer (result u32) (canon lift (core func $i "answer")))
+            (func $double (param "n" u32) (result u32) (canon lift (core func $i "double")))
+            (export "answer" (func $answer))
+            (export "double" (func $double))
+            (@custom "package-docs" "\01{}")
+        )"#,
+        docs.replace('"', "\\\"")
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("docs.wasm");
+    std::fs::write(&path, wat::parse_str(&text).expect("wat")).expect("write");
+    let app = load(
+        &dir,
+        &format!(
+            "[[plugin]]\nname = \"docs\"\nsource = \"{}\"\n",
+            path.display()
+        ),
+    )
+    .await
+    .expect("loads");
+    let describe = |name: &str| {
+        app.registry
+            .tool(name)
+            .map(|t| t.info.description.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(describe("answer"), "The answer to everything.");
+    assert_eq!(
+        describe("double"),
+        "Calls `double(n: u32) -> u32`, exported by this component."
+    );
+    let out = app
+        .registry
+        .call("double", r#"{"n": 21}"#, CallContext::default())
+        .await
+        .expect("routed")
+        .result
+        .map_err(|e| e.message("docs"))
+        .expect("answers");
+    assert_eq!(out.structured.as_deref(), Some(r#"{"result":42}"#));
+}
