@@ -21,7 +21,7 @@ import pytest
 
 from browser_helpers import CHROMIUM, browser_manifest, ok, ref_of
 from browser_site import Site, page, start_site
-from conftest import wait_for
+from conftest import text_of, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -419,4 +419,45 @@ grants.browser = {{ origins = ["{s.origin}", "http://127.0.0.2:*"] }}
     finally:
         for r in recorders:
             r.close()
+        s.close()
+
+
+# A construct html5ever builds otherwise than Chromium and the host does not model: an
+# element that leaves SVG content inside a MathML annotation that holds HTML. html5ever closes
+# the formula there (the <div> goes to the body); Chromium keeps it in the annotation. The
+# elements are the same, in the same order, but not with the same parents: the host's refs
+# must not be taken by the browser's document.
+FORMULA = page(
+    "Billing · Acme Console",
+    f"""<div class="topbar">{NAV}</div>
+<div class="formula"><math><annotation-xml encoding="text/html"><svg><div class="note">Price per seat</div></svg></annotation-xml></math></div>
+{DANGER}""",
+)
+
+
+async def test_a_ref_the_browser_document_does_not_prove_is_refused(start_warden, write_manifest) -> None:
+    s = raw_site()
+    s.pages["/billing"] = (HTML, FORMULA.encode())
+    try:
+        m = browser_manifest(write_manifest, s.origin)
+        async with start_warden(m) as w:
+            snap = await ok(w, "browse_navigate", {"url": s.url("/billing")})
+            assert navigations(m)[-1].get("detail") == FAST, navigations(m)
+            cancel = ref_of(snap, "button", "Cancel")
+            s.requests.clear()
+            refused = await w.call("browse_click", {"ref": cancel}, timeout=60)
+            text = text_of(refused)
+            assert refused.is_error, text
+            assert "take a new snapshot" in text, text
+            # Nothing was clicked: neither form reached the site (the page itself was loaded
+            # from the response the host held).
+            assert not any(r.startswith("POST /delete") or r.startswith("GET /kept") for r in s.requests), s.requests
+            # A new snapshot is the browser's, and its refs act.
+            fresh = await ok(w, "browse_snapshot", {})
+            done = await ok(w, "browse_click", {"ref": ref_of(fresh, "button", "Cancel")})
+            assert "Nothing was deleted" in done, done
+        assert not any(r.startswith("POST /delete") for r in s.requests), s.requests
+        clicks = [a for a in m.audit_lines() if a.get("event") == "tool_call" and a.get("tool") == "browse_click"]
+        assert clicks and clicks[0].get("outcome") != "ok", clicks
+    finally:
         s.close()
