@@ -11,6 +11,7 @@ network guard forbids (a listener of the test's own on a guard's port receives n
 from __future__ import annotations
 
 import http.server
+import random
 import re
 import socket
 import threading
@@ -459,5 +460,73 @@ async def test_a_ref_the_browser_document_does_not_prove_is_refused(start_warden
         assert not any(r.startswith("POST /delete") for r in s.requests), s.requests
         clicks = [a for a in m.audit_lines() if a.get("event") == "tool_call" and a.get("tool") == "browse_click"]
         assert clicks and clicks[0].get("outcome") != "ok", clicks
+    finally:
+        s.close()
+
+
+# ---------------------------------------------------------------------------- differential
+# Generated pages through both paths: each the host reads must read as Chromium shows it.
+
+
+def generated_page(seed: int) -> str:
+    """A page built at random (seeded) from what sites are made of: navigation in divs and
+    lists, a <style> block hiding and showing things by class, id and attribute, inline
+    styles, hidden menus, closed details, tables, a form, display: contents and flex boxes."""
+    rng = random.Random(seed)
+    classes = ["menu", "panel", "item", "card", "note", "extra", "side", "tip"]
+    rules = []
+    for c in rng.sample(classes, 4):
+        decl = rng.choice([
+            "display: none", "display: block", "visibility: hidden", "display: flex",
+            "display: inline-block", "opacity: 0", "display: contents", "visibility: visible",
+            "display: none !important", "cursor: pointer", "float: left", "display: table-cell",
+        ])
+        sel = rng.choice([f".{c}", f"div.{c}", f".wrap > .{c}", f".wrap .{c}", f"[data-k={c}]", f".{c}:first-child",
+                          f".{c} + .{c}", f":is(.{c}, .zz)", f".{c}:not(.open)", f"ul .{c}"])
+        rules.append(f"{sel} {{ {decl} }}")
+    rules.append(".open { display: block }")
+    blocks = []
+    for i in range(rng.randint(6, 12)):
+        c = rng.choice(classes)
+        extra = rng.choice(["", " open", " zz"])
+        style = rng.choice(["", ' style="display:none"', ' style="visibility:hidden"', ' style="display:block"', ""])
+        hidden = rng.choice(["", "", " hidden"])
+        inner = rng.choice([
+            f'<a href="/g/{i}">Link {i}</a>',
+            f'<button type=button>Button {i}</button>',
+            f'<span>Words {i}</span> <a href="/g/{i}b">More {i}</a>',
+            f'<ul><li class="{c}"><a href="/l/{i}">Item {i}</a></li><li>Plain {i}</li></ul>',
+            f'<details><summary>Open {i}</summary><a href="/d/{i}">Inside {i}</a></details>',
+            f'<table><tr><td class="{c}">Cell {i}</td><td><a href="/t/{i}">Row {i}</a></td></tr></table>',
+            f'<label>Field {i} <input name=f{i}></label>',
+            f'<div class="{c}"><div><a href="/n/{i}">Nested {i}</a></div></div>',
+        ])
+        blocks.append(f'<div class="{c}{extra}" data-k="{c}"{style}{hidden}>{inner}</div>')
+    links = "".join(f'<div class="nav-item"><a href="/nav/{i}">Nav {i}</a></div>' for i in range(5))
+    body = f'<div class="top">{links}</div><div class="wrap">{"".join(blocks)}</div>'
+    return page(f"Generated {seed}", body, "<style>" + "\n".join(rules) + "</style>")
+
+
+async def test_generated_pages_read_by_the_host_read_as_chromium_shows_them(start_warden, write_manifest) -> None:
+    s = raw_site()
+    seeds = list(range(1, 13))
+    for seed in seeds:
+        s.pages[f"/gen/{seed}"] = (HTML, generated_page(seed).encode())
+    try:
+        fast = browser_manifest(write_manifest, s.origin)
+        quick = {}
+        async with start_warden(fast) as w:
+            for seed in seeds:
+                await ok(w, "browse_navigate", {"url": s.url(f"/gen/{seed}")})
+                quick[seed] = await ok(w, "browse_snapshot", {"mode": "full"})
+        details = [a.get("detail") or "" for a in navigations(fast)]
+        read = [seed for seed, d in zip(seeds, details) if d == FAST]
+        assert len(read) >= len(seeds) // 2, details
+        slow = browser_manifest(write_manifest, s.origin, browser="static_pages = false")
+        async with start_warden(slow) as w:
+            for seed in read:
+                await ok(w, "browse_navigate", {"url": s.url(f"/gen/{seed}")})
+                full = await ok(w, "browse_snapshot", {"mode": "full"})
+                assert element_lines(full) == element_lines(quick[seed]), (seed, generated_page(seed), full, quick[seed])
     finally:
         s.close()

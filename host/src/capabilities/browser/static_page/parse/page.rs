@@ -9,7 +9,9 @@ use super::NeedsBrowser;
 use super::dom::{Dom, Ix, Ns};
 use super::forms::{checkedness, javascript_url, labelable, runs};
 use super::has;
-use super::style::{Disp, DisplaySpec, SVG_UNDRAWN, Style, clips_all, opacity_of, ua_display};
+use super::style::{
+    Disp, DisplaySpec, SVG_UNDRAWN, Style, clips_all, hinted_display, opacity_of, ua_display,
+};
 use super::text::css_space;
 
 /// The document with what page.js reads of its style and state worked out per node.
@@ -128,9 +130,11 @@ impl<'d> Page<'d> {
             }
             let style = styles.get(i).unwrap_or(&unstyled);
             let parent_display = parent.map_or(Disp::Block, |p| page.display[p]);
-            let ua = ua_display(dom, i, page.open[i]);
+            let ua = hinted_display(dom, i, page.open[i]);
             let (mut display, flex) = match style.display {
-                None | Some(DisplaySpec::Revert) => (ua, false),
+                None => (ua, false),
+                // To the user agent's, past the `hidden` attribute's hint.
+                Some(DisplaySpec::Revert) => (ua_display(dom, i, page.open[i]), false),
                 Some(DisplaySpec::Is(d, f)) => (d, f),
                 Some(DisplaySpec::Initial) => (Disp::Inline, false),
                 Some(DisplaySpec::Inherit) => {

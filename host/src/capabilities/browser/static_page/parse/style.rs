@@ -41,7 +41,7 @@ fn display_spec(v: &str) -> Option<DisplaySpec> {
     let spec = match v {
         "inherit" => DisplaySpec::Inherit,
         "initial" | "unset" => DisplaySpec::Initial,
-        "revert" | "revert-layer" => DisplaySpec::Revert,
+        "revert" => DisplaySpec::Revert,
         "none" => DisplaySpec::Is(Disp::None, false),
         "contents" => DisplaySpec::Is(Contents, false),
         "inline"
@@ -443,6 +443,16 @@ pub(super) fn clips_all(style: &Style) -> bool {
     rect || style.clip_path.as_deref() == Some("inset(50%)")
 }
 
+/// The `display` the element has before the page's own CSS: the `hidden` attribute's (a
+/// presentational hint in Chromium, which an author's `display` overrides and `revert` skips),
+/// or the user agent style sheet's ([`ua_display`]).
+pub(super) fn hinted_display(dom: &Dom, i: Ix, open: bool) -> Disp {
+    if dom.ns(i) == Some(Ns::Html) && dom.has(i, "hidden") {
+        return Disp::None;
+    }
+    ua_display(dom, i, open)
+}
+
 /// The user agent style sheet's `display` for an element (Chromium's `html.css`).
 pub(super) fn ua_display(dom: &Dom, i: Ix, open: bool) -> Disp {
     let Some(e) = dom.elem(i) else {
@@ -453,7 +463,7 @@ pub(super) fn ua_display(dom: &Dom, i: Ix, open: bool) -> Disp {
         Ns::Math if e.local == "math" => return Disp::Block,
         _ => return Disp::Inline,
     }
-    if dom.has(i, "hidden") || (dom.has(i, "popover") && !(e.local == "dialog" && open)) {
+    if dom.has(i, "popover") && !(e.local == "dialog" && open) {
         return Disp::None;
     }
     match e.local.as_str() {

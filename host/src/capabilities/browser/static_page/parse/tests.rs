@@ -802,6 +802,7 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
   .print-only { display: none }
   .tip::before { display: none }
   a:hover { color: red }
+  .reverted { display: revert }
 </style>"#;
     let body = r#"<div id=top>
 <div class=menu><a href=/admin>Admin</a><button>Delete everything</button></div>
@@ -812,6 +813,7 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
 <div class=print-only><a href=/print>Print only</a></div>
 <div class=screen-hidden><a href=/screen>Screen hidden</a></div>
 <span class=tip><a href=/tip>Tip</a></span>
+<div class=reverted hidden><a href=/rev>Reverted past the hidden hint</a></div>
 </div>"#;
     let snap = parsed(&page_with(head, body)).with_text;
     let names = names(&snap);
@@ -826,7 +828,13 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
     ] {
         assert!(!names.contains(&hidden), "{hidden} in {names:?}");
     }
-    for shown in ["Shown by an id rule", "Loud", "Tip"] {
+    // Chromium's `hidden` is a presentational hint, which `revert` goes past.
+    for shown in [
+        "Shown by an id rule",
+        "Loud",
+        "Tip",
+        "Reverted past the hidden hint",
+    ] {
         assert!(names.contains(&shown), "{shown} not in {names:?}");
     }
 }
