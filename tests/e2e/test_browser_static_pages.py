@@ -323,7 +323,7 @@ async def test_pages_chromium_builds_otherwise_read_as_chromium_shows_them(start
             await ok(w, "browse_navigate", {"url": s.url("/shadow")})
             snap = await ok(w, "browse_snapshot", {"mode": "full"})
             done = await ok(w, "browse_click", {"ref": ref_of(snap, "button", "Cancel")})
-            assert "Nothing was deleted" in done, done
+            assert 'Page: "Kept"' in done, done
         assert not any(r.startswith("POST /delete") for r in s.requests), s.requests
         details = [a.get("detail") or "" for a in navigations(fast)]
         assert details[0].startswith("loaded in the browser: it has a declarative shadow root"), details
@@ -456,7 +456,7 @@ async def test_a_ref_the_browser_document_does_not_prove_is_refused(start_warden
             # A new snapshot is the browser's, and its refs act.
             fresh = await ok(w, "browse_snapshot", {})
             done = await ok(w, "browse_click", {"ref": ref_of(fresh, "button", "Cancel")})
-            assert "Nothing was deleted" in done, done
+            assert 'Page: "Kept"' in done, done
         assert not any(r.startswith("POST /delete") for r in s.requests), s.requests
         clicks = [a for a in m.audit_lines() if a.get("event") == "tool_call" and a.get("tool") == "browse_click"]
         assert clicks and clicks[0].get("outcome") != "ok", clicks
