@@ -285,13 +285,14 @@ CHARSET = (
     + b"<p>\x1b$B<!--\x1b(B<script>document.title = 'ran in the browser'</script>--></p>"
     + b'<div class="content"><a href="/docs/after">After the trick</a></div></body></html>'
 )
-MENU = """<div class="header"><div class="brand"><a href="/">Acme Console</a></div>
+MENU = """<a class="skip" href="#main">Skip to content</a><div class="header"><div class="brand"><a href="/">Acme Console</a></div>
 <div class="user-menu"><a href="/profile">Profile</a><div class="dropdown"><a href="/admin">Admin</a>
 <button class="danger">Delete everything</button></div></div></div>
-<div class="content"><h1>Projects</h1>""" + NAV + "</div>"
-STYLED = page("Console", MENU, "<style>.dropdown { display: none } .content h1 { font-size: 2em }</style>")
+<div class="content" id="main"><h1>Projects</h1><span class="sr-only">Screen reader note</span>""" + NAV + "</div>"
+SKIP = ".skip, .sr-only { position: absolute; left: -9999px } .skip:focus { left: 8px }"
+STYLED = page("Console", MENU, f"<style>.dropdown {{ display: none }} .content h1 {{ font-size: 2em }} {SKIP}</style>")
 LINKED = page("Console (linked)", MENU, '<link rel="stylesheet" href="/site.css">')
-SITE_CSS = b".header { display: flex } .dropdown { display: none } .brand a { color: #222 }\n"
+SITE_CSS = b".header { display: flex } .dropdown { display: none } .brand a { color: #222 }\n" + SKIP.encode()
 
 
 def raw_site() -> RawSite:

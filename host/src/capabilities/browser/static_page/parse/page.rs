@@ -184,7 +184,7 @@ impl<'d> Page<'d> {
                 None => false,
             };
             page.faded_up[i] = page.faded[i] || parent.is_some_and(|p| page.faded_up[p]);
-            page.clipped[i] = clips_all(style);
+            page.clipped[i] = clips_all(style) || style.off_page();
             if page.rendered[i] && page.unmodelled.is_none() {
                 page.unmodelled = style.unmodelled();
             }

@@ -115,7 +115,9 @@ pub(super) enum Prop {
     OverflowY,
     /// `width`, `height`, `max-width`, `max-height`.
     Size,
-    /// `left`, `top`, `right`, `bottom`, `inset`.
+    /// `left`, `top`: where a placed box starts.
+    Start,
+    /// `right`, `bottom`, `inset`.
     Offset,
     /// `transform`, `translate`, `scale`.
     Transform,
@@ -138,9 +140,9 @@ const PROPS: &[(&str, &[Prop])] = &[
     ("width", &[Prop::Size]), ("height", &[Prop::Size]), ("max-width", &[Prop::Size]),
     ("max-height", &[Prop::Size]), ("inline-size", &[Prop::Size]), ("block-size", &[Prop::Size]),
     ("max-inline-size", &[Prop::Size]), ("max-block-size", &[Prop::Size]),
-    ("left", &[Prop::Offset]), ("top", &[Prop::Offset]), ("right", &[Prop::Offset]),
+    ("left", &[Prop::Start]), ("top", &[Prop::Start]), ("right", &[Prop::Offset]),
     ("bottom", &[Prop::Offset]), ("inset", &[Prop::Offset]),
-    ("inset-inline-start", &[Prop::Offset]), ("inset-block-start", &[Prop::Offset]),
+    ("inset-inline-start", &[Prop::Start]), ("inset-block-start", &[Prop::Start]),
     ("inset-inline-end", &[Prop::Offset]), ("inset-block-end", &[Prop::Offset]),
     ("transform", &[Prop::Transform]), ("translate", &[Prop::Transform]),
     ("scale", &[Prop::Transform]),
@@ -234,7 +236,7 @@ impl Decl {
     pub(super) fn matters(&self) -> bool {
         match self.prop {
             Prop::Size => tiny(&self.value),
-            Prop::Offset | Prop::Transform => far(&self.value),
+            Prop::Start | Prop::Offset | Prop::Transform => far(&self.value),
             _ => true,
         }
     }
@@ -271,6 +273,7 @@ pub(super) struct Style {
     overflow_x: Option<String>,
     overflow_y: Option<String>,
     sizes: Vec<String>,
+    starts: Vec<String>,
     offsets: Vec<String>,
     transform: Option<String>,
     text_transform: Option<String>,
@@ -307,6 +310,7 @@ impl Style {
             Prop::OverflowX => self.overflow_x = v,
             Prop::OverflowY => self.overflow_y = v,
             Prop::Size => self.sizes.push(d.value.clone()),
+            Prop::Start => self.starts.push(d.value.clone()),
             Prop::Offset => self.offsets.push(d.value.clone()),
             Prop::Transform => self.transform = v,
             Prop::TextTransform => self.text_transform = v,
@@ -375,9 +379,9 @@ impl Style {
         {
             return Some("content hidden by its size");
         }
-        let placed = matches!(self.position.as_deref(), Some("absolute" | "fixed"));
-        if placed
+        if self.placed()
             && (self.offsets.iter().any(|o| far(o))
+                || self.starts.iter().any(|o| far(o) && !far_off(o))
                 || self
                     .transform
                     .as_deref()
@@ -387,6 +391,25 @@ impl Style {
         }
         None
     }
+
+    /// Placed out of the flow: `position` `absolute` or `fixed`.
+    fn placed(&self) -> bool {
+        matches!(self.position.as_deref(), Some("absolute" | "fixed"))
+    }
+
+    /// A placed box moved so far left or up that page.js's `clipped` finds it off the page
+    /// (`left: -9999px`, the usual skip link and screen-reader text).
+    pub(super) fn off_page(&self) -> bool {
+        self.placed() && self.starts.iter().any(|o| far_off(o))
+    }
+}
+
+/// An offset that puts any box of a realistic size (under 5,000 pixels) before the page's
+/// start: `-5000px` or further.
+fn far_off(v: &str) -> bool {
+    v.strip_suffix("px")
+        .and_then(|n| n.parse::<f64>().ok())
+        .is_some_and(|n| n <= -5000.0)
 }
 
 /// A size of at most a pixel (or one the host cannot tell).

@@ -803,6 +803,7 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
   .tip::before { display: none }
   a:hover { color: red }
   .reverted { display: revert }
+  .offpage { position: absolute; left: -10000px }
 </style>"#;
     let body = r#"<div id=top>
 <div class=menu><a href=/admin>Admin</a><button>Delete everything</button></div>
@@ -814,6 +815,7 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
 <div class=screen-hidden><a href=/screen>Screen hidden</a></div>
 <span class=tip><a href=/tip>Tip</a></span>
 <div class=reverted hidden><a href=/rev>Reverted past the hidden hint</a></div>
+<a class=offpage href=/main>Skip to content</a><span class=offpage>Off the page words</span>
 </div>"#;
     let snap = parsed(&page_with(head, body)).with_text;
     let names = names(&snap);
@@ -825,6 +827,7 @@ fn the_page_style_sheet_hides_as_chromium_applies_it() {
         "Faint words",
         "Print only",
         "Screen hidden",
+        "Off the page words",
     ] {
         assert!(!names.contains(&hidden), "{hidden} in {names:?}");
     }
@@ -856,7 +859,12 @@ fn css_the_host_cannot_evaluate_sends_the_page_to_the_browser() {
     assert!(why("@import url(x.css);").is_some());
     assert!(why(".a { display: var(--shown) }").is_some());
     assert!(why(".a { overflow: hidden; height: 0 }").is_some());
-    assert!(why(".a { position: absolute; left: -9999px }").is_some());
+    assert!(why(".a { position: absolute; left: -20px }").is_some());
+    // A skip link's place, and where its focus would move it, are known.
+    assert_eq!(
+        why(".a { position: absolute; left: -9999px } .a:focus { left: 8px }"),
+        None
+    );
     assert!(why(".a { position: fixed; top: 0 }").is_some());
     assert!(why(".a { animation: fade 1s }").is_some());
     assert!(why(".a { text-transform: uppercase }").is_some());
