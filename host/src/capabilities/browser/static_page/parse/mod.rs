@@ -242,10 +242,17 @@ fn stylesheets(dom: &Dom, url: &url::Url) -> Result<(Vec<Source>, Vec<url::Url>)
         })
     };
     let (mut sources, mut links) = (Vec::new(), Vec::new());
+    // The preferred style sheet set: the title of the first titled sheet. A sheet titled
+    // otherwise is not applied (HTML's style sheet sets, as Chromium keeps them).
+    let mut preferred: Option<&str> = None;
+    let mut in_set = |i: Ix| match dom.attr(i, "title").filter(|t| !t.is_empty()) {
+        None => true,
+        Some(title) => *preferred.get_or_insert(title) == title,
+    };
     for (i, e) in dom.elements() {
         let media = || sheets::media_matches(dom.attr(i, "media").unwrap_or(""));
         match e.local.as_str() {
-            "style" if matches!(e.ns, Ns::Html | Ns::Svg) && css_type(i) => {
+            "style" if matches!(e.ns, Ns::Html | Ns::Svg) && css_type(i) && in_set(i) => {
                 let css = dom.text_content(i);
                 match media() {
                     Some(true) => sources.push(Source::Text(css)),
@@ -271,6 +278,9 @@ fn stylesheets(dom: &Dom, url: &url::Url) -> Result<(Vec<Source>, Vec<url::Url>)
                 }
                 if rel.contains(&"alternate") {
                     return unmodelled("an alternate style sheet");
+                }
+                if !in_set(i) {
+                    continue;
                 }
                 if dom.has(i, "integrity") {
                     return unmodelled("a style sheet with an integrity check");

@@ -430,12 +430,9 @@ fn unmodelled(dom: &Dom) -> Option<&'static str> {
             {
                 return Some("a content security policy for its styles");
             }
-            // The preferred style sheet set decides which titled sheets apply.
+            // It names the preferred style sheet set, which decides which titled sheets apply.
             "meta" if html && attr_is("http-equiv", &["default-style"]) => {
                 return Some("a default style sheet set");
-            }
-            "style" | "link" if html && dom.attr(i, "title").is_some_and(|t| !t.is_empty()) => {
-                return Some("a titled style sheet");
             }
             _ => {}
         }

@@ -948,7 +948,6 @@ fn constructs_chromium_builds_otherwise_go_to_the_browser() {
     for head in [
         r#"<meta http-equiv="Content-Security-Policy" content="style-src 'self'">"#,
         r#"<meta http-equiv=default-style content=Dark>"#,
-        r#"<style title=Dark>.a{}</style>"#,
     ] {
         assert!(
             matches!(
@@ -956,6 +955,25 @@ fn constructs_chromium_builds_otherwise_go_to_the_browser() {
                 Err(NeedsBrowser::Unmodelled(_))
             ),
             "{head}"
+        );
+    }
+}
+
+#[test]
+fn titled_sheets_apply_as_the_preferred_set_says() {
+    let head = r#"<style title=Main>.a { display: none }</style><style>.b { display: none }</style>
+<style title=Other>.c { display: none }</style><style title=Main>.d { display: none }</style>"#;
+    let body = r#"<p class=a>Words a</p><p class=b>Words b</p><p class=c>Words c</p><p class=d>Words d</p>"#;
+    let names = names(&parsed(&page_with(head, body)).with_text)
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    // The first title names the set: Main's sheets and the untitled one apply, Other's not.
+    assert!(names.contains(&"Words c".to_string()), "{names:?}");
+    for hidden in ["Words a", "Words b", "Words d"] {
+        assert!(
+            !names.contains(&hidden.to_string()),
+            "{hidden} in {names:?}"
         );
     }
 }
