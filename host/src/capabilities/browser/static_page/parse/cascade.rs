@@ -20,10 +20,23 @@ type Rank = (bool, bool, u32, usize);
 
 /// Each node's style (`Style::default()` for what is not an element).
 pub(super) fn styles(dom: &Dom, rules: &Rules, checked: Vec<bool>) -> Vec<Style> {
+    // In quirks mode, classes and ids match whatever their ASCII case: so are they found.
+    let fold = |s: &str| {
+        if dom.quirks {
+            s.to_ascii_lowercase()
+        } else {
+            s.to_string()
+        }
+    };
     let mut buckets: HashMap<Key, Vec<(usize, usize)>> = HashMap::new();
     for (r, rule) in rules.rules.iter().enumerate() {
         for (s, selector) in rule.selectors.iter().enumerate() {
-            buckets.entry(key(selector)).or_default().push((r, s));
+            let k = match key(selector) {
+                Key::Id(id) => Key::Id(fold(&id)),
+                Key::Class(c) => Key::Class(fold(&c)),
+                other => other,
+            };
+            buckets.entry(k).or_default().push((r, s));
         }
     }
     let doc = Doc { dom, checked };
@@ -43,11 +56,11 @@ pub(super) fn styles(dom: &Dom, rules: &Rules, checked: Vec<bool>) -> Vec<Style>
         take(Key::Any);
         take(Key::Tag(e.local.to_ascii_lowercase()));
         if let Some(id) = dom.attr(i, "id") {
-            take(Key::Id(id.to_string()));
+            take(Key::Id(fold(id)));
         }
         if let Some(class) = dom.attr(i, "class") {
             for c in class.split_ascii_whitespace() {
-                take(Key::Class(c.to_string()));
+                take(Key::Class(fold(c)));
             }
         }
         let inline = dom.attr(i, "style").map(|s| declarations(s).0);

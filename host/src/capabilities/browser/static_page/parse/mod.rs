@@ -178,12 +178,6 @@ pub fn finish(
     if let Some(why) = rules.why {
         return Err(NeedsBrowser::Unmodelled(why));
     }
-    // In quirks mode, classes and ids match whatever their case.
-    if !prepared.sources.is_empty() && dom.quirks {
-        return Err(NeedsBrowser::Unmodelled(
-            "style sheets in a document without a standards doctype",
-        ));
-    }
     let mut checked = forms::checkedness(dom);
     for (i, _) in dom.elements().filter(|(i, _)| dom.html(*i, "select")) {
         for o in forms::selected(dom, i) {

@@ -323,6 +323,15 @@ pub(super) struct Doc<'d> {
     pub(super) checked: Vec<bool>,
 }
 
+/// How selectors match in this document: in quirks mode, classes and ids whatever their case.
+fn quirks_mode(dom: &Dom) -> QuirksMode {
+    if dom.quirks {
+        QuirksMode::Quirks
+    } else {
+        QuirksMode::NoQuirks
+    }
+}
+
 /// An element of [`Doc`].
 #[derive(Clone, Copy)]
 pub(super) struct El<'d> {
@@ -352,7 +361,7 @@ impl Doc<'_> {
             MatchingMode::Normal,
             None,
             caches,
-            QuirksMode::NoQuirks,
+            quirks_mode(self.dom),
             NeedsSelectorFlags::No,
             MatchingForInvalidation::No,
         );
