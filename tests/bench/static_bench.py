@@ -44,6 +44,7 @@ import argparse
 import collections
 import contextlib
 import http.server
+import json
 import math
 import os
 import random
@@ -53,6 +54,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -450,6 +452,17 @@ async def session(params: StdioServerParameters, errlog_path: Path):
             raise
 
 
+def audit_route(work: Path) -> str:
+    """Who read the last page a Warden server navigated to, by its audit line: "host" (the
+    fast path) or "chromium". The site cannot tell: the host fetches the stylesheet too."""
+    path = work / "audit.jsonl"
+    lines = path.read_text().splitlines() if path.exists() else []
+    for raw in reversed(lines):
+        if '"browser.navigate"' in raw:
+            return "host" if '"read by the host, no script"' in raw else "chromium"
+    return "none"
+
+
 def warden_params(tmp: Path, origin: str, binary: Path, static_pages: bool | None) -> StdioServerParameters:
     """Warden on the browser alone; `static_pages` None leaves the key out (the default)."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -624,12 +637,11 @@ def element_lines(text: str) -> list[tuple[str, str]]:
     return out
 
 
-async def read_all_pages(s: ClientSession, url: str, site: StaticSite, tag: str, page_name: str) -> dict:
-    """Navigate and read every page of the snapshot; notes whether Chromium fetched the
-    document while doing so."""
-    mark = site.mark()
+async def read_all_pages(s: ClientSession, url: str, work: Path) -> dict:
+    """Navigate and read every page of the snapshot; notes who read the document (the audit
+    line of the navigation, `work` the server's directory) before and after paging."""
     text, _ = await timed(s, "browse_navigate", {"url": url})
-    route = site.route_since(mark, tag, page_name)
+    route = audit_route(work)
     header = text.splitlines()[0] if text else ""
     lines = element_lines(text)
     page, error = 2, None
@@ -641,7 +653,7 @@ async def read_all_pages(s: ClientSession, url: str, site: StaticSite, tag: str,
             break
         lines += element_lines(text)
         page += 1
-    later = site.route_since(mark, tag, page_name)
+    later = audit_route(work)
     return {"lines": lines, "pages": page - 1, "header": header, "route": route, "later_route": later, "error": error}
 
 
@@ -725,7 +737,8 @@ async def bench(site: StaticSite, opts, tmp: Path) -> tuple[dict, list[str], lis
                 for sv in servers[k:] + servers[:k]:
                     mark = site.mark()
                     text, dt = await timed(sv.session, sv.tool, {"url": site.url(sv.name, page)})
-                    routes[(page, sv.name)][site.route_since(mark, sv.name, page)] += 1
+                    route = site.route_since(mark, sv.name, page) if sv.name == "pw" else audit_route(tmp / sv.name)
+                    routes[(page, sv.name)][route] += 1
                     times[(page, sv.name)].append(dt * 1000)
                     toks[(page, sv.name)] = answer_tokens(text, sv.output_dir)
         trees.stop()
@@ -735,7 +748,7 @@ async def bench(site: StaticSite, opts, tmp: Path) -> tuple[dict, list[str], lis
         for page in opts.pages:
             got = {}
             for name in ("fast", "chromium"):
-                got[name] = await read_all_pages(by_name[name].session, site.url(name, page), site, name, page)
+                got[name] = await read_all_pages(by_name[name].session, site.url(name, page), tmp / name)
             checks += fidelity(page, got["fast"], got["chromium"])
             if page == "spa":
                 buttons = sum(1 for p, _ in got["fast"]["lines"] if p.startswith("[button]"))
@@ -756,7 +769,7 @@ async def cold(site: StaticSite, opts, tmp: Path) -> list[str]:
                 ready = (time.perf_counter() - t0) * 1000
                 mark = site.mark()
                 _, dt = await timed(s, "browse_navigate", {"url": site.url(name, "docs")})
-                res[name].append((ready, dt * 1000, site.route_since(mark, name, "docs")))
+                res[name].append((ready, dt * 1000, audit_route(work)))
     lines = []
     for name, rows in res.items():
         lines.append(
@@ -771,6 +784,97 @@ async def cold(site: StaticSite, opts, tmp: Path) -> list[str]:
 
 def ms(xs: list[float] | None) -> str:
     return f"{statistics.median(xs):.1f}/{p95(xs):.1f}" if xs else "-"
+
+
+# ---------------------------------------------------------------------------------------
+# A corpus of real pages: how many keep the fast path, and what their CSS costs
+
+
+def start_corpus_site(root: Path) -> tuple[http.server.ThreadingHTTPServer, dict]:
+    """`root` served as files; `flags["strip_css"]` answers every .css with an empty sheet."""
+    flags = {"strip_css": False}
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a: Any, **k: Any) -> None:
+            super().__init__(*a, directory=str(root), **k)
+
+        def do_GET(self) -> None:  # noqa: N802
+            if flags["strip_css"] and self.path.split("?", 1)[0].endswith(".css"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/css")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            super().do_GET()
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, flags
+
+
+def last_detail(work: Path) -> str:
+    path = work / "audit.jsonl"
+    for raw in reversed(path.read_text().splitlines() if path.exists() else []):
+        if '"browser.navigate"' in raw:
+            return json.loads(raw).get("detail") or "loaded in the browser"
+    return "none"
+
+
+async def corpus(opts) -> None:
+    """Each page of the corpus through the fast path (one Warden), then the pages the host read
+    again with every style sheet answered empty: the share read by the host, why the others were
+    not, and the median time of a host read with and without the pages' CSS."""
+    root = opts.corpus.resolve()
+    files = sorted(p for p in root.rglob("*.html") if p.is_file())
+    step = max(1, len(files) // opts.corpus_pages)
+    files = files[::step][: opts.corpus_pages]
+    server, flags = start_corpus_site(root)
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    reasons: collections.Counter = collections.Counter()
+    host: dict[str, float] = {}
+    browser: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="static-corpus-") as tmp_dir:
+        work = Path(tmp_dir) / "fast"
+        async with session(warden_params(work, origin, opts.warden, None), Path(tmp_dir) / "stderr") as s:
+            await timed(s, "browse_navigate", {"url": origin + "/" + files[0].relative_to(root).as_posix()})
+            for f in files:
+                url = origin + "/" + urllib.parse.quote(f.relative_to(root).as_posix())
+                try:
+                    _, dt = await timed(s, "browse_navigate", {"url": url})
+                except RuntimeError as e:
+                    reasons[f"error: {str(e)[:60]}"] += 1
+                    continue
+                detail = last_detail(work)
+                if detail == "read by the host, no script":
+                    host[url] = dt * 1000
+                else:
+                    reasons[re.sub(r"\d+", "N", detail.removeprefix("loaded in the browser: "))[:90]] += 1
+                    browser.append(dt * 1000)
+            flags["strip_css"] = True
+            bare: dict[str, float] = {}
+            for url in host:
+                _, dt = await timed(s, "browse_navigate", {"url": url})
+                if last_detail(work) == "read by the host, no script":
+                    bare[url] = dt * 1000
+    server.shutdown()
+    n = len(files)
+    print(f"corpus {root}: {n} pages (every {step}th .html file)")
+    print(f"read by the host: {len(host)} ({100 * len(host) / max(n, 1):.0f}%), loaded in the browser: {n - len(host)}")
+    for why, k in reasons.most_common(12):
+        print(f"  {k:>4}  {why}")
+    both = [u for u in host if u in bare]
+    if both:
+        with_css = statistics.median(host[u] for u in both)
+        without = statistics.median(bare[u] for u in both)
+        print(f"host read, median of {len(both)} pages: {with_css:.1f} ms with their CSS, {without:.1f} ms with empty"
+              f" sheets: the CSS costs {with_css - without:.1f} ms ({100 * (with_css - without) / without:.0f}%)")
+    if browser:
+        print(f"pages loaded in the browser: median {statistics.median(browser):.1f} ms")
+
 
 
 async def main(opts) -> None:
@@ -831,6 +935,8 @@ if __name__ == "__main__":
     parser.add_argument("--pages", default=",".join(PAGES), help=f"a comma-separated subset of {','.join(PAGES)}")
     # Leaves `static_pages` out of every manifest: the plumbing, against a build without the key.
     parser.add_argument("--no-key", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", type=Path, help="instead: a folder of real .html pages, served as files")
+    parser.add_argument("--corpus-pages", type=int, default=200, help="how many of its pages (spread evenly)")
     opts = parser.parse_args()
     opts.pages = [p for p in opts.pages.split(",") if p]
     if unknown := set(opts.pages) - set(PAGES):
@@ -838,4 +944,7 @@ if __name__ == "__main__":
     if not opts.warden.is_file():
         sys.exit(f"{opts.warden} is missing: cargo build --release -p warden, or pass --warden PATH")
     opts.warden = opts.warden.resolve()
-    anyio.run(main, opts)
+    if opts.corpus:
+        anyio.run(corpus, opts)
+    else:
+        anyio.run(main, opts)

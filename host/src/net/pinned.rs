@@ -39,13 +39,24 @@ pub async fn browser_client(
     let addrs = tokio::time::timeout(timeout, resolve_admitted(host, port, matched, key))
         .await
         .map_err(|_| PinnedError::Timeout(host.to_string()))??;
+    client_for(url, &addrs, user_agent, timeout)
+}
+
+/// A client for `url` pinned to `addrs`, addresses its caller checked (the browser's network
+/// guard, for the no-JavaScript fast path); every request it sends ends within `timeout`.
+pub fn client_for(
+    url: &Url,
+    addrs: &[std::net::SocketAddr],
+    user_agent: &str,
+    timeout: Duration,
+) -> Result<reqwest::Client, PinnedError> {
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(user_agent)
         .timeout(timeout)
         .no_proxy();
     if let Some(url::Host::Domain(domain)) = url.host() {
-        builder = builder.resolve_to_addrs(domain, &addrs);
+        builder = builder.resolve_to_addrs(domain, addrs);
     }
     builder
         .build()

@@ -958,21 +958,55 @@
   };
 
   // The numbers the host gave this document's elements when it read the page without the
-  // browser (`static_page/`): number N is the Nth element in document order, checked by its
-  // name. Called before any other, so no number is taken yet.
-  const adopt = (nodes) => {
+  // browser (`static_page/`): number N is the Nth element in document order. Each is given
+  // only to an element the host's fingerprint proves to be the one it numbered (its name, its
+  // parent's number, its place among its parent's elements, a hash of its attributes and
+  // first words: `static_page/parse/identity.rs` computes the same), and the document must
+  // have as many elements as the host read; one mismatch and no number is given, so a ref
+  // of the host's snapshot fails as stale rather than reach a neighbour. Called before any
+  // other, so no number is taken yet; every number named stays unused by later ones.
+  const TEXT_UNITS = 64;
+  const UNSTABLE = new Set(['nonce']);
+  const fingerprint = (el) => {
+    let h = 0;
+    const mix = (s) => {
+      for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+      h = (Math.imul(h, 31) + 1) | 0;
+    };
+    for (const a of el.attributes) {
+      if (UNSTABLE.has(a.name)) continue;
+      mix(a.name);
+      mix(a.value);
+    }
+    let text = '';
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    while (text.length < TEXT_UNITS && walker.nextNode()) text += walker.currentNode.data;
+    mix(text.slice(0, TEXT_UNITS));
+    return h;
+  };
+  const adopt = (count, nodes) => {
+    for (const [id] of nodes) if (id >= next) next = id + 1;
     const all = document.getElementsByTagName('*');
-    let taken = 0;
-    for (const [id, name] of nodes) {
-      // A number that finds no such element is never given to another.
-      if (id >= next) next = id + 1;
+    if (all.length !== count) {
+      return { taken: 0, why: `it has ${all.length} elements where the host read ${count}` };
+    }
+    const found = [];
+    for (const [id, name, parent, index, print] of nodes) {
       const el = all[id - 1];
-      if (!el || el.localName !== name || ids.has(el) || byId.has(id)) continue;
+      if (!el || ids.has(el) || byId.has(id)) return { taken: 0, why: `element ${id} is taken` };
+      let at = 0;
+      for (let s = el.previousElementSibling; s; s = s.previousElementSibling) at++;
+      const up = parent === 0 ? null : all[parent - 1];
+      if (el.localName !== name || el.parentElement !== up || at !== index || fingerprint(el) !== print) {
+        return { taken: 0, why: `element ${id} is not the <${name}> the host read` };
+      }
+      found.push([id, el]);
+    }
+    for (const [id, el] of found) {
       ids.set(el, id);
       byId.set(id, new WeakRef(el));
-      taken++;
     }
-    return taken;
+    return { taken: found.length };
   };
 
   return { doc, snapshot, stamp, adopt, point, rectOf, focus, fillable, setSecret, selfOrigin, changed, select, checked, hasText, hasSelector, find, idOf,

@@ -8,7 +8,7 @@
 //! | file | job |
 //! |---|---|
 //! | `proxy.rs` | the HTTP proxy server: CONNECT tunnels, absolute-form requests, 403 refusals |
-//! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses |
+//! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses; for the browser's requests and the host's ([`HostRequests`]) |
 //! | `upstream.rs` | connecting to the checked address, directly or through an admin's upstream proxy |
 //! | `deny_log.rs` | aggregated audit lines for refusals |
 //! | `failures.rs` | why a connection was not carried, for the navigation that asked for it |
@@ -32,7 +32,7 @@ use super::live::Live;
 use super::state::Owner;
 use crate::manifest::grants::Grants;
 use deny_log::DenyLog;
-use policy::{Forbidden, Refusal, Target};
+use policy::{Forbidden, Listening, Refusal, Target};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock, RwLock, Weak};
@@ -144,6 +144,44 @@ pub struct NetGuard {
     addr: SocketAddr,
     shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
+    /// Its socket, forbidden to every guard's pages while it listens.
+    _listening: Listening,
+}
+
+/// The guard's rules for a request the host sends itself on behalf of the guard's context:
+/// the no-JavaScript fast path's document and style sheets. Decided by the same
+/// [`policy::decide`] as the browser's connections, with the same owners and forbidden
+/// addresses, and a refusal is audited (and kept for the navigation's message) as the guard's
+/// own; the request then goes to the checked addresses only.
+#[derive(Clone)]
+pub struct HostRequests {
+    shared: Arc<Shared>,
+}
+
+impl HostRequests {
+    /// The addresses `url` may be fetched from for a `kind` request (`document`,
+    /// `stylesheet`), or the guard's refusal.
+    pub async fn admit(&self, url: &Url, kind: &str) -> Result<Vec<SocketAddr>, Refusal> {
+        let owners = self.shared.owners.owners();
+        let Some(target) = Target::of(url) else {
+            let refusal = Refusal {
+                origin: url.origin().ascii_serialization(),
+                reason: format!("{url} is not an http(s) URL"),
+                scopes: owners.iter().map(|o| o.scope.clone()).collect(),
+                failure: failures::Failure::Refused(format!("{url} is not an http(s) URL")),
+            };
+            self.shared.deny_log.record(&refusal, kind);
+            return Err(refusal);
+        };
+        let decided = self.shared.decide(&owners, &target).await;
+        if let Err(refusal) = &decided {
+            self.shared.deny_log.record(refusal, kind);
+            self.shared
+                .failures
+                .record(&target.host, target.port, refusal.failure.clone());
+        }
+        decided
+    }
 }
 
 impl NetGuard {
@@ -198,7 +236,19 @@ impl NetGuard {
             tunnels: std::sync::Mutex::new(CancellationToken::new()),
         });
         let task = tokio::spawn(proxy::serve(listener, shared.clone()));
-        Ok(Self { addr, shared, task })
+        Ok(Self {
+            addr,
+            shared,
+            task,
+            _listening: Listening::register(addr),
+        })
+    }
+
+    /// The guard's rules for the host's own requests on behalf of its context.
+    pub fn host_requests(&self) -> HostRequests {
+        HostRequests {
+            shared: self.shared.clone(),
+        }
     }
 
     /// The proxy as Chromium's `--proxy-server` and `proxyServer` take it.

@@ -1,6 +1,9 @@
-//! The network guard's decision for one connection the browser asks for: is the target's
-//! origin granted to a plugin that owns the browser context, and which addresses may it be
-//! reached at (the private-network rule of [`crate::net`])? Pure except for name resolution.
+//! The network guard's decision for one request to the web on behalf of a browser context:
+//! is the target's origin granted to a plugin that owns the context, which addresses may it be
+//! reached at (the private-network rule of [`crate::net`]), and is none of them an address no
+//! page may reach ([`Forbidden`])? The browser's connections (`proxy.rs`) and the host's own
+//! requests for a context's pages (the fast path, `super::HostRequests`) are both decided by
+//! [`decide`], so a rule added here holds on both paths. Pure except for name resolution.
 
 use super::super::state::Owner;
 use super::Guard;
@@ -8,6 +11,7 @@ use super::failures::Failure;
 use crate::audit::GuestScope;
 use crate::net::{self, NetError};
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{LazyLock, RwLock};
 use url::Url;
 
 /// What the guard was asked to reach: `scheme://host:port` (`host` without IPv6 brackets).
@@ -19,6 +23,25 @@ pub struct Target {
 }
 
 impl Target {
+    /// The target of a request for `url` (an http(s) URL with a host).
+    pub fn of(url: &Url) -> Option<Self> {
+        let scheme = match url.scheme() {
+            "http" => "http",
+            "https" => "https",
+            _ => return None,
+        };
+        let host = match url.host()? {
+            url::Host::Domain(d) => d.to_string(),
+            url::Host::Ipv4(ip) => ip.to_string(),
+            url::Host::Ipv6(ip) => ip.to_string(),
+        };
+        Some(Self {
+            scheme,
+            host,
+            port: url.port_or_known_default()?,
+        })
+    }
+
     /// The origin as audit lines and grants write it.
     pub fn origin(&self) -> String {
         self.url()
@@ -48,10 +71,48 @@ pub struct Refusal {
 }
 
 /// Addresses the guard must never connect a page to, whatever the grants: the browser's own
-/// DevTools endpoint (when it has a port) and the guard's own listening socket.
+/// DevTools endpoint (when it has a port), the guard's own listening socket, and every other
+/// network guard this process runs ([`Listening`]): another context's guard would decide a
+/// page's requests by that context's owners' grants.
 #[derive(Debug, Clone, Default)]
 pub struct Forbidden {
     addrs: Vec<SocketAddr>,
+}
+
+/// The listening sockets of the network guards this process runs now, forbidden to every
+/// guard's pages (and to the host's requests for them) for as long as they listen.
+static GUARDS: LazyLock<RwLock<Vec<SocketAddr>>> = LazyLock::new(RwLock::default);
+
+/// A guard's place in [`GUARDS`], given up when dropped (the guard stops listening).
+#[derive(Debug)]
+pub struct Listening(SocketAddr);
+
+impl Listening {
+    pub fn register(addr: SocketAddr) -> Self {
+        GUARDS.write().unwrap_or_else(|e| e.into_inner()).push(addr);
+        Self(addr)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let mut guards = GUARDS.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = guards.iter().position(|a| *a == self.0) {
+            guards.swap_remove(at);
+        }
+    }
+}
+
+/// Does `forbidden` stand for `addr`? A service bound to loopback or to every address answers
+/// on any loopback address, so those compare by port.
+fn same_service(forbidden: SocketAddr, addr: SocketAddr) -> bool {
+    let local = |ip: IpAddr| {
+        let ip = net::addr::canonical(ip);
+        ip.is_loopback() || ip.is_unspecified()
+    };
+    forbidden.port() == addr.port()
+        && (net::addr::canonical(forbidden.ip()) == net::addr::canonical(addr.ip())
+            || (local(forbidden.ip()) && local(addr.ip())))
 }
 
 impl Forbidden {
@@ -59,18 +120,14 @@ impl Forbidden {
         self.addrs.push(addr);
     }
 
-    /// Is `addr` one of them? A service bound to loopback or to every address answers on any
-    /// loopback address, so those compare by port.
+    /// Is `addr` one of them, or a network guard of this process?
     pub fn contains(&self, addr: SocketAddr) -> bool {
-        let local = |ip: IpAddr| {
-            let ip = net::addr::canonical(ip);
-            ip.is_loopback() || ip.is_unspecified()
-        };
-        self.addrs.iter().any(|f| {
-            f.port() == addr.port()
-                && (net::addr::canonical(f.ip()) == net::addr::canonical(addr.ip())
-                    || (local(f.ip()) && local(addr.ip())))
-        })
+        self.addrs.iter().any(|f| same_service(*f, addr))
+            || GUARDS
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .any(|g| same_service(*g, addr))
     }
 }
 
@@ -278,6 +335,35 @@ mod tests {
             .await
             .is_ok()
         );
+    }
+
+    #[tokio::test]
+    async fn no_guard_of_this_process_is_reachable_through_another() {
+        let o = [owner(&["http://127.0.0.1:*", "http://localhost:*"], &[])];
+        let other = Listening::register("127.0.0.1:45311".parse().expect("addr"));
+        for host in ["127.0.0.1", "localhost"] {
+            let refused = check(&o, &target("http", host, 45311))
+                .await
+                .expect_err("another guard");
+            assert!(
+                refused.reason.contains("network guard"),
+                "{}",
+                refused.reason
+            );
+        }
+        drop(other);
+        assert!(check(&o, &target("http", "127.0.0.1", 45311)).await.is_ok());
+    }
+
+    #[test]
+    fn a_target_is_the_origin_of_its_url() {
+        let of = |u: &str| Target::of(&Url::parse(u).expect("a URL"));
+        assert_eq!(
+            of("https://a.test/x?y"),
+            Some(target("https", "a.test", 443))
+        );
+        assert_eq!(of("http://[::1]:8080/"), Some(target("http", "::1", 8080)));
+        assert_eq!(of("ftp://a.test/"), None);
     }
 
     #[tokio::test]

@@ -1,17 +1,22 @@
 //! The fast path's request for a document: the one the browser would send, from the host.
-//! It is checked as the network guard checks the browser's (the plugin's grant was checked by
-//! the caller; the private-network rule on a client pinned to the addresses checked, with no
-//! proxy and no redirect followed: `net::pinned`), and carries the session's cookies for the URL and
-//! the browser's user agent, so the site answers as it would answer the tab.
+//! The caller has the tab's network guard decide it (`guard::HostRequests`: the grants, the
+//! private-network rule, the addresses no page may reach, by the same function as the
+//! browser's requests), and it goes on a client pinned to the addresses the guard admitted,
+//! with no proxy and no redirect followed (`net::pinned`). It carries the session's cookies
+//! for the URL and the browser's user agent, so the site answers as it would answer the tab.
 
 use super::Prefetched;
 use crate::net::NetError;
 use crate::net::pinned::{self, PinnedError};
+use std::net::SocketAddr;
 use std::time::Duration;
 use url::Url;
 
 /// A body larger than this is not held: the browser fetches the page itself.
 pub const MAX_BODY: usize = 4 << 20;
+
+/// A style sheet larger than this is not read: the browser reads the page.
+pub const MAX_SHEET: usize = 1 << 20;
 
 /// Headers that describe the bytes on the wire, which the held body no longer matches.
 const FRAMING: [&str; 5] = [
@@ -26,11 +31,21 @@ const FRAMING: [&str; 5] = [
 /// answer the tab.
 const ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
 
-/// The request of one document.
+/// What a request is for, as the browser's request for it says.
+#[derive(Debug, Clone, Copy)]
+pub enum Dest<'a> {
+    /// The document of a typed navigation.
+    Document,
+    /// A style sheet the document at this URL links to.
+    Style(&'a Url),
+}
+
+/// The request of one document or style sheet.
 pub struct Request<'a> {
     pub url: &'a Url,
-    /// The grant patterns the URL matched (for the private-network rule).
-    pub matched: &'a [&'a str],
+    pub dest: Dest<'a>,
+    /// The addresses the network guard admitted for it.
+    pub addrs: &'a [SocketAddr],
     /// The `Cookie` header the browser would send, if any.
     pub cookies: Option<String>,
     pub user_agent: String,
@@ -47,7 +62,7 @@ pub enum FetchError {
     #[error("{0}")]
     Io(String),
     /// Larger than [`MAX_BODY`]: the browser fetches it itself.
-    #[error("larger than {} MiB", MAX_BODY >> 20)]
+    #[error("larger than the host reads")]
     TooLarge,
 }
 
@@ -55,21 +70,47 @@ pub enum FetchError {
 pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
     let url = req.url;
     let timed_out = || FetchError::Timeout(url.origin().ascii_serialization());
-    let client = pinned::browser_client(url, req.matched, &req.user_agent, req.timeout)
-        .await
-        .map_err(|e| match e {
+    let client =
+        pinned::client_for(url, req.addrs, &req.user_agent, req.timeout).map_err(|e| match e {
             PinnedError::Net(e) => FetchError::Net(e),
             PinnedError::Timeout(_) => timed_out(),
             PinnedError::Client(e) => FetchError::Io(e),
         })?;
-    let mut request = client
-        .get(url.clone())
-        .header("Accept", ACCEPT)
-        .header("Upgrade-Insecure-Requests", "1")
-        .header("Sec-Fetch-Dest", "document")
-        .header("Sec-Fetch-Mode", "navigate")
-        .header("Sec-Fetch-Site", "none")
-        .header("Sec-Fetch-User", "?1");
+    let (mut request, max) = match req.dest {
+        Dest::Document => (
+            client
+                .get(url.clone())
+                .header("Accept", ACCEPT)
+                .header("Upgrade-Insecure-Requests", "1")
+                .header("Sec-Fetch-Dest", "document")
+                .header("Sec-Fetch-Mode", "navigate")
+                .header("Sec-Fetch-Site", "none")
+                .header("Sec-Fetch-User", "?1"),
+            MAX_BODY,
+        ),
+        Dest::Style(page) => {
+            let same = page.origin() == url.origin();
+            // The default referrer policy: the origin only, to another origin.
+            let referrer = if same {
+                without_fragment(page)
+            } else {
+                page.origin().ascii_serialization() + "/"
+            };
+            (
+                client
+                    .get(url.clone())
+                    .header("Accept", "text/css,*/*;q=0.1")
+                    .header("Referer", referrer)
+                    .header("Sec-Fetch-Dest", "style")
+                    .header("Sec-Fetch-Mode", "no-cors")
+                    .header(
+                        "Sec-Fetch-Site",
+                        if same { "same-origin" } else { "cross-site" },
+                    ),
+                MAX_SHEET,
+            )
+        }
+    };
     if let Some(cookies) = &req.cookies {
         request = request.header("Cookie", cookies);
     }
@@ -90,10 +131,7 @@ pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
         .filter(|(name, _)| !FRAMING.contains(&name.as_str()))
         .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_string())))
         .collect();
-    if response
-        .content_length()
-        .is_some_and(|n| n > MAX_BODY as u64)
-    {
+    if response.content_length().is_some_and(|n| n > max as u64) {
         return Err(FetchError::TooLarge);
     }
     let mut body = Vec::new();
@@ -104,7 +142,7 @@ pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
             FetchError::Io(e.to_string())
         }
     })? {
-        if body.len() + chunk.len() > MAX_BODY {
+        if body.len() + chunk.len() > max {
             return Err(FetchError::TooLarge);
         }
         body.extend_from_slice(&chunk);
@@ -132,29 +170,35 @@ pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str
         .map(|(_, v)| v.as_str())
 }
 
-/// Is this a UTF-8 HTML document (what the fast path reads)? Another charset goes to the
-/// browser, which knows them all.
-pub fn utf8_html(headers: &[(String, String)]) -> bool {
-    let Some(kind) = header(headers, "content-type") else {
-        return false;
-    };
+/// Is this an HTML document (`text/html`), and with which `charset` parameter? `None` for
+/// anything else, and for answers whose type Chromium might read otherwise (two
+/// `Content-Type` headers, two charsets).
+pub fn html_type(headers: &[(String, String)]) -> Option<Option<String>> {
+    let mut types = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+    let (_, kind) = types.next()?;
+    if types.next().is_some() {
+        return None;
+    }
     let mut parts = kind.split(';').map(str::trim);
     if !parts
         .next()
         .is_some_and(|m| m.eq_ignore_ascii_case("text/html"))
     {
-        return false;
+        return None;
     }
-    parts.all(|p| {
-        let Some((k, v)) = p.split_once('=') else {
-            return true;
-        };
-        !k.trim().eq_ignore_ascii_case("charset")
-            || matches!(
-                v.trim().trim_matches('"').to_ascii_lowercase().as_str(),
-                "utf-8" | "utf8" | "us-ascii"
-            )
-    })
+    let mut charsets = parts.filter_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches('"').to_string())
+    });
+    let charset = charsets.next();
+    if charsets.next().is_some() {
+        return None;
+    }
+    Some(charset)
 }
 
 #[cfg(test)]
@@ -166,13 +210,26 @@ mod tests {
     }
 
     #[test]
-    fn reads_only_utf8_html() {
-        assert!(utf8_html(&h("text/html")));
-        assert!(utf8_html(&h("text/html; charset=UTF-8")));
-        assert!(utf8_html(&h("TEXT/HTML;charset=\"utf-8\"")));
-        assert!(!utf8_html(&h("text/html; charset=iso-8859-1")));
-        assert!(!utf8_html(&h("application/json")));
-        assert!(!utf8_html(&[]));
+    fn reads_html_and_its_charset() {
+        assert_eq!(html_type(&h("text/html")), Some(None));
+        assert_eq!(
+            html_type(&h("TEXT/HTML;charset=\"utf-8\"")),
+            Some(Some("utf-8".into()))
+        );
+        assert_eq!(
+            html_type(&h("text/html; charset=iso-8859-1")),
+            Some(Some("iso-8859-1".into()))
+        );
+        assert_eq!(
+            html_type(&h("text/html; charset=utf-8; charset=koi8-r")),
+            None
+        );
+        assert_eq!(html_type(&h("application/xhtml+xml")), None);
+        assert_eq!(html_type(&h("application/json")), None);
+        assert_eq!(html_type(&[]), None);
+        let mut two = h("text/html");
+        two.extend(h("text/plain"));
+        assert_eq!(html_type(&two), None);
     }
 
     #[test]

@@ -7,14 +7,19 @@
 //!
 //! | file | job |
 //! |---|---|
-//! | `fetch.rs` | the request: the plugin's grant, the private-network rule, the context's cookies |
+//! | `fetch.rs` | the request, decided by the tab's network guard; the context's cookies |
+//! | `response.rs` | whether the host can read the answer as the browser shows it |
+//! | `encoding.rs` | which text the bytes are, as Chromium decodes them, when that is certain |
 //! | `parse/` | HTML to `page.js`'s snapshot JSON, and whether the page needs the browser |
 //!
-//! A page the host cannot read whole (it runs script, sets cookies, is not UTF-8 HTML, did
-//! not answer 200) goes to the browser, which is answered from the same response.
+//! A page the host cannot read exactly as Chromium shows it (it runs script, sets cookies,
+//! its encoding is not certainly UTF-8 or plain ASCII, it did not answer 200...) goes to the
+//! browser, which is answered from the same response.
 
+pub mod encoding;
 pub mod fetch;
 pub mod parse;
+pub mod response;
 
 use super::guard::navigation::Navigation;
 use serde_json::Value;
@@ -43,8 +48,10 @@ pub struct StaticView {
     pub doc: u32,
     /// `page.js` `snapshot()` JSON without and with text.
     pub snapshots: [Value; 2],
-    /// Node numbers the snapshots name, with their elements' names (`page.js` `adopt`).
-    pub nodes: Vec<(u64, String)>,
+    /// Node numbers the snapshots name, with what proves their elements' identity to
+    /// `page.js` `adopt`, and how many elements the document has.
+    pub nodes: Vec<parse::identity::Identity>,
+    pub elements: u64,
     /// The document's HTML (for `extract`).
     pub html: String,
     /// The response, to load the page from in the browser.

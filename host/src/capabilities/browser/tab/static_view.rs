@@ -8,10 +8,10 @@ use super::script::Frame;
 use super::snapshot::FrameSnapshot;
 use crate::capabilities::browser::error::{BrowserError, Result};
 use crate::capabilities::browser::guard::navigation::Navigation;
-use crate::capabilities::browser::static_page::fetch::{self, FetchError, Request};
+use crate::capabilities::browser::guard::{HostRequests, NetGuard};
+use crate::capabilities::browser::static_page::fetch::{self, Dest, FetchError, Request};
 use crate::capabilities::browser::static_page::parse::{self, Parsed};
-use crate::capabilities::browser::static_page::{Prefetched, StaticView};
-use crate::net::NetError;
+use crate::capabilities::browser::static_page::{Prefetched, StaticView, response};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,24 +30,36 @@ pub enum Outcome {
 }
 
 impl Tab {
-    /// Read `to` without the browser when the page and the session allow it. `matched`: the
-    /// grant patterns its URL matched.
-    pub async fn read_static(
-        &self,
-        to: &Navigation,
-        matched: &[&str],
-        timeout: Duration,
-    ) -> Result<Outcome> {
+    /// Read `to` without the browser when the page and the session allow it.
+    pub async fn read_static(&self, to: &Navigation, timeout: Duration) -> Result<Outcome> {
         self.drop_static()?;
         if let Some(why) = self.static_refused(to)? {
             return Ok(Outcome::Browser(why.into()));
         }
+        let Some(guard) = self.host_requests()? else {
+            return Ok(Outcome::Browser(
+                "the session has no network guard of its own".into(),
+            ));
+        };
         let url = to.url();
+        // The tab's network guard decides the host's request as it decides the browser's;
+        // a refusal is audited there, and the browser's own request is refused again.
+        let addrs = match guard.admit(url, "document, read by the host").await {
+            Ok(addrs) => addrs,
+            Err(refusal) => {
+                return Ok(Outcome::Browser(format!(
+                    "Warden's network guard refused it: {}",
+                    refusal.reason
+                )));
+            }
+        };
+        let user_agent = self.user_agent().await?;
         let request = Request {
             url,
-            matched,
+            dest: Dest::Document,
+            addrs: &addrs,
             cookies: self.cookie_header(url).await?,
-            user_agent: self.user_agent().await?,
+            user_agent: user_agent.clone(),
             accept_language: None,
             timeout,
         };
@@ -60,26 +72,38 @@ impl Tab {
                     timeout.as_millis()
                 )));
             }
-            // The guard refuses it again, with its own message and audit line.
-            Err(e @ FetchError::Net(NetError::Private { .. })) => {
-                return Ok(Outcome::Browser(e.to_string()));
-            }
             Err(e) => return Ok(Outcome::Browser(format!("the host could not read it: {e}"))),
         };
-        let html = match readable(&response) {
+        let html = match response::readable(&response) {
             Ok(html) => html.to_string(),
             Err(why) => return self.to_browser(response, why),
         };
-        let page_url = url.clone();
-        let source = html.clone();
         // Parsing a large page takes a while: keep it off the async workers.
-        let parsed = tokio::task::spawn_blocking(move || parse::parse(&source, &page_url))
+        let (page_url, source) = (url.clone(), html.clone());
+        let prepared = tokio::task::spawn_blocking(move || parse::prepare(&source, &page_url))
             .await
             .map_err(|e| BrowserError::Io(format!("reading the page failed: {e}")))?;
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(needs) => return self.to_browser(response, needs.to_string()),
+        };
+        let sheets = match self
+            .read_stylesheets(&guard, prepared.stylesheets(), url, &user_agent, timeout)
+            .await?
+        {
+            Ok(sheets) => sheets,
+            Err(why) => return self.to_browser(response, why),
+        };
+        let page_url = url.clone();
+        let parsed =
+            tokio::task::spawn_blocking(move || parse::finish(&prepared, &sheets, &page_url))
+                .await
+                .map_err(|e| BrowserError::Io(format!("reading the page failed: {e}")))?;
         let Parsed {
             interactive,
             with_text,
             nodes,
+            elements,
         } = match parsed {
             Ok(p) => p,
             Err(needs) => return self.to_browser(response, needs.to_string()),
@@ -98,6 +122,7 @@ impl Tab {
                 doc: t.next_doc,
                 snapshots: [interactive, with_text],
                 nodes,
+                elements,
                 html,
                 response,
             }));
@@ -134,6 +159,68 @@ impl Tab {
                 None
             }
         }))
+    }
+
+    /// The text of each style sheet the page at `page` links to, fetched as the browser
+    /// would (decided by the tab's network guard, with the session's cookies), or why the
+    /// browser must read the page: a sheet refused, not loaded, too large, or in an encoding
+    /// the host cannot be sure of.
+    async fn read_stylesheets(
+        &self,
+        guard: &HostRequests,
+        urls: &[url::Url],
+        page: &url::Url,
+        user_agent: &str,
+        timeout: Duration,
+    ) -> Result<std::result::Result<Vec<String>, String>> {
+        let mut sheets = Vec::with_capacity(urls.len());
+        let mut total = 0;
+        for url in urls {
+            let addrs = match guard.admit(url, "stylesheet, read by the host").await {
+                Ok(addrs) => addrs,
+                Err(refusal) => {
+                    return Ok(Err(format!(
+                        "Warden's network guard refused its style sheet: {}",
+                        refusal.reason
+                    )));
+                }
+            };
+            let request = Request {
+                url,
+                dest: Dest::Style(page),
+                addrs: &addrs,
+                cookies: self.cookie_header(url).await?,
+                user_agent: user_agent.to_string(),
+                accept_language: None,
+                timeout,
+            };
+            let sheet = match fetch::fetch(&request).await {
+                Ok(answer) => response::stylesheet(&answer),
+                Err(e) => Err(format!("the host could not read its style sheet: {e}")),
+            };
+            match sheet {
+                Ok(css) => {
+                    total += css.len();
+                    if total > fetch::MAX_SHEET * 2 {
+                        return Ok(Err("its style sheets are larger than the host reads".into()));
+                    }
+                    sheets.push(css);
+                }
+                Err(why) => return Ok(Err(why)),
+            }
+        }
+        Ok(Ok(sheets))
+    }
+
+    /// The network guard of the tab's browser context, for the host's own requests.
+    fn host_requests(&self) -> Result<Option<HostRequests>> {
+        let live = self.live.lock();
+        let Some(tab) = live.tabs.get(&self.target) else {
+            return Err(BrowserError::NotFound(
+                "the tab is closed; open a page with browse_navigate".into(),
+            ));
+        };
+        Ok(live.guards.get(&tab.context).map(NetGuard::host_requests))
     }
 
     /// The `Cookie` header the browser would send to `url` from this tab's session.
@@ -215,45 +302,27 @@ impl Tab {
             .await;
         self.state(|t| t.prefetched = None)?;
         loaded?;
-        let call = format!(
-            "adopt({})",
-            Value::from(
-                view.nodes
-                    .iter()
-                    .map(|(id, name)| json!([id, name]))
-                    .collect::<Vec<_>>()
-            )
-        );
-        let (doc, taken) = self
+        let nodes: Vec<Value> = view.nodes.iter().map(|n| n.to_json()).collect();
+        let call = format!("adopt({}, {})", view.elements, Value::from(nodes));
+        let (doc, adopted) = self
             .world_numbered(&self.target, &call, None, Some(view.doc))
             .await?;
-        if doc != view.doc || taken.as_u64() != Some(view.nodes.len() as u64) {
-            // The refs of the page the agent saw do not reach this document: an action on one
-            // says it is gone, and the agent takes a new snapshot.
-            tracing::debug!(
-                url = %view.url,
-                doc,
-                expected = view.doc,
-                taken = %taken,
-                nodes = view.nodes.len(),
-                "the browser's document did not take the host's numbers"
-            );
+        let taken = adopted["taken"].as_u64();
+        if doc != view.doc || taken != Some(view.nodes.len() as u64) {
+            // The browser's document is not the one the host read: no ref the agent has may
+            // act in it (one could reach a neighbour), so the action is refused.
+            let why = match adopted["why"].as_str() {
+                Some(why) if doc == view.doc => why.to_string(),
+                _ => "the page was numbered before".to_string(),
+            };
+            tracing::debug!(url = %view.url, doc, expected = view.doc, %why,
+                "the browser's document did not take the host's numbers");
+            return Err(BrowserError::Stale(format!(
+                "the page changed when the browser loaded it ({why}), so its elements may not be \
+                 the ones your snapshot showed; nothing was done: take a new snapshot \
+                 (browse_snapshot) and use its refs"
+            )));
         }
         Ok(())
     }
-}
-
-/// The HTML of a response the fast path can read whole, or why the browser reads it: a
-/// document that sets cookies goes to the browser so its cookie jar keeps them.
-fn readable(response: &Prefetched) -> std::result::Result<&str, String> {
-    if response.status != 200 {
-        return Err(format!("it answered {}", response.status));
-    }
-    if !fetch::utf8_html(&response.headers) {
-        return Err("it is not UTF-8 HTML".into());
-    }
-    if fetch::header(&response.headers, "set-cookie").is_some() {
-        return Err("it sets cookies".into());
-    }
-    std::str::from_utf8(&response.body).map_err(|_| "it is not UTF-8 HTML".to_string())
 }

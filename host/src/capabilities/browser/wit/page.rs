@@ -47,20 +47,10 @@ impl HostPage for View<'_, BrowserCtx> {
         let limit = timeout(timeout_ms);
         // The fast path first, when allowed: a page that needs the browser goes to it, which
         // is answered from the response the host already holds.
-        let matched: Option<Vec<String>> = if self.static_pages(&page).await {
-            self.grants
-                .check_browser_request(to.url())
-                .ok()
-                .map(|m| m.into_iter().map(str::to_string).collect())
+        let fast = if self.static_pages(&page).await {
+            Some(tab.read_static(&to, limit).await)
         } else {
             None
-        };
-        let fast = match &matched {
-            Some(m) => {
-                let patterns: Vec<&str> = m.iter().map(String::as_str).collect();
-                Some(tab.read_static(&to, &patterns, limit).await)
-            }
-            None => None,
         };
         let (result, detail) = match fast {
             Some(Ok(tab::StaticOutcome::Read)) => {

@@ -76,6 +76,9 @@ pub(super) struct Dom {
     pub(super) nodes: Vec<Node>,
     pub(super) body: Option<Ix>,
     ids: HashMap<String, Ix>,
+    /// The document is in quirks mode (no standards doctype), where selectors match classes
+    /// and ids whatever their case.
+    pub(super) quirks: bool,
 }
 
 /// The namespaces an element's name may be in.
@@ -163,6 +166,7 @@ impl Dom {
             nodes,
             body: None,
             ids: HashMap::new(),
+            quirks: doc.quirks_mode.get() == html5ever::tree_builder::QuirksMode::Quirks,
         };
         let html = dom.children(0).find(|&c| dom.elem(c).is_some());
         dom.body = html.and_then(|h| {

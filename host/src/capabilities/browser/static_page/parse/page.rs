@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 
+use super::super::response::policy_restricts_styles;
 use super::NeedsBrowser;
 use super::dom::{Dom, Ix, Ns};
 use super::forms::{checkedness, javascript_url, labelable, runs};
 use super::has;
 use super::style::{
-    Disp, DisplaySpec, SVG_UNDRAWN, Style, clips_all, opacity_of, parse_style, ua_display,
+    Disp, DisplaySpec, SVG_UNDRAWN, Style, clips_all, hinted_display, opacity_of, ua_display,
 };
 use super::text::css_space;
 
@@ -58,11 +59,14 @@ pub(super) struct Page<'d> {
     pub(super) block_of: Vec<Ix>,
     /// In a disabled fieldset, outside that fieldset's first legend.
     pub(super) fieldset_off: Vec<bool>,
+    /// What the style of an element that is laid out does that only the browser's layout
+    /// answers for (`Style::unmodelled`), the first one.
+    unmodelled: Option<&'static str>,
 }
 
 impl<'d> Page<'d> {
     /// Works out each node's style and state, parents before children (`url` for autofocus).
-    pub(super) fn new(dom: &'d Dom, url: &url::Url) -> Self {
+    pub(super) fn new(dom: &'d Dom, url: &url::Url, styles: &[Style]) -> Self {
         let n = dom.nodes.len();
         let mut page = Page {
             dom,
@@ -88,7 +92,9 @@ impl<'d> Page<'d> {
             label_up: vec![None; n],
             block_of: (0..n).collect(),
             fieldset_off: vec![false; n],
+            unmodelled: None,
         };
+        let unstyled = Style::default();
         // Children of flex and grid containers are blockified.
         let mut flex_kids = vec![false; n];
         let mut open_groups: HashMap<&str, Ix> = HashMap::new();
@@ -122,15 +128,13 @@ impl<'d> Page<'d> {
             {
                 page.summary.insert(i, s);
             }
-            let style = if matches!(e.ns, Ns::Html | Ns::Svg | Ns::Math) {
-                dom.attr(i, "style").map(parse_style).unwrap_or_default()
-            } else {
-                Style::default()
-            };
+            let style = styles.get(i).unwrap_or(&unstyled);
             let parent_display = parent.map_or(Disp::Block, |p| page.display[p]);
-            let ua = ua_display(dom, i, page.open[i]);
+            let ua = hinted_display(dom, i, page.open[i]);
             let (mut display, flex) = match style.display {
-                None | Some(DisplaySpec::Revert) => (ua, false),
+                None => (ua, false),
+                // To the user agent's, past the `hidden` attribute's hint.
+                Some(DisplaySpec::Revert) => (ua_display(dom, i, page.open[i]), false),
                 Some(DisplaySpec::Is(d, f)) => (d, f),
                 Some(DisplaySpec::Initial) => (Disp::Inline, false),
                 Some(DisplaySpec::Inherit) => {
@@ -180,7 +184,10 @@ impl<'d> Page<'d> {
                 None => false,
             };
             page.faded_up[i] = page.faded[i] || parent.is_some_and(|p| page.faded_up[p]);
-            page.clipped[i] = clips_all(&style);
+            page.clipped[i] = clips_all(style) || style.off_page();
+            if page.rendered[i] && page.unmodelled.is_none() {
+                page.unmodelled = style.unmodelled();
+            }
             page.cv_hidden[i] = style.content_visibility.as_deref() == Some("hidden");
             let parent_editable = parent.is_some_and(|p| page.editable[p]);
             page.editable[i] = match dom
@@ -306,39 +313,11 @@ impl<'d> Page<'d> {
 
     // ------------------------------------------------------------- the browser checks
 
-    /// The first reason, in [`NeedsBrowser`]'s order, the page needs the browser.
+    /// Why the styled page needs the browser: a dialog shown on load, or a style whose
+    /// effect only the browser's layout tells.
     pub(super) fn needs_browser(&self) -> Option<NeedsBrowser> {
         let dom = self.dom;
-        let mut found: Vec<NeedsBrowser> = Vec::new();
         for (i, e) in dom.elements() {
-            if e.local == "script" && matches!(e.ns, Ns::Html | Ns::Svg) && runs(dom, i) {
-                found.push(NeedsBrowser::Script);
-            }
-            for (name, value) in &e.attrs {
-                let local = name.rsplit(':').next().unwrap_or(name);
-                if name.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("on"))
-                    || (matches!(local, "href" | "src" | "action" | "formaction")
-                        && javascript_url(value))
-                {
-                    found.push(NeedsBrowser::InlineHandler);
-                }
-            }
-            if has(
-                &["iframe", "frame", "frameset", "object", "embed"],
-                &e.local,
-            ) {
-                found.push(NeedsBrowser::Frames);
-            }
-            if e.local == "meta"
-                && dom
-                    .attr(i, "http-equiv")
-                    .is_some_and(|v| v.trim_matches(css_space).eq_ignore_ascii_case("refresh"))
-            {
-                found.push(NeedsBrowser::Refresh);
-            }
-            if e.ns == Ns::Html && e.local.contains('-') {
-                found.push(NeedsBrowser::CustomElements);
-            }
             let role = dom
                 .attr(i, "role")
                 .and_then(|r| r.split(css_space).find(|w| !w.is_empty()))
@@ -350,18 +329,117 @@ impl<'d> Page<'d> {
                 || role.eq_ignore_ascii_case("dialog")
                 || role.eq_ignore_ascii_case("alertdialog");
             if modal && self.rendered[i] && self.vis[i] {
-                found.push(NeedsBrowser::Modal);
+                return Some(NeedsBrowser::Modal);
             }
         }
-        [
-            NeedsBrowser::Script,
-            NeedsBrowser::InlineHandler,
-            NeedsBrowser::Frames,
-            NeedsBrowser::Refresh,
-            NeedsBrowser::CustomElements,
-            NeedsBrowser::Modal,
-        ]
+        self.unmodelled.map(NeedsBrowser::Unmodelled)
+    }
+}
+
+/// The first reason, in [`NeedsBrowser`]'s order, the page's markup needs the browser (what
+/// it runs, embeds or builds differently there), before its style is known.
+pub(super) fn markup_needs_browser(dom: &Dom) -> Option<NeedsBrowser> {
+    let mut found: Vec<NeedsBrowser> = Vec::new();
+    for (i, e) in dom.elements() {
+        if e.local == "script" && matches!(e.ns, Ns::Html | Ns::Svg) && runs(dom, i) {
+            found.push(NeedsBrowser::Script);
+        }
+        for (name, value) in &e.attrs {
+            let local = name.rsplit(':').next().unwrap_or(name);
+            if name.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("on"))
+                || (matches!(local, "href" | "src" | "action" | "formaction")
+                    && javascript_url(value))
+            {
+                found.push(NeedsBrowser::InlineHandler);
+            }
+        }
+        if has(
+            &["iframe", "frame", "frameset", "object", "embed"],
+            &e.local,
+        ) {
+            found.push(NeedsBrowser::Frames);
+        }
+        if e.local == "meta"
+            && dom
+                .attr(i, "http-equiv")
+                .is_some_and(|v| v.trim_matches(css_space).eq_ignore_ascii_case("refresh"))
+        {
+            found.push(NeedsBrowser::Refresh);
+        }
+        if e.ns == Ns::Html && e.local.contains('-') {
+            found.push(NeedsBrowser::CustomElements);
+        }
+    }
+    let order = [
+        NeedsBrowser::Script,
+        NeedsBrowser::InlineHandler,
+        NeedsBrowser::Frames,
+        NeedsBrowser::Refresh,
+        NeedsBrowser::CustomElements,
+    ];
+    order
         .into_iter()
         .find(|why| found.contains(why))
+        .or_else(|| unmodelled(dom).map(NeedsBrowser::Unmodelled))
+}
+
+/// Chromium's parser nests elements at most this deep (`kMaximumHTMLParserDOMTreeDepth`);
+/// deeper ones become siblings there, not children. Pages near it go to the browser.
+const MAX_DEPTH: usize = 500;
+
+/// Chromium splits a text longer than this into several text nodes.
+const MAX_TEXT: usize = 65_536;
+
+/// The first construct of the document whose tree or rendering in Chromium the host does not
+/// build the same way, if any.
+fn unmodelled(dom: &Dom) -> Option<&'static str> {
+    let mut depth = vec![0usize; dom.nodes.len()];
+    for i in 0..dom.nodes.len() {
+        depth[i] = dom.parent(i).map_or(0, |p| depth[p] + 1);
+        if depth[i] > MAX_DEPTH {
+            return Some("elements nested deeper than the browser's parser nests them");
+        }
+        if let Some(t) = dom.text(i) {
+            if t.encode_utf16().nth(MAX_TEXT).is_some() {
+                return Some("a text longer than the browser keeps in one node");
+            }
+            continue;
+        }
+        let Some(e) = dom.elem(i) else {
+            continue;
+        };
+        let html = e.ns == Ns::Html;
+        let attr_is = |name: &str, values: &[&str]| {
+            dom.attr(i, name).is_some_and(|v| {
+                let v = v.trim_matches(css_space);
+                values.iter().any(|x| v.eq_ignore_ascii_case(x))
+            })
+        };
+        match e.local.as_str() {
+            // Chromium attaches a shadow root (whose scripts run) where the template is.
+            "template" if html && (dom.has(i, "shadowrootmode") || dom.has(i, "shadowroot")) => {
+                return Some("a declarative shadow root");
+            }
+            // Chromium copies the selected option's content into it.
+            "selectedcontent" => return Some("a <selectedcontent>"),
+            "fencedframe" | "portal" => return Some("an embedded document"),
+            "meta"
+                if html
+                    && attr_is("http-equiv", &["content-security-policy"])
+                    && dom.attr(i, "content").is_some_and(policy_restricts_styles) =>
+            {
+                return Some("a content security policy for its styles");
+            }
+            // It names the preferred style sheet set, which decides which titled sheets apply.
+            "meta" if html && attr_is("http-equiv", &["default-style"]) => {
+                return Some("a default style sheet set");
+            }
+            _ => {}
+        }
+        // `hidden=until-found` hides the content, not the box, and a find reveals it.
+        if html && attr_is("hidden", &["until-found"]) {
+            return Some("content hidden until found");
+        }
     }
+    None
 }

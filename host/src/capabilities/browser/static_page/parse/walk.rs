@@ -167,19 +167,17 @@ impl<'d> Page<'d> {
         text: bool,
         meta: &Value,
         names: &mut HashMap<Ix, (String, Option<&'static str>)>,
-        nodes: &mut BTreeMap<u64, String>,
+        nodes: &mut BTreeMap<u64, Ix>,
     ) -> Value {
         let dom = self.dom;
         let items = Walk::new(self, text, names).run();
         let mut groups = HashMap::new();
-        let name_node = |i: Ix, nodes: &mut BTreeMap<u64, String>| {
+        let name_node = |i: Ix, nodes: &mut BTreeMap<u64, Ix>| {
             let num = dom.num(i);
-            nodes
-                .entry(num)
-                .or_insert_with(|| dom.elem(i).map(|e| e.local.clone()).unwrap_or_default());
+            nodes.entry(num).or_insert(i);
             num
         };
-        let mut group_attr = |start: Option<Ix>, nodes: &mut BTreeMap<u64, String>| {
+        let mut group_attr = |start: Option<Ix>, nodes: &mut BTreeMap<u64, Ix>| {
             self.group_of(start, &mut groups)
                 .map(|(g, kind)| pair("group", format!("{} {kind}", name_node(g, nodes))))
         };
