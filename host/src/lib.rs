@@ -14,8 +14,8 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
-//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
-//! | [`secrets_scrub`] | credentials masked in text, in every encoding, before it is handed on or logged |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built |
+//! | [`scrub`] | a secret's encodings, scrubbed out of text, byte streams and log lines before anything is handed on or written |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
@@ -41,5 +41,5 @@ pub mod plugin_state;
 pub mod reload;
 pub mod replica;
 pub mod runtime;
-pub mod secrets_scrub;
+pub mod scrub;
 pub mod trace;

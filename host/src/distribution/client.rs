@@ -21,7 +21,7 @@ use super::image::Descriptor;
 use super::reference::OciRef;
 use super::said::Said;
 use super::{Distribution, FetchError};
-use crate::secrets_scrub::Scrubber;
+use crate::scrub::Secrets;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
 use reqwest::{Method, Response, StatusCode};
@@ -82,7 +82,7 @@ pub struct Connection {
     /// What is presented to the registry, once a challenge said which (or a static token).
     presented: Mutex<Option<HeaderValue>>,
     /// Every credential of this connection, tokens the realm issued included.
-    scrubber: Mutex<Scrubber>,
+    scrubber: Mutex<Secrets>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -114,7 +114,7 @@ pub async fn connect(
         });
     };
     let credentials = credentials(&registry, settings)?;
-    let mut scrubber = Scrubber::default();
+    let mut scrubber = Secrets::default();
     match &credentials {
         Credentials::Anonymous => {}
         Credentials::Basic { user, password } => {
@@ -181,7 +181,7 @@ impl Connection {
         Said::new(text, &scrubber)
     }
 
-    pub(super) fn scrubber(&self) -> Scrubber {
+    pub(super) fn scrubber(&self) -> Secrets {
         self.scrubber
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -9,7 +9,7 @@
 use super::FetchError;
 use super::said::Said;
 use crate::net::addr::classify;
-use crate::secrets_scrub::Scrubber;
+use crate::scrub::Secrets;
 use std::net::SocketAddr;
 use std::time::Duration;
 use url::Url;
@@ -118,7 +118,7 @@ pub async fn connect(
     origin: &Origin,
     hop: Hop,
     named: &Named,
-    scrubber: &Scrubber,
+    scrubber: &Secrets,
 ) -> Result<reqwest::Client, FetchError> {
     let addrs = crate::net::resolve(&origin.host, origin.port)
         .await
@@ -151,7 +151,7 @@ fn refusal(
     origin: &Origin,
     hop: Hop,
     addr: SocketAddr,
-    scrubber: &Scrubber,
+    scrubber: &Secrets,
 ) -> FetchError {
     let class = classify(addr.ip());
     match hop {
@@ -207,7 +207,7 @@ mod tests {
             &origin("http://127.0.0.2:9/blob"),
             Hop::Redirect,
             &named,
-            &Scrubber::default(),
+            &Secrets::default(),
         )
         .await
         .expect_err("private");
@@ -219,7 +219,7 @@ mod tests {
                 &origin("http://127.0.0.1:5000/"),
                 Hop::Registry,
                 &named,
-                &Scrubber::default()
+                &Secrets::default()
             )
             .await
             .is_ok()

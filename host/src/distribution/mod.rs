@@ -42,7 +42,7 @@ pub use said::{MAX_SAID, Said};
 pub use signature::{SignedBy, Signer};
 pub use trust_root::{TrustRoot, TrustRootError};
 
-use crate::secrets_scrub::Scrubber;
+use crate::scrub::Secrets;
 use std::collections::BTreeMap;
 
 /// Layer media types of a Wasm component: the CNCF Wasm OCI artifact's `application/wasm`
@@ -98,8 +98,8 @@ pub const MAX_MESSAGE: usize = 2048;
 
 impl Distribution {
     /// Every registry credential the environment holds for these registries, to be masked.
-    pub fn scrubber(&self) -> Scrubber {
-        let mut scrubber = Scrubber::default();
+    pub fn scrubber(&self) -> Secrets {
+        let mut scrubber = Secrets::default();
         for s in self.registries.values() {
             let read = |var: &Option<String>| var.as_ref().and_then(|v| std::env::var(v).ok());
             if let Some(token) = read(&s.token_env) {

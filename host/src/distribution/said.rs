@@ -3,7 +3,7 @@
 //! connection holds in every encoding, and cut to [`MAX_SAID`] bytes. [`Said`] is made only
 //! here, so a [`super::FetchError`] cannot carry a registry's words any other way.
 
-use crate::secrets_scrub::Scrubber;
+use crate::scrub::Secrets;
 use std::fmt;
 
 /// The most of a registry's words one message carries.
@@ -15,13 +15,13 @@ pub struct Said(String);
 
 impl Said {
     /// `text` from the registry, scrubbed of what `scrubber` holds and cut to [`MAX_SAID`].
-    pub fn new(text: &str, scrubber: &Scrubber) -> Self {
+    pub fn new(text: &str, scrubber: &Secrets) -> Self {
         Self(scrubber.bounded(text, MAX_SAID))
     }
 
     /// Text of Warden's own with no registry's words in it (still cut, to keep the promise).
     pub fn ours(text: &str) -> Self {
-        Self::new(text, &Scrubber::default())
+        Self::new(text, &Secrets::default())
     }
 
     pub fn as_str(&self) -> &str {

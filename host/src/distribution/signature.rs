@@ -200,7 +200,7 @@ pub fn verify(
                 // What the certificate and bundle say comes from the registry: cut short.
                 Err(e) => push_once(
                     &mut why,
-                    crate::secrets_scrub::cut(&format!("a keyless signature: {e}"), 256),
+                    crate::scrub::cut(&format!("a keyless signature: {e}"), 256),
                 ),
             }
         }

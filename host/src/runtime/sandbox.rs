@@ -72,7 +72,7 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>, grants: &Grants) ->
                 "wasi:sockets",
                 &addr.to_string(),
                 &format!(
-                    "plugins have no network access ({usage:?}); use a capability such as capture http_get, which the manifest grants per host"
+                    "plugins have no sockets ({usage:?}); make HTTP requests with wasi:http, which the manifest grants per origin (grants.http)"
                 ),
             );
             Box::pin(async { false })
@@ -124,7 +124,7 @@ impl preopens::Host for PluginState {
     }
 }
 
-const NO_SOCKETS: &str = "plugins have no network access and cannot create sockets; use a capability such as capture http_get, which the manifest grants per host";
+const NO_SOCKETS: &str = "plugins cannot create sockets; make HTTP requests with wasi:http, which the manifest grants per origin (grants.http)";
 
 // The socket interfaces below need the network error conversions; WASI's own serve them.
 impl network::Host for PluginState {

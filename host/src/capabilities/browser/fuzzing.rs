@@ -113,7 +113,7 @@ fn snapshot(value: &Value) -> u64 {
             data: Some((u32::MAX, value["child"].clone())),
         },
     ];
-    let scrub = |s: &str| crate::secrets_scrub::scrub(s, &["secret".into()], "****");
+    let scrub = |s: &str| crate::scrub::scrub(s, &["secret".into()], "****");
     let snap = super::wit::snapshot::records(&scrub, &frames, true);
     snap.elements.len() as u64 + snap.overlays.len() as u64
 }

@@ -192,13 +192,13 @@ pub fn parse(body: &[u8], provider: &SearchProvider, max: u32) -> Result<Vec<Hit
 /// The results with the key and its encodings masked, and any result whose URL carries it
 /// dropped: a backend that echoes the request must not hand the key to the plugin.
 fn without_key(hits: Vec<Hit>, key: &str) -> Vec<Hit> {
-    let mut forms = crate::secrets_scrub::variants(key);
+    let mut forms = crate::scrub::variants(key);
     forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     hits.into_iter()
         .filter(|h| !forms.iter().any(|f| h.url.contains(f.as_str())))
         .map(|h| Hit {
-            title: crate::secrets_scrub::scrub(&h.title, &forms, "[key]"),
-            snippet: crate::secrets_scrub::scrub(&h.snippet, &forms, "[key]"),
+            title: crate::scrub::scrub(&h.title, &forms, "[key]"),
+            snippet: crate::scrub::scrub(&h.snippet, &forms, "[key]"),
             url: h.url,
         })
         .collect()

@@ -16,12 +16,12 @@
 //! is typed the page holds it (`holding.rs`), and what the plugin can read of it is refused
 //! or withheld by that rule. Scrubbing masks the value in what the plugin reads back
 //! (snapshot names, URLs, storage, dialogs) in the encodings a page can apply in one call
-//! (URL, base64, JSON, hex, reversed: `crate::secrets_scrub`); it is the second layer, not the rule.
+//! (URL, base64, JSON, hex, reversed: `crate::scrub`); it is the second layer, not the rule.
 
 use super::error::{BrowserError, Result};
 use super::tab::{Tab, split_handle};
 use crate::manifest::grants::SecretFrame;
-use crate::secrets_scrub::variants;
+use crate::scrub::variants;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 

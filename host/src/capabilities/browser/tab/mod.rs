@@ -147,10 +147,10 @@ impl Tab {
         Ok(())
     }
 
-    /// Replace every secret typed into this tab (and its encodings, see `secrets_scrub.rs`) with a mask.
+    /// Replace every secret typed into this tab (and its encodings, see `crate::scrub`) with a mask.
     pub fn scrub(&self, text: &str) -> String {
         let secrets = self.state(|t| t.secrets.clone()).unwrap_or_default();
-        crate::secrets_scrub::scrub(text, &secrets, MASK)
+        crate::scrub::scrub(text, &secrets, MASK)
     }
 
     pub fn url(&self) -> Result<String> {
