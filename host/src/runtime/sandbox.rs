@@ -1,7 +1,7 @@
 //! The WASI world a plugin lives in: only the directories (`grants.files`, served by
-//! `files/`) and environment variables (`grants.env`) its grants name, no arguments, no
-//! network, not even a socket (creating one is refused, so a plugin cannot spend the host's
-//! file descriptors). Socket attempts are refused and audited; an empty environment or
+//! `files/`) and environment variables (`grants.env`) its grants name, no arguments, not a
+//! single socket (creating one is refused, so a plugin cannot spend the host's file
+//! descriptors; its network is `wasi:http`, sent by the host under `grants.http`). Socket attempts are refused and audited; an empty environment or
 //! directory list is what an instance without those grants is given, not a refusal
 //! (language runtimes such as CPython read both at start, so auditing every read would only
 //! write false lines): a call that then fails is told, and audited, which grant it may have
