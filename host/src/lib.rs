@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`, `mcp::http` with bearer tokens and `mcp::oauth`, the OAuth resource server) |
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
-//! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, time limit |
+//! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, shared fairly per client (`runtime::fair_queue`), time limit |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
 //! | `runtime::sandbox` | the WASI world of a plugin: no files, env, args or network; guest stdio to the host log |
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
@@ -14,6 +14,7 @@
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
 //! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
+//! | [`fair_share`] | which client gives way when a cap shared by every client is reached |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`distribution`] | `oci://` plugins: pull, pin by digest, verify signatures, store for offline loads |
@@ -28,6 +29,7 @@ pub mod builtin;
 pub mod capabilities;
 pub mod content;
 pub mod distribution;
+pub mod fair_share;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;
