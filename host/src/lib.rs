@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`mcp`] | rmcp `ServerHandler`: aggregated `tools/list`, `tools/call` routing, resources, progress, logs, cancellation; transports (`mcp::stdio`, `mcp::http` with bearer tokens and `mcp::oauth`, the OAuth resource server) |
 //! | [`runtime::registry`] | every plugin of the manifest, loaded; public tool name -> plugin; audit line per call; output cap |
-//! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, time limit |
+//! | [`runtime::plugin`] | one plugin: compiled component, instances that serve one conversation each, calls in parallel up to `limits.concurrency`, shared fairly per client (`runtime::fair_queue`), time limit |
 //! | [`runtime`] | one wasmtime `Engine`, the `Linker` built once, compiled-component cache, epoch ticker |
 //! | [`runtime::exports`] | a component without the `warden:plugin` world: its plain exported functions as tools (schemas from the WIT types, checked arguments, the dynamic call) |
 //! | `runtime::sandbox` | the WASI world of a plugin: only the granted directories and environment, no args or network; guest stdio to the host log |
@@ -17,6 +17,7 @@
 //! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built |
 //! | [`scrub`] | a secret's encodings, scrubbed out of text, byte streams and log lines before anything is handed on or written |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
+//! | [`fair_share`] | which client gives way when a cap shared by every client is reached |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`distribution`] | `oci://` plugins: pull, pin by digest, verify signatures, store for offline loads |
@@ -31,6 +32,7 @@ pub mod builtin;
 pub mod capabilities;
 pub mod content;
 pub mod distribution;
+pub mod fair_share;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;

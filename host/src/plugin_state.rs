@@ -5,9 +5,13 @@
 //!
 //! Bounds: each scope holds at most the plugin's `limits.state` bytes (keys and values); a
 //! plugin keeps at most [`SCOPES_PER_PLUGIN`] scopes and [`SCOPES_HELD_FULL`] times
-//! `limits.state` in all, the least recently used scopes going first (a client that opens
-//! many sessions cannot grow the host without bound); a scope whose conversation ended (its
-//! MCP session closed) is dropped at the next sweep.
+//! `limits.state` in all (a client that opens many sessions cannot grow the host without
+//! bound); a scope whose conversation ended (its MCP session closed) is dropped at the next
+//! sweep. The bounds are shared fairly among clients (`fair_share.rs`): past one, the client
+//! that presses loses its own least recently used scope when it holds more than its share
+//! (the bound divided by the clients holding state in the plugin), else the client that
+//! holds the most does. A client that keeps within its share loses nothing to another's
+//! many sessions.
 
 use crate::capabilities::conversation::Conversation;
 use std::collections::{BTreeMap, HashMap};
@@ -77,7 +81,7 @@ impl Scopes {
                 self.bytes = self.by_conversation.values().map(|s| s.bytes).sum();
             }
             if self.by_conversation.len() >= SCOPES_PER_PLUGIN {
-                self.drop_oldest_but(&key);
+                self.make_room(conversation, Measure::Scopes);
             }
         }
         let scope = self.by_conversation.entry(key).or_insert_with(|| Scope {
@@ -91,16 +95,39 @@ impl Scopes {
     }
 }
 
+/// Which bound a scope is dropped for.
+#[derive(Clone, Copy)]
+enum Measure {
+    /// [`SCOPES_PER_PLUGIN`]: `presser` is about to add a scope.
+    Scopes,
+    /// [`SCOPES_HELD_FULL`] times the limit, in bytes.
+    Bytes(u64),
+}
+
 impl Scopes {
-    /// Drop the least recently used scope other than `keep`'s; false when there is none.
-    fn drop_oldest_but(&mut self, keep: &str) -> bool {
-        let oldest = self
+    /// Drop one scope other than `presser`'s own, to make room for it (`fair_share.rs`);
+    /// false when there is none to drop.
+    fn make_room(&mut self, presser: &Conversation, measure: Measure) -> bool {
+        let keep = presser.key();
+        let (cap, pressing) = match measure {
+            Measure::Scopes => (SCOPES_PER_PLUGIN as u64, 1),
+            Measure::Bytes(cap) => (cap, self.by_conversation.get(keep).map_or(0, |s| s.bytes)),
+        };
+        let held = self
             .by_conversation
             .iter()
             .filter(|(k, _)| &***k != keep)
-            .min_by_key(|(_, s)| s.used)
-            .map(|(k, _)| k.clone());
-        match oldest.and_then(|k| self.by_conversation.remove(&k)) {
+            .map(|(key, scope)| crate::fair_share::Held {
+                key,
+                owner: scope.conversation.owner(),
+                weight: match measure {
+                    Measure::Scopes => 1,
+                    Measure::Bytes(_) => scope.bytes,
+                },
+                used: scope.used,
+            });
+        let victim = crate::fair_share::victim(held, presser.owner(), pressing, cap).cloned();
+        match victim.and_then(|k| self.by_conversation.remove(&k)) {
             Some(scope) => {
                 self.bytes -= scope.bytes;
                 true
@@ -162,9 +189,8 @@ impl StateStore {
             scope.bytes = would;
             scope.values.insert(key.to_string(), value);
             scopes.bytes = scopes.bytes - before + would;
-            while scopes.bytes > limit.saturating_mul(SCOPES_HELD_FULL)
-                && scopes.drop_oldest_but(conversation.key())
-            {}
+            let cap = limit.saturating_mul(SCOPES_HELD_FULL);
+            while scopes.bytes > cap && scopes.make_room(conversation, Measure::Bytes(cap)) {}
             Ok(())
         })
     }
@@ -278,16 +304,16 @@ mod tests {
     }
 
     #[test]
-    fn the_least_recently_used_scope_goes_first() {
+    fn among_clients_holding_as_much_the_least_recently_used_scope_goes_first() {
         let store = StateStore::default();
         for i in 0..SCOPES_PER_PLUGIN {
             store
-                .set("p", &of(&format!("c{i}")), 10, "k", vec![])
+                .set("p", &of(&format!("c{i}")), 100, "k", vec![])
                 .expect("kept");
         }
         // c0 is used again, so c1 is now the oldest.
-        store.set("p", &of("c0"), 10, "k", vec![1]).expect("kept");
-        store.set("p", &of("new"), 10, "k", vec![]).expect("kept");
+        store.set("p", &of("c0"), 100, "k", vec![1]).expect("kept");
+        store.set("p", &of("new"), 100, "k", vec![]).expect("kept");
         assert!(store.get("p", &of("c0"), "k").is_some());
         assert!(store.get("p", &of("c1"), "k").is_none());
         assert!(store.get("p", &of("new"), "k").is_some());
@@ -312,6 +338,39 @@ mod tests {
                 .get("p", &of(&format!("c{}", SCOPES_HELD_FULL + 9)), "k")
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_client_with_many_sessions_erases_its_own_not_another_clients() {
+        let store = StateStore::default();
+        let session = |client: &str, i: usize| {
+            Conversation::session(&format!("s{i}"), Some(client), Arc::new(|| true))
+        };
+        let limit = 100;
+        store
+            .set("p", &session("alice", 0), limit, "k", b"alice".to_vec())
+            .expect("kept");
+        // Bob fills more sessions than the plugin keeps in all, by count and by bytes.
+        for i in 0..SCOPES_PER_PLUGIN + 10 {
+            store
+                .set("p", &session("bob", i), limit, "k", vec![0; 90])
+                .expect("kept");
+        }
+        assert_eq!(
+            store.get("p", &session("alice", 0), "k"),
+            Some(b"alice".to_vec())
+        );
+        assert!(store.get("p", &session("bob", 0), "k").is_none());
+        let (_, bytes) = store.census();
+        assert!(bytes <= limit * SCOPES_HELD_FULL, "{bytes}");
+        // Alice, within her share, makes room at bob's expense.
+        for i in 1..5 {
+            store
+                .set("p", &session("alice", i), limit, "k", vec![0; 90])
+                .expect("kept");
+        }
+        assert!(store.get("p", &session("alice", 0), "k").is_some());
+        assert!(store.get("p", &session("alice", 1), "k").is_some());
     }
 
     #[test]

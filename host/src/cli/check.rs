@@ -20,8 +20,33 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
         app.manifest.file_name,
         app.manifest.audit_log.display()
     );
+    println!("{}", http_clients(&app.manifest.http));
     show(&app);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Who `serve --http` tells apart: with no token and no OAuth, every request is the one local
+/// client, whose calls share everything kept per client.
+fn http_clients(http: &warden::manifest::HttpConfig) -> String {
+    match (http.clients.len(), &http.oauth) {
+        (0, None) => {
+            "http clients: none named (no [server.http.clients], no OAuth): `serve --http` \
+             serves loopback only, and every request is the one local client: callers share \
+             plugin state, kept values and browser sessions, and one caller's calls can wait \
+             behind another's. Give each agent a token ([server.http.clients.NAME]) to keep them \
+             apart"
+                .to_string()
+        }
+        (n, oauth) => format!(
+            "http clients: {n} named by token{}; each one's sessions, state and share of each \
+             plugin's calls are its own",
+            if oauth.is_some() {
+                ", more by OAuth"
+            } else {
+                ""
+            }
+        ),
+    }
 }
 
 /// Each plugin's limits, tools and imports against its grants.

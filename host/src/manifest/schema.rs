@@ -534,12 +534,13 @@ pub struct LimitsSpec {
     pub call_timeout: Option<Spanned<String>>,
     /// Cap on the size of one tool result. Default `"1MiB"`.
     pub output: Option<Spanned<String>>,
-    /// Calls of this plugin in flight at once, from every client together; each runs in an
-    /// instance of its own. Default: 4 per core, at least 8 and at most 64. Example:
-    /// `concurrency = 32`.
+    /// Calls of this plugin in flight at once, from every client together, shared fairly
+    /// among them (a client below its share may start on a lent place, up to twice this
+    /// many); each runs in an instance of its own. Default: 4 per core, at least 8 and at
+    /// most 64. Example: `concurrency = 32`.
     pub concurrency: Option<Spanned<i64>>,
-    /// How long a call over `concurrency` waits (first come, first served) for a call to
-    /// finish before it fails with "limit reached". Default `"30s"`.
+    /// How long a call waits in its client's line for a place before it fails with "limit
+    /// reached". Default `"30s"`.
     pub queue_timeout: Option<Spanned<String>>,
     /// What the plugin may keep per conversation in `warden:plugin/state`. Default `"4MiB"`.
     pub state: Option<Spanned<String>>,

@@ -267,7 +267,9 @@ pub async fn serve(
     let service =
         StreamableHttpService::new(move || Ok(server.for_session()), sessions, rmcp_config);
     let mut auth_mode = match tokens.0.len() {
-        0 if oauth.is_none() => "no token required: loopback only".to_string(),
+        // Say it where the admin reads it: without tokens every request is the one local
+        // client, so stateless callers share plugin state, kept values and browser sessions.
+        0 if oauth.is_none() => "no token required: loopback only; every request is the one local client, so all callers share plugin state and browser sessions (see docs/src/deploy.md)".to_string(),
         n => format!("{n} client token(s)"),
     };
     if let Some(oauth) = &oauth {

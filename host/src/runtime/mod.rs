@@ -11,6 +11,7 @@ pub mod compiler;
 mod context;
 pub mod executor;
 pub mod exports;
+pub mod fair_queue;
 mod files;
 mod initial_memory;
 mod kept;
@@ -159,13 +160,14 @@ impl Runtime {
 }
 
 /// Instances the plugins of a manifest may have alive at once: each plugin's calls in flight
-/// and its instances idle between calls (`limits.concurrency` each), the spares made ahead of
-/// calls, and one more for the load-time listing.
+/// (up to twice `limits.concurrency`: places lent to clients below their fair share,
+/// `fair_queue.rs`), its instances idle between calls (`limits.concurrency`), the spares made
+/// ahead of calls, and one more for the load-time listing.
 pub fn pool_instances(manifest: &crate::manifest::Manifest) -> u32 {
     let total: usize = manifest
         .plugins
         .iter()
-        .map(|p| 2 * p.limits.concurrency + plugin::SPARES + 1)
+        .map(|p| 3 * p.limits.concurrency + plugin::SPARES + 1)
         .sum();
     u32::try_from(total).unwrap_or(u32::MAX)
 }

@@ -3,28 +3,30 @@
 //! resource read, prompt, completion) runs in an instance of its own, either the one its
 //! conversation's last call left idle or a fresh one; calls of any number of clients, and
 //! parallel calls of one client, run side by side up to `limits.concurrency`. So no memory a
-//! plugin keeps is ever seen by another client's call. What must outlive a call lives in the
-//! host (`warden:plugin/state`, per conversation): an instance's memory is only a cache,
-//! gone when it idles out, traps or meets a parallel call. Fresh instances are made ahead of
-//! calls (wasmtime's pooling allocator and copy-on-write memory images make each a matter of
-//! microseconds); reusing an idle one saves a language runtime's warm-up (a JavaScript or
-//! Python call on a fresh instance costs about a millisecond more).
+//! plugin keeps is ever seen by another client's call. The places, and the room for idle
+//! instances, are shared fairly among clients (`fair_queue.rs`, `fair_share.rs`). What must
+//! outlive a call lives in the host (`warden:plugin/state`, per conversation): an instance's
+//! memory is only a cache, gone when it idles out, traps or meets a parallel call. Fresh
+//! instances are made ahead of calls (wasmtime's pooling allocator and copy-on-write memory
+//! images make each a matter of microseconds); reusing an idle one saves a language runtime's
+//! warm-up (a JavaScript or Python call on a fresh instance costs about a millisecond more).
 
 use super::Runtime;
 use super::bindings::{
     Completion, CompletionRef, EmbeddedResource, Prompt, PromptInfo, ResourceInfo,
     ResourceTemplate, ToolError, ToolInfo, ToolOutput,
 };
+use super::fair_queue::FairQueue;
 use super::kinds::{Bound, Pre};
 use super::state::{CallContext, PluginState};
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
+use crate::capabilities::conversation::Owner;
 use crate::manifest::PluginConfig;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 use wasmtime::Store;
 
 /// After a client cancels, a call gets this long to notice `context.cancelled()` and return
@@ -51,8 +53,8 @@ pub enum CallFailure {
     OutputTooLarge(u64, u64),
     /// The tool needs the user's approval and did not get it.
     NotApproved(String),
-    /// `limits.concurrency` calls were in flight for the whole `limits.queue_timeout`
-    /// (the limit, the wait).
+    /// The client's calls waited in its line for the whole `limits.queue_timeout` while
+    /// `limits.concurrency` calls ran (the limit, the wait).
     Busy(usize, Duration),
 }
 
@@ -92,7 +94,7 @@ impl CallFailure {
                 "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
             ),
             Self::Busy(limit, waited) => format!(
-                "limit reached: plugin '{plugin}' already runs {limit} calls at once (limits.concurrency in the manifest) and none finished within {} (limits.queue_timeout); retry later, or ask the admin to raise limits.concurrency",
+                "limit reached: plugin '{plugin}' runs {limit} calls at once (limits.concurrency in the manifest), shared fairly among its clients, and this call waited {} (limits.queue_timeout) for its client's turn; let your earlier calls finish, retry later, or ask the admin to raise limits.concurrency",
                 humantime::format_duration(*waited)
             ),
         }
@@ -108,8 +110,8 @@ struct Instance {
 /// Instances between two calls of their conversation.
 #[derive(Default)]
 struct Idle {
-    /// Conversation key -> its instance and when its last call ended.
-    by_conversation: HashMap<Arc<str>, (Instance, Instant)>,
+    /// Conversation key -> its instance, when its last call ended, and whose it is.
+    by_conversation: HashMap<Arc<str>, (Instance, Instant, Owner)>,
     /// A task drops the instances that idled out.
     sweeping: bool,
 }
@@ -151,7 +153,7 @@ impl Factory {
             .unwrap_or_else(|p| p.into_inner())
             .by_conversation
             .remove(conversation);
-        if let Some((instance, _)) = idle {
+        if let Some((instance, ..)) = idle {
             return Ok(instance);
         }
         let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
@@ -162,10 +164,12 @@ impl Factory {
         }
     }
 
-    /// Keep `instance`, whose call of `conversation` ended cleanly, for that conversation's
-    /// next call. One idle instance per conversation (a second, from a parallel call, is
-    /// dropped), at most `limits.concurrency` in all (the one idle longest goes first).
-    fn keep(self: &Arc<Self>, conversation: Arc<str>, instance: Instance) {
+    /// Keep `instance`, whose call of `conversation` (of client `owner`) ended cleanly, for
+    /// that conversation's next call. One idle instance per conversation (a second, from a
+    /// parallel call, is dropped), at most `limits.concurrency` in all: past it, the one idle
+    /// longest of this client goes if it keeps more than its share, else of the client that
+    /// keeps the most (`fair_share.rs`).
+    fn keep(self: &Arc<Self>, conversation: Arc<str>, owner: Owner, instance: Instance) {
         // Whatever is dropped is dropped after the lock is released: freeing an instance
         // returns its memory to the pool, which other calls' `take` should not wait for.
         let dropped = {
@@ -177,15 +181,21 @@ impl Factory {
             }
             let oldest = (idle.by_conversation.len() >= self.config.limits.concurrency)
                 .then(|| {
-                    idle.by_conversation
-                        .iter()
-                        .min_by_key(|(_, (_, since))| *since)
-                        .map(|(k, _)| k.clone())
+                    let kept = idle.by_conversation.iter().map(|(key, (_, since, owner))| {
+                        crate::fair_share::Held {
+                            key,
+                            owner,
+                            weight: 1,
+                            used: *since,
+                        }
+                    });
+                    let cap = u64::try_from(self.config.limits.concurrency).unwrap_or(u64::MAX);
+                    crate::fair_share::victim(kept, &owner, 1, cap).cloned()
                 })
                 .flatten()
                 .and_then(|k| idle.by_conversation.remove(&k));
             idle.by_conversation
-                .insert(conversation, (instance, Instant::now()));
+                .insert(conversation, (instance, Instant::now(), owner));
             if !idle.sweeping {
                 idle.sweeping = true;
                 tokio::spawn(sweep_idle(Arc::downgrade(self)));
@@ -241,12 +251,12 @@ async fn sweep_idle(factory: std::sync::Weak<Factory>) {
         let Some(factory) = factory.upgrade() else {
             return;
         };
-        let expired: Vec<(Instance, Instant)> = {
+        let expired: Vec<(Instance, Instant, Owner)> = {
             let mut idle = factory.idle.lock().unwrap_or_else(|p| p.into_inner());
             let old: Vec<Arc<str>> = idle
                 .by_conversation
                 .iter()
-                .filter(|(_, (_, since))| since.elapsed() >= IDLE_TTL)
+                .filter(|(_, (_, since, _))| since.elapsed() >= IDLE_TTL)
                 .map(|(k, _)| k.clone())
                 .collect();
             let expired = old
@@ -284,25 +294,8 @@ pub struct WasmPlugin {
     /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
     pub imports: Vec<String>,
     factory: Arc<Factory>,
-    /// `limits.concurrency` places, handed out first come, first served.
-    places: Semaphore,
-    queued: AtomicUsize,
-}
-
-/// Counts a call waiting for a place while it waits.
-struct Queued<'a>(&'a AtomicUsize);
-
-impl<'a> Queued<'a> {
-    fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
-        Self(count)
-    }
-}
-
-impl Drop for Queued<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
+    /// `limits.concurrency` places, shared fairly among clients.
+    places: FairQueue,
 }
 
 impl WasmPlugin {
@@ -330,7 +323,7 @@ impl WasmPlugin {
         })?;
         let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)?;
 
-        let places = Semaphore::new(config.limits.concurrency);
+        let places = FairQueue::new(config.limits.concurrency);
         let mut plugin = Self {
             tools: Vec::new(),
             resources: Vec::new(),
@@ -348,7 +341,6 @@ impl WasmPlugin {
             }),
             config,
             places,
-            queued: AtomicUsize::new(0),
         };
         let listing = plugin.describe().await?;
         plugin.tools = listing.tools;
@@ -384,13 +376,10 @@ impl WasmPlugin {
 
     /// Calls running and calls waiting for a place.
     pub fn load_now(&self) -> Load {
+        let calls = self.places.census();
         Load {
-            in_flight: self
-                .config
-                .limits
-                .concurrency
-                .saturating_sub(self.places.available_permits()),
-            queued: self.queued.load(Ordering::Relaxed),
+            in_flight: calls.running,
+            queued: calls.waiting,
             idle: self.factory.idle_count(),
         }
     }
@@ -403,15 +392,12 @@ impl WasmPlugin {
     pub async fn enter(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let limits = &self.config.limits;
         let cancel = call.cancel.clone();
-        let place = {
-            let _queued = Queued::enter(&self.queued);
-            tokio::select! {
-                place = self.places.acquire() => place.map_err(|_| CallFailure::Crashed("the plugin was unloaded".into()))?,
-                () = tokio::time::sleep(limits.queue_timeout) => {
-                    return Err(CallFailure::Busy(limits.concurrency, limits.queue_timeout));
-                }
-                () = cancel.cancelled() => return Err(CallFailure::Cancelled),
+        let place = tokio::select! {
+            place = self.places.acquire(call.conversation.owner()) => place,
+            () = tokio::time::sleep(limits.queue_timeout) => {
+                return Err(CallFailure::Busy(limits.concurrency, limits.queue_timeout));
             }
+            () = cancel.cancelled() => return Err(CallFailure::Cancelled),
         };
         // The limit is for the plugin's work: time spent waiting for the client's answers
         // (a user reading a form) does not count.
@@ -437,6 +423,7 @@ impl WasmPlugin {
 
     async fn run(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let conversation: Arc<str> = Arc::from(call.conversation.key());
+        let owner = call.conversation.owner().clone();
         let mut instance = self
             .factory
             .take(&conversation)
@@ -449,11 +436,11 @@ impl WasmPlugin {
         match result {
             // The guest returned: its instance may serve the conversation's next call.
             Ok(Ok(exit)) => {
-                self.factory.keep(conversation, instance);
+                self.factory.keep(conversation, owner, instance);
                 Ok(exit)
             }
             Ok(Err(error)) => {
-                self.factory.keep(conversation, instance);
+                self.factory.keep(conversation, owner, instance);
                 Err(CallFailure::Tool(error))
             }
             // A trap leaves the instance in an unknown state: it is dropped.

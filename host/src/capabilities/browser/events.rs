@@ -141,6 +141,13 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
         .as_ref()
         .and_then(|o| st.tabs.get(o))
         .is_some_and(TabState::holds_secret);
+    // A window opened by a tab whose `window.name` is guarded is guarded too, from its first
+    // document: the opener names it (`window.open(url, name)`) and may script its name.
+    let name_guarded_for = opener
+        .as_ref()
+        .and_then(|o| st.tabs.get(o))
+        .map(|t| t.hold.name_guarded_for())
+        .unwrap_or_default();
     let mut tab = TabState::new(session.clone(), context.clone(), opener, st.attached);
     tab.url = s(info, "url").to_string();
     tab.title = s(info, "title").to_string();
@@ -148,6 +155,10 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
     if held {
         tab.hold.opened_from_holder(&tab.loader);
     }
+    let name_guards: Vec<Value> = name_guarded_for
+        .iter()
+        .filter_map(|origin| tab.hold.guard_name(origin))
+        .collect();
     st.sessions.insert(session.clone(), target.clone());
     st.tabs.insert(target.clone(), tab);
     // A new tab opens in front of the others.
@@ -176,6 +187,11 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
         ("Log.enable", json!({})),
     ];
     commands.extend(emulation);
+    commands.extend(
+        name_guards
+            .into_iter()
+            .map(|guard| ("Page.addScriptToEvaluateOnNewDocument", guard)),
+    );
     commands.push(("Runtime.runIfWaitingForDebugger", json!({})));
     Reduced {
         effects: vec![Effect::SetUp { session, commands }],
@@ -335,9 +351,21 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
     let Some(target) = st.sessions.get(session).cloned() else {
         return Reduced::default();
     };
+    let family_holds = st.family_holds_secret(&target);
     let Some(tab) = st.tabs.get_mut(&target) else {
         return Reduced::default();
     };
+    // A document that holds a secret and hands its URL to another origin as the referrer
+    // passes the hold on (`holding.rs`).
+    if method == "Network.requestWillBeSent"
+        && s(p, "type") == "Document"
+        && s(p, "frameId") == target
+        && tab.holds_secret()
+        && let Some(referrer) = super::holding::referrer_of(&p["request"], &tab.url)
+    {
+        tab.hold
+            .referred(s(p, "loaderId"), s(&p["request"], "url"), &referrer);
+    }
     // Requests in flight, for an action to wait for those it started.
     let mut finished = false;
     match method {
@@ -379,7 +407,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
             let name = s(p, "name");
             let loader = s(p, "loaderId");
             if name == "init" || loader != tab.loader {
-                if commit(tab, &target, loader) {
+                if commit(tab, &target, loader, family_holds) {
                     effects.push(Effect::DropHistory {
                         session: session.to_string(),
                     });
@@ -416,7 +444,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
                 // load must not be answered by the previous document's lifecycle.
                 let loader = s(frame, "loaderId");
                 if !loader.is_empty() && loader != tab.loader {
-                    if commit(tab, &target, loader) {
+                    if commit(tab, &target, loader, family_holds) {
                         effects.push(Effect::DropHistory {
                             session: session.to_string(),
                         });
@@ -461,13 +489,19 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
 }
 
 /// The main frame of tab `target` shows document `loader` now; true when that ended a
-/// secret hold.
-fn commit(tab: &mut TabState, target: &str, loader: &str) -> bool {
+/// secret hold. While a tab of its opener family holds a secret (`family_holds`), the
+/// document holds it too: that tab can hand it over (`postMessage`, the window's name).
+fn commit(tab: &mut TabState, target: &str, loader: &str, family_holds: bool) -> bool {
     let from = std::mem::replace(&mut tab.loader, loader.to_string());
     if from != loader {
         tab.abandon_requests_before(loader, target);
     }
-    from != loader && tab.hold.committed(&from, loader)
+    let ended = from != loader && tab.hold.committed(&from, loader);
+    if family_holds {
+        tab.hold.take(loader);
+        return false;
+    }
+    ended
 }
 
 /// The `Fetch.fulfillRequest` parameters of a response the host fetched.

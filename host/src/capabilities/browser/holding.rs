@@ -13,7 +13,9 @@
 //!   same document; a commit the browser did not announce keeps it (fail closed); and the
 //!   commit that ends the hold drops the tab's history, so no way back is left. Popups of a
 //!   holding tab (through their first document), and the tabs in its opener family that
-//!   can script it, hold it too.
+//!   can script it, hold it too; and while a tab of a window's opener family (its opener,
+//!   a window it opened) holds a secret, every document the window commits holds it: the
+//!   other can post it over (`postMessage` crosses origins).
 //! - While a document holds a secret, each way out is refused or neutralised (see
 //!   [`Door`]): no pixels, PDFs, extraction, text or selector waits, drags, copy chords,
 //!   storage or cookie reads, saved states; snapshots mask every field value and leave the
@@ -25,12 +27,24 @@
 //! - Storage and cookies outlive documents: the origins a secret was typed into are
 //!   remembered by the session (and by states saved from it), and their storage and their
 //!   hosts' cookie values are never read back to the plugin.
+//! - A tab's `window.name` outlives its documents, and a page can read what the page before it
+//!   left there. Once a tab (or a tab that can script it) has held a secret, each new
+//!   top-level document of another origin than the secret's starts with an empty name: a
+//!   script the host registers over CDP (`Page.addScriptToEvaluateOnNewDocument`, in a
+//!   world of its own) clears it before any script of the document runs, so the page cannot
+//!   race it. Windows a holding page opens get the same script before their first document.
+//!   Every text the plugin reads of any tab of the session is masked for every secret typed
+//!   in the session, not only in that tab.
 
 use super::error::Result;
 use super::state::State;
 use super::tab::Tab;
-use std::collections::HashSet;
+use serde_json::{Value, json};
+use std::collections::{BTreeSet, HashSet};
 use url::Url;
+
+/// The isolated world the `window.name` guard runs in: the page's script cannot reach it.
+const CARRIER_WORLD: &str = "__warden_carriers__";
 
 /// The main-frame documents (CDP loader ids) of one tab that hold a secret, and what the
 /// browser said of the navigations under way.
@@ -45,6 +59,11 @@ pub struct Hold {
     /// The tab opened from a holding page: its first navigation keeps the hold (a form the
     /// page sent to a new window).
     first_keeps: bool,
+    /// The origins of the secrets this tab's `window.name` guard lets keep the name (the
+    /// guard is registered once per origin): empty while the tab has no guard.
+    name_kept_on: BTreeSet<String>,
+    /// Navigations under way whose referrer names more than its origin to another origin.
+    referred: HashSet<String>,
 }
 
 impl Hold {
@@ -64,9 +83,33 @@ impl Hold {
         self.first_keeps = true;
     }
 
+    /// Guard this tab's `window.name` for a secret of `origin`: the CDP command to send on
+    /// its session, `None` when it is guarded for that origin already.
+    pub fn guard_name(&mut self, origin: &str) -> Option<Value> {
+        self.name_kept_on
+            .insert(origin.to_string())
+            .then(|| name_guard(origin))
+    }
+
+    /// The origins this tab's `window.name` guard was registered for.
+    pub fn name_guarded_for(&self) -> Vec<String> {
+        self.name_kept_on.iter().cloned().collect()
+    }
+
     /// `Page.frameRequestedNavigation` of the main frame: why the page navigates.
     pub fn requested(&mut self, reason: &str) {
         self.get_form = reason == "formSubmissionGet";
+    }
+
+    /// The main frame's request for document `loader` (`Network.requestWillBeSent`) carries
+    /// `referrer`, the URL of a document that may hold a secret: when it names more than its
+    /// origin to another origin (the page asked for `unsafe-url`, after writing the secret
+    /// into its own URL), the document it loads keeps the hold, as a GET form's does.
+    pub fn referred(&mut self, loader: &str, url: &str, referrer: &str) {
+        if carries_more_than_origin(referrer, url) {
+            self.fresh.remove(loader);
+            self.referred.insert(loader.to_string());
+        }
     }
 
     /// `Page.frameStartedNavigating` of the main frame. A fresh document (a link, a POST
@@ -76,7 +119,12 @@ impl Hold {
     pub fn started(&mut self, loader: &str, kind: &str) {
         let get_form = std::mem::take(&mut self.get_form);
         let first = std::mem::take(&mut self.first_keeps);
-        if kind == "differentDocument" && !get_form && !first && !loader.is_empty() {
+        if kind == "differentDocument"
+            && !get_form
+            && !first
+            && !loader.is_empty()
+            && !self.referred.contains(loader)
+        {
             self.fresh.insert(loader.to_string());
         }
     }
@@ -88,6 +136,7 @@ impl Hold {
         let fresh = self.fresh.remove(to);
         // Navigations that never committed (a download, a 204) are over too.
         self.fresh.clear();
+        self.referred.clear();
         if !self.docs.contains(from) {
             return false;
         }
@@ -97,6 +146,48 @@ impl Hold {
         self.docs.insert(to.to_string());
         false
     }
+}
+
+/// The referrer a main-frame document request (`Network.requestWillBeSent`'s `request`)
+/// hands its server and the next document: its `Referer` header, or, when the browser did
+/// not list it, the URL of the document it leaves (`shown`) if its policy sends the whole URL.
+pub fn referrer_of(request: &Value, shown: &str) -> Option<String> {
+    let header = request["headers"]
+        .as_object()
+        .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case("referer")))
+        .and_then(|(_, v)| v.as_str());
+    match header {
+        Some(referrer) => Some(referrer.to_string()),
+        None => matches!(
+            request["referrerPolicy"].as_str(),
+            Some("unsafe-url" | "no-referrer-when-downgrade")
+        )
+        .then(|| shown.to_string()),
+    }
+}
+
+/// Does a request for `url` with `referrer` hand another origin more than the referrer's
+/// origin (a path, a query)?
+fn carries_more_than_origin(referrer: &str, url: &str) -> bool {
+    let (Ok(from), Ok(to)) = (Url::parse(referrer), Url::parse(url)) else {
+        return false;
+    };
+    from.origin() != to.origin()
+        && (from.path() != "/" || from.query().is_some() || from.fragment().is_some())
+}
+
+/// The parameters of `Page.addScriptToEvaluateOnNewDocument` that start every new top-level
+/// document of another origin than `origin` with an empty `window.name`. The script runs
+/// before the document's own scripts, in a world the page cannot reach; frames keep their
+/// names (a form or a link may target one).
+pub fn name_guard(origin: &str) -> Value {
+    let origin = json!(origin);
+    json!({
+        "source": format!(
+            "if (window.top === window && location.origin !== {origin}) {{ window.name = ''; }}"
+        ),
+        "worldName": CARRIER_WORLD,
+    })
 }
 
 /// A way a plugin reads (or moves) what a page shows.
@@ -164,7 +255,7 @@ pub fn refusal(door: Door) -> String {
             capitalised(door.what())
         ),
         _ => format!(
-            "{} is refused: this page holds a secret Warden typed into it (fill-secret) and could show it. Navigate the tab to a new page first (browse_navigate; to this page's URL to load it afresh): a reload, a step back or forward, or a GET form keeps the hold",
+            "{} is refused: this page holds a secret Warden typed into it (fill-secret) and could show it. Navigate the tab to a new page first (browse_navigate; to this page's URL to load it afresh): a reload, a step back or forward, or a GET form keeps the hold, and so does a window that opened this tab or that it opened while that window holds a secret (close it with browse_tabs)",
             capitalised(door.what())
         ),
     }
@@ -224,12 +315,18 @@ pub fn origin_only(url: &str) -> String {
 impl State {
     /// The host is about to type a secret bound to `origin` into tab `target`: its document,
     /// and those of the tabs that can script it (its openers and the windows it opened), hold
-    /// it from now on; the session remembers the origin, the browser that its clipboard may
-    /// carry a secret.
-    pub(super) fn hold_secret(&mut self, target: &str, origin: &str) {
+    /// it from now on; the session remembers the origin and every form of the secret (to
+    /// mask them in all its tabs), the browser that its clipboard may carry a secret.
+    /// Returns the `window.name` guards to register first: (session, command parameters).
+    pub(super) fn hold_secret(
+        &mut self,
+        target: &str,
+        origin: &str,
+        variants: &[String],
+    ) -> Vec<(String, Value)> {
         self.secret_typed = true;
         let Some(context) = self.tabs.get(target).map(|t| t.context.clone()) else {
-            return;
+            return Vec::new();
         };
         let mut family = vec![target.to_string()];
         let mut i = 0;
@@ -248,17 +345,48 @@ impl State {
             }
             i += 1;
         }
+        let mut guards = Vec::new();
         for id in &family {
             if let Some(t) = self.tabs.get_mut(id) {
                 let loader = t.loader.clone();
                 t.hold.take(&loader);
+                if let Some(guard) = t.hold.guard_name(origin) {
+                    guards.push((t.session.clone(), guard));
+                }
             }
         }
+        let extras = self.extras.entry(context).or_default();
+        extras.secret_origins.insert(origin.to_string());
+        for v in variants {
+            if !extras.secret_variants.contains(v) {
+                extras.secret_variants.push(v.clone());
+            }
+        }
+        // Longest first, so a variant that contains another is masked whole.
+        extras
+            .secret_variants
+            .sort_by_key(|s| std::cmp::Reverse(s.len()));
+        guards
+    }
+
+    /// Every form of every secret typed in `context`'s session, longest first.
+    pub(super) fn session_secrets(&self, context: &str) -> &[String] {
         self.extras
-            .entry(context)
-            .or_default()
-            .secret_origins
-            .insert(origin.to_string());
+            .get(context)
+            .map_or(&[], |x| x.secret_variants.as_slice())
+    }
+
+    /// Does a tab that can message tab `target` (its opener, a window it opened) hold a
+    /// secret now? A cross-origin window still reaches the other by `postMessage`.
+    pub(super) fn family_holds_secret(&self, target: &str) -> bool {
+        let Some(tab) = self.tabs.get(target) else {
+            return false;
+        };
+        let opener = tab.opener.as_ref().and_then(|o| self.tabs.get(o));
+        opener.is_some_and(|o| o.context == tab.context && o.holds_secret())
+            || self.tabs.values().any(|t| {
+                t.context == tab.context && t.opener.as_deref() == Some(target) && t.holds_secret()
+            })
     }
 
     /// Has `origin` had a secret typed into it in `context`'s session?
@@ -345,6 +473,25 @@ mod tests {
         // A clean document moving on stays clean.
         h.started("d7", "reload");
         assert!(!h.committed("d6", "d7") && !h.holds("d7"));
+    }
+
+    #[test]
+    fn a_referrer_that_hands_another_origin_a_url_keeps_the_hold() {
+        let mut h = Hold::default();
+        h.take("d1");
+        // The origin alone (the default policy across origins): a fresh document.
+        h.referred("d2", "http://b.test/board", "http://a.test/");
+        h.started("d2", "differentDocument");
+        assert!(h.committed("d1", "d2"));
+        h.take("d2");
+        // The page's URL, query and all, to another origin: the next document holds too.
+        h.started("d3", "differentDocument");
+        h.referred("d3", "http://c.test/board", "http://b.test/login?k=secret");
+        assert!(!h.committed("d2", "d3") && h.holds("d3"));
+        // To its own origin it stays with the trusted page.
+        h.referred("d4", "http://b.test/home", "http://b.test/login?k=secret");
+        h.started("d4", "differentDocument");
+        assert!(h.committed("d3", "d4"));
     }
 
     #[test]

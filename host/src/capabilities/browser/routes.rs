@@ -54,6 +54,9 @@ pub struct SessionExtras {
     pub popups_closed: u64,
     /// Origins a secret was typed into in this session (`holding.rs`). Never cleared.
     pub secret_origins: super::holding::SecretOrigins,
+    /// Every form of every secret typed into this session, longest first: masked in what any
+    /// of its tabs shows (`holding.rs`). Never cleared.
+    pub secret_variants: Vec<String>,
 }
 
 /// A URL glob as routes, `browse_network` and `browse_wait_for` read it: `*` matches any

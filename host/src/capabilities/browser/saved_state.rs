@@ -24,12 +24,13 @@ use std::sync::Mutex;
 use std::time::Duration;
 use url::Url;
 
-/// States one plugin may keep at once.
+/// States one plugin may keep at once for one client (so one client's states never stop
+/// another's from being saved).
 const MAX_STATES: usize = 32;
 /// The largest state kept (cookie and storage names and values together).
 const MAX_BYTES: usize = 8 * 1024 * 1024;
-/// What one plugin's states may hold together: host memory, so bounded well below the
-/// product of the two caps above.
+/// What one plugin's states of one client may hold together: host memory, so bounded well
+/// below the product of the two caps above.
 const MAX_TOTAL_BYTES: usize = 32 * 1024 * 1024;
 /// How long writing one origin's storage may take.
 const RESTORE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -44,6 +45,8 @@ pub struct State {
     /// Origins a secret was typed into in the saved session: a session opened from the
     /// state never reads their storage or cookie values back either (`holding.rs`).
     secret_origins: super::holding::SecretOrigins,
+    /// The client whose call saved it: the caps count per client.
+    client: crate::capabilities::conversation::Owner,
 }
 
 impl State {
@@ -297,7 +300,8 @@ impl View<'_, BrowserCtx> {
         if live.lock().context_holds_secret(&context) {
             return Err(self.held_at(&format!("session {session}"), Door::SaveState));
         }
-        let state = live.read_state(&context).await?;
+        let mut state = live.read_state(&context).await?;
+        state.client = self.conversation.owner().clone();
         if state.bytes() > MAX_BYTES {
             return Err(Error::LimitReached(format!(
                 "session \"{session}\" holds {} bytes of cookies and storage, more than a saved state keeps ({MAX_BYTES}); clear what it does not need (browse_storage, browse_cookies) first",
@@ -309,16 +313,19 @@ impl View<'_, BrowserCtx> {
             let mut states = self.browser.states.lock();
             let key = (plugin.clone(), name.clone().into_key());
             // The state it replaces does not count: saving again under a name frees the old.
-            let others = states.iter().filter(|(k, _)| k.0 == plugin && **k != key);
+            // Other clients' states do not count either.
+            let others = states
+                .iter()
+                .filter(|(k, st)| k.0 == plugin && **k != key && st.client == state.client);
             let (mine, held) = others.fold((0, 0), |(n, b), (_, st)| (n + 1, b + st.bytes()));
             if mine >= MAX_STATES {
                 return Err(Error::LimitReached(format!(
-                    "this plugin keeps {MAX_STATES} saved states already; delete one (browse_session {{\"action\": \"delete_state\"}}) first"
+                    "this plugin keeps {MAX_STATES} saved states of yours already; delete one (browse_session {{\"action\": \"delete_state\"}}) first"
                 )));
             }
             if held + state.bytes() > MAX_TOTAL_BYTES {
                 return Err(Error::LimitReached(format!(
-                    "this plugin's saved states hold {held} bytes; with this one ({} bytes) they would pass {MAX_TOTAL_BYTES}; delete one (browse_session {{\"action\": \"delete_state\"}}) first",
+                    "your saved states in this plugin hold {held} bytes; with this one ({} bytes) they would pass {MAX_TOTAL_BYTES}; delete one (browse_session {{\"action\": \"delete_state\"}}) first",
                     state.bytes()
                 )));
             }

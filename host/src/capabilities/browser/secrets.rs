@@ -62,10 +62,24 @@ impl Tab {
     pub async fn type_secret(&self, handle: u64, value: &str, origin: &str) -> Result<()> {
         self.no_dialog()?;
         let before = self.mark()?;
-        // The document holds the secret before the page can see it (`holding.rs`).
-        self.live.lock().hold_secret(&self.target, origin);
-        // Remember what to scrub before the page can see the value.
+        // The document holds the secret before the page can see it (`holding.rs`), and the
+        // session remembers what to scrub; no later document of another origin in the tab
+        // (or a tab that can script it) reads what the page leaves in `window.name`.
         let variants = variants(value);
+        let guards = self
+            .live
+            .lock()
+            .hold_secret(&self.target, origin, &variants);
+        for (session, guard) in guards {
+            self.live
+                .cdp
+                .call_raw(
+                    Some(&session),
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    guard,
+                )
+                .await?;
+        }
         self.state(|t| {
             for v in variants {
                 if !t.secrets.contains(&v) {

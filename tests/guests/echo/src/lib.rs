@@ -63,6 +63,41 @@ fn count(_: NoArgs) -> Result<String, ToolError> {
 }
 
 #[derive(Deserialize, JsonSchema)]
+struct KeepArgs {
+    /// The key to keep the value under.
+    key: String,
+    /// The value.
+    value: String,
+    /// Bytes of padding kept after the value (to fill the conversation's state).
+    #[serde(default)]
+    pad: u32,
+}
+
+fn keep(args: KeepArgs) -> Result<String, ToolError> {
+    let mut bytes = args.value.into_bytes();
+    bytes.resize(bytes.len() + args.pad as usize, b'.');
+    state::set(&args.key, &bytes)?;
+    Ok(format!("kept {} bytes", bytes.len()))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RecallArgs {
+    /// The key a value was kept under.
+    key: String,
+}
+
+fn recall(args: RecallArgs) -> Result<String, ToolError> {
+    Ok(state::get(&args.key).map_or_else(
+        || "(nothing)".to_string(),
+        |v| {
+            String::from_utf8_lossy(&v)
+                .trim_end_matches('.')
+                .to_string()
+        },
+    ))
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct SleepArgs {
     /// How long to sleep, in milliseconds.
     ms: u64,
@@ -111,6 +146,15 @@ fn plugin() -> Plugin {
         .tool(Tool::new("count", count).title("Count").description(
             "Increment this conversation's call counter (kept by the host) and return it (\"1\", \"2\", ...).",
         ))
+        .tool(Tool::new("keep", keep).title("Keep").description(
+            "Keep `value` (and `pad` bytes of padding) under `key` in this conversation's state.",
+        ))
+        .tool(
+            Tool::new("recall", recall)
+                .title("Recall")
+                .description("The value kept under `key` in this conversation's state, or \"(nothing)\".")
+                .read_only(),
+        )
         .tool(
             Tool::new("settings", read_settings)
                 .title("Settings")

@@ -603,3 +603,70 @@ fn the_tab_cap_counts_the_plugins_tabs_in_its_other_browsers() {
     let r = attach(&mut second, "FITS", Some("S0"));
     assert!(r.effects.iter().any(|e| matches!(e, Effect::SetUp { .. })));
 }
+
+/// Commit document `loader` in tab `id`'s main frame, as a page's own navigation.
+fn navigate(st: &mut State, id: &str, loader: &str, url: &str) -> Reduced {
+    on(
+        st,
+        id,
+        "Page.frameStartedNavigating",
+        json!({ "frameId": id, "loaderId": loader, "url": url, "navigationType": "differentDocument" }),
+    );
+    on(
+        st,
+        id,
+        "Page.frameNavigated",
+        json!({ "frame": { "id": id, "loaderId": loader, "url": url }, "type": "Navigation" }),
+    )
+}
+
+#[test]
+fn a_window_a_guarded_tab_opens_is_guarded_before_its_first_document() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    navigate(&mut st, "T1", "d1", "http://127.0.0.1:8000/login");
+    let guards = st.hold_secret("T1", "http://127.0.0.1:8000", &["s3cr3t".to_string()]);
+    assert!(matches!(guards.as_slice(), [(session, _)] if session == "s-T1"));
+    // Once per tab and origin.
+    assert!(
+        st.hold_secret("T1", "http://127.0.0.1:8000", &[])
+            .is_empty()
+    );
+    let r = attach(&mut st, "P1", Some("T1"));
+    let [Effect::SetUp { commands, .. }] = r.effects.as_slice() else {
+        panic!("one set-up: {:?}", r.effects);
+    };
+    let methods: Vec<&str> = commands.iter().map(|(m, _)| *m).collect();
+    let guard = methods
+        .iter()
+        .position(|m| *m == "Page.addScriptToEvaluateOnNewDocument")
+        .expect("the popup's name is guarded");
+    assert_eq!(guard + 1, methods.len() - 1, "before it runs: {methods:?}");
+    // The session masks the secret in every tab.
+    assert_eq!(st.session_secrets(CONTEXT), ["s3cr3t".to_string()]);
+}
+
+#[test]
+fn a_window_holds_while_its_opener_holds() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    navigate(&mut st, "T1", "d1", "http://127.0.0.1:8000/login");
+    st.hold_secret("T1", "http://127.0.0.1:8000", &[]);
+    attach(&mut st, "P1", Some("T1"));
+    navigate(&mut st, "P1", "p1", "http://127.0.0.1:8000/board");
+    // A fresh document of the popup: its opener still holds and can post the value over.
+    navigate(&mut st, "P1", "p2", "http://127.0.0.1:8001/elsewhere");
+    assert!(st.tabs["P1"].holds_secret());
+    // The opener moves on to a fresh document while the popup holds: it holds too.
+    navigate(&mut st, "T1", "d2", "http://127.0.0.1:8000/home");
+    assert!(st.tabs["T1"].holds_secret());
+    // With the popup gone, the opener's next fresh document is clean.
+    feed(
+        &mut st,
+        "Target.targetDestroyed",
+        None,
+        json!({ "targetId": "P1" }),
+    );
+    navigate(&mut st, "T1", "d3", "http://127.0.0.1:8000/next");
+    assert!(!st.tabs["T1"].holds_secret());
+}

@@ -147,9 +147,14 @@ impl Tab {
         Ok(())
     }
 
-    /// Replace every secret typed into this tab (and its encodings, see `crate::scrub`) with a mask.
+    /// Replace every secret typed into this tab or another of its session (and their
+    /// encodings, see `crate::scrub`) with a mask.
     pub fn scrub(&self, text: &str) -> String {
-        let secrets = self.state(|t| t.secrets.clone()).unwrap_or_default();
+        let (mut secrets, context) = self
+            .state(|t| (t.secrets.clone(), t.context.clone()))
+            .unwrap_or_default();
+        secrets.extend_from_slice(self.live.lock().session_secrets(&context));
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         crate::scrub::scrub(text, &secrets, MASK)
     }
 

@@ -55,9 +55,10 @@ pub(crate) fn records(
         let Ok(frame_index) = u32::try_from(index) else {
             break;
         };
+        // A frame's name is its `window.name`: the page's to write, like its text.
         frame_infos.push(FrameInfo {
-            url: f.frame.url.clone(),
-            name: f.frame.name.clone(),
+            url: scrub(&f.frame.url),
+            name: scrub(&f.frame.name),
             parent: f.frame.parent.and_then(|p| u32::try_from(p).ok()),
             opaque: f.data.is_none(),
         });
