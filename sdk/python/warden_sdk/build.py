@@ -27,19 +27,9 @@ import time
 import tomllib
 from pathlib import Path
 
-COMPONENTIZE_PY = "0.25.1"
+from ._bindings import INTERFACES
 
-# Interface name in `imports` -> (namespace, package directory under wit/deps, interface in
-# that package). `settings` is the standard `wasi:config/store`.
-INTERFACES: dict[str, tuple[str, str, str]] = {
-    "capture/http": ("warden", "capture", "http"),
-    "capture/page": ("warden", "capture", "page"),
-    "browser": ("warden", "browser", "browser"),
-    "terminal": ("warden", "terminal", "terminal"),
-    "sftp": ("warden", "sftp", "sftp"),
-    "rdp": ("warden", "rdp", "desktop"),
-    "settings": ("wasi", "config", "store"),
-}
+COMPONENTIZE_PY = "0.25.1"
 
 WORLD = "python-plugin"
 
