@@ -49,7 +49,13 @@ for name in INTERFACES:
         found[name] = binding(name).__name__
     except RuntimeError as e:
         found[name] = "error: " + str(e)
+from warden_sdk import http
+try:
+    http_modules = [m.__name__ for m in http._wit()]
+except RuntimeError as e:
+    http_modules = str(e)
 print(json.dumps({
+    "http": http_modules,
     "tools": listed,
     "text": out.content[0].value,
     "types": plugin_interface("types").__name__,
@@ -79,9 +85,7 @@ def test_module_names_are_qualified_first() -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
     imports = VARIANTS[variant]
-    wit = tmp_path / "wit"
-    shutil.copytree(WIT, wit)
-    (wit / "zz-python-plugin.wit").write_text(build.world_text(WIT, imports))
+    wit = build.write_wit(WIT, imports, tmp_path / "wit")
     bindings = tmp_path / "bindings"
     made = subprocess.run(
         [componentize_py(), "-d", str(wit), "-w", f"warden:plugin/{build.WORLD}", "bindings", str(bindings)],
@@ -102,6 +106,12 @@ def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
     assert seen["tools"] == ["ping"] and seen["text"] == "pong", seen
     assert seen["types"] in ("wit_world.imports.types", "wit_world.imports.warden_plugin_types"), seen
     assert seen["context"] and seen["state"], seen
+    if "http" in imports:
+        # warden_sdk.http reaches the handler, wasi:http/types and wasi:io/streams.
+        names = [m.rsplit(".", 1)[1] for m in seen["http"]]
+        assert names[0] in module_names(*INTERFACES["http"]) and names[1:] == ["wasi_http_types", "streams"], seen
+    else:
+        assert "does not import `http`" in seen["http"], seen
     for name, module in seen["found"].items():
         if name in imports:
             assert module.startswith("wit_world.imports."), (name, module)

@@ -15,7 +15,8 @@ import importlib
 from types import ModuleType
 
 # Interface name in `[tool.warden] imports` -> (namespace, package, interface). `settings` is
-# the standard `wasi:config/store`. The build reads the same table.
+# the standard `wasi:config/store`, `http` the standard `wasi:http/outgoing-handler`. The
+# build reads the same table.
 INTERFACES: dict[str, tuple[str, str, str]] = {
     "capture/http": ("warden", "capture", "http"),
     "capture/page": ("warden", "capture", "page"),
@@ -24,6 +25,7 @@ INTERFACES: dict[str, tuple[str, str, str]] = {
     "sftp": ("warden", "sftp", "sftp"),
     "rdp": ("warden", "rdp", "desktop"),
     "settings": ("wasi", "config", "store"),
+    "http": ("wasi", "http", "outgoing-handler"),
 }
 
 
