@@ -160,31 +160,46 @@ async function bundle(entry, outFile, project) {
   return output[0];
 }
 
+/**
+ * Steps 1 and 2 in `work`: the bundle (`work/plugin.js`, its host imports checked against
+ * "warden.imports") and the WIT with the plugin's world (`work/wit`). Also what the tests check
+ * for every import set without the cost of a componentize run.
+ */
+export async function prepare(dir, work) {
+  const project = await readProject(dir);
+  if (!existsSync(project.entry)) throw new BuildError(`entry ${project.entry} does not exist; set package.json "warden.entry"`);
+  const chunk = await bundle(project.entry, path.join(work, 'plugin.js'), dir);
+  const missing = EXPORTS.filter((name) => !chunk.exports.includes(name));
+  if (missing.length > 0) {
+    throw new BuildError(
+      `${path.relative(dir, project.entry)} does not export ${missing.join(', ')}: end it with\n` +
+        '  export const { tools, resources, prompts, completions } = plugin.exports();',
+    );
+  }
+  const allowed = new Set([...ALWAYS, ...project.imports]);
+  for (const id of chunk.imports) {
+    if (!hostImport(id) || allowed.has(id)) continue;
+    const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;
+    throw new BuildError(`the plugin uses ${id}: add "${short}" to "warden.imports" in package.json`);
+  }
+  const wit = path.join(work, 'wit');
+  await cp(witDir(), wit, { recursive: true });
+  await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports));
+  return {
+    project,
+    hostImports: chunk.imports.filter(hostImport).sort(),
+    wit,
+    // fetch() is componentize-js's `http` feature; the fetch event (serving HTTP) is never on.
+    disableFeatures: project.http ? ['fetch-event'] : ['http', 'fetch-event'],
+  };
+}
+
 export async function build(dir, { output } = {}) {
   const started = Date.now();
-  const project = await readProject(dir);
-  if (output) project.output = path.resolve(output);
-  if (!existsSync(project.entry)) throw new BuildError(`entry ${project.entry} does not exist; set package.json "warden.entry"`);
   const work = await mkdtemp(path.join(tmpdir(), 'warden-build-'));
   try {
-    const chunk = await bundle(project.entry, path.join(work, 'plugin.js'), dir);
-    const missing = EXPORTS.filter((name) => !chunk.exports.includes(name));
-    if (missing.length > 0) {
-      throw new BuildError(
-        `${path.relative(dir, project.entry)} does not export ${missing.join(', ')}: end it with\n` +
-          '  export const { tools, resources, prompts, completions } = plugin.exports();',
-      );
-    }
-    const allowed = new Set([...ALWAYS, ...project.imports]);
-    for (const id of chunk.imports) {
-      if (!hostImport(id) || allowed.has(id)) continue;
-      const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;
-      throw new BuildError(`the plugin uses ${id}: add "${short}" to "warden.imports" in package.json`);
-    }
-
-    const wit = path.join(work, 'wit');
-    await cp(witDir(), wit, { recursive: true });
-    await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports));
+    const { project, wit, disableFeatures } = await prepare(dir, work);
+    if (output) project.output = path.resolve(output);
 
     // componentize-js reads the WIT through preview2-shim's WASI filesystem, which (since
     // 0.26) preopens nothing: without this every path fails with "No such file or directory".
@@ -197,7 +212,7 @@ export async function build(dir, { output } = {}) {
       sourcePath: path.join(work, 'plugin.js'),
       witPath: wit,
       worldName: 'warden:plugin/js-plugin',
-      disableFeatures: project.http ? ['fetch-event'] : ['http', 'fetch-event'],
+      disableFeatures,
     });
     await mkdir(path.dirname(project.output), { recursive: true });
     await writeFile(project.output, component);
