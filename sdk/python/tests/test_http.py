@@ -47,12 +47,12 @@ def test_refusals_are_typed_and_name_the_grant() -> None:
     denied = http.error_for(ErrorCode_HttpRequestDenied(), "POST", url)
     assert isinstance(denied, http.HttpDenied) and isinstance(denied, CapabilityError)
     assert denied.kind == "access-denied" and denied.code == "HTTP-request-denied"
-    assert '"http://127.0.0.1:8080" to grants.http.origins' in denied.message
-    assert '"POST" to grants.http.methods' in denied.message
+    assert 'add "http://127.0.0.1:8080" to grants.http.origins' in denied.message
+    assert '"POST" to grants.http.methods' in denied.message and "?q=1" not in denied.message
     assert denied.to_tool_error().kind == "access-denied"
 
     private = http.error_for(ErrorCode_DestinationIpProhibited(), "GET", url)
-    assert private.kind == "access-denied" and "grants.http.origins names it literally" in private.message
+    assert private.kind == "access-denied" and "private network space" in private.message
 
     big = http.error_for(ErrorCode_HttpRequestBodySize(), "POST", url)
     assert isinstance(big, http.HttpLimit) and big.kind == "limit-reached" and "max_request_body" in big.message

@@ -136,38 +136,45 @@ _CASES = {
     "HttpResponseBodySize": "HTTP-response-body-size",
     "HttpResponseTimeout": "HTTP-response-timeout",
     "HttpProtocolError": "HTTP-protocol-error",
+    "ConfigurationError": "configuration-error",
     "InternalError": "internal-error",
 }
 
 
 def error_for(code: Any, method: str, url: str) -> HttpError:
     """The typed error of a `wasi:http` error-code for `method url`: what happened and what to
-    change in the manifest."""
+    change in the manifest (the same words as the Rust SDK's)."""
     case = _case(code)
     origin = _origin(url)
-    what = f"{method} {url}"
     if case == "HTTP-request-denied":
         return HttpDenied(
-            f"the host refused {what}: grants.http of this plugin does not allow {method} to {origin}; "
-            f'add "{origin}" to grants.http.origins and "{method}" to grants.http.methods in the manifest',
+            f'the host refused {method} {origin}: add "{origin}" to grants.http.origins (and "{method}" to '
+            "grants.http.methods) of this plugin in the manifest; the audit log names the grant",
             case,
         )
     if case in ("destination-IP-prohibited", "destination-IP-unroutable"):
         return HttpDenied(
-            f"the host refused {what}: {origin} is a private-network address, closed unless "
-            "grants.http.origins names it literally",
+            f"the host refused {origin}: it is in private network space, which grants.http.origins opens only "
+            'for an address written literally, like "http://127.0.0.1:8080"',
+            case,
+        )
+    if case == "connection-limit-reached":
+        return HttpLimit(
+            "too many requests of this plugin are in flight; wait for one to end, or raise grants.http.concurrency",
             case,
         )
     if case == "HTTP-request-body-size":
-        return HttpLimit(f"the body of {what} is over grants.http.max_request_body; send less, or ask for a larger cap", case)
+        return HttpLimit("the request body is over the host's cap; send less, or raise grants.http.max_request_body", case)
     if case == "HTTP-response-body-size":
-        return HttpLimit(f"the response to {what} is over grants.http.max_response_body", case)
-    if case == "connection-limit-reached":
-        return HttpLimit(f"too many requests in flight for {what} (grants.http.concurrency); send fewer at once", case)
+        return HttpLimit("the response body is over the host's cap; raise grants.http.max_response_body", case)
+    if case == "configuration-error":
+        return HttpError(f"the host could not add the credential for {origin} (the host log says why)", case)
     if case.endswith("timeout"):
-        return HttpTimeout(f"{what} timed out ({case}; grants.http.timeout, connect_timeout)", case)
+        return HttpTimeout(f"{method} {origin}: no answer in time ({case}; grants.http.timeout)", case)
+    if case == "HTTP-request-URI-invalid":
+        return HttpError(f"the URL of {method} {origin} is not valid", case, "invalid-argument")
     detail = getattr(code, "value", None)
-    return HttpError(f"{what} failed: {case}" + (f" ({detail})" if isinstance(detail, str) and detail else ""), case)
+    return HttpError(f"{method} {origin} failed: {case}" + (f" ({detail})" if isinstance(detail, str) and detail else ""), case)
 
 
 def _origin(url: str) -> str:
