@@ -1,4 +1,5 @@
-//! Builds the test guests (`tests/guests/*`) as wasm32-wasip2 components and writes
+//! Builds the test guests (`tests/guests/*`) and the Rust examples (`examples/*` with a
+//! Cargo.toml) as wasm32-wasip2 components and writes
 //! `$OUT_DIR/guests.rs` with one `<NAME>_WASM` path constant per guest.
 
 use std::path::PathBuf;
@@ -7,7 +8,11 @@ use warden_build_support::{build_components, fail};
 
 fn main() {
     let mut code = String::new();
-    for component in build_components("tests/guests") {
+    // The test guests, and the Rust examples (the e2e tests run them as a user would).
+    let components = build_components("tests/guests")
+        .into_iter()
+        .chain(build_components("examples"));
+    for component in components {
         let constant = format!("{}_WASM", component.name.to_uppercase().replace('-', "_"));
         code.push_str(&format!(
             "/// Path of the `{}` test guest component (`tests/guests/{}`).\n\

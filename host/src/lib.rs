@@ -12,7 +12,8 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
-//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built |
+//! | [`scrub`] | a secret's encodings and scrubbing them out of text and byte streams |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
 //! | [`builtin`] | first-party plugins embedded at build time |
@@ -38,4 +39,5 @@ pub mod plugin_state;
 pub mod reload;
 pub mod replica;
 pub mod runtime;
+pub mod scrub;
 pub mod trace;

@@ -76,6 +76,8 @@
 //! - [`state`]: what the plugin keeps between calls, per conversation, held by the host
 //!   (always granted). Statics are only a cache: an instance serves one conversation, and
 //!   a call may run in a fresh one.
+//! - [`http`]: HTTP requests of any method with a body, over standard `wasi:http`, allowed by
+//!   the manifest's `http` grant; credentials are added by the host, never held by the plugin.
 //! - [`capture`]: HTTP fetched by the host, allowed by the manifest's `capture` grant.
 //! - [`browser`], [`terminal`], [`sftp`], [`rdp`]: the other capabilities.
 //!
@@ -91,6 +93,7 @@ pub mod browser;
 pub mod capture;
 pub mod context;
 mod error;
+pub mod http;
 mod output;
 mod plugin;
 mod prompt;

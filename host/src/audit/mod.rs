@@ -76,6 +76,14 @@ pub struct Record<'a> {
     /// For capability lines: bytes moved (read, written, output produced).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// For HTTP requests a plugin made: the method, the response status, and the request
+    /// body bytes sent (`bytes` is what was received).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_sent: Option<u64>,
     /// The call's trace, when traces are exported (not written to the log).
     #[serde(skip)]
     pub trace: Option<crate::trace::CallTrace>,

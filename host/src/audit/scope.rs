@@ -49,8 +49,12 @@ pub struct Used<'a> {
     pub tabs_open: Option<usize>,
     /// What was done, where the target does not say it (never a secret).
     pub detail: Option<&'a str>,
-    /// Bytes moved.
+    /// Bytes moved (for an HTTP request: received).
     pub bytes: Option<u64>,
+    /// An HTTP request's method, status and request body bytes sent.
+    pub method: Option<&'a str>,
+    pub status: Option<u16>,
+    pub bytes_sent: Option<u64>,
 }
 
 /// How much of a guest's last stderr output is kept for trap messages.
@@ -164,6 +168,9 @@ impl GuestScope {
             tabs_open: used.tabs_open,
             detail: used.detail,
             bytes: used.bytes,
+            method: used.method,
+            status: used.status,
+            bytes_sent: used.bytes_sent,
             trace: caller.trace,
         });
     }

@@ -9,6 +9,7 @@ pub mod browser;
 pub mod capture;
 pub mod conversation;
 pub mod errors;
+pub mod http;
 pub mod rdp;
 pub mod resource_events;
 pub mod sftp;
@@ -38,6 +39,8 @@ pub struct Contexts {
     pub sftp: SftpCtx,
     pub rdp: RdpCtx,
     pub capture: CaptureCtx,
+    /// Standard `wasi:http` (linked by the runtime with wasmtime-wasi-http, not a projection).
+    pub http: http::HttpCtx,
 }
 
 /// How the store hands each capability its view.
@@ -85,6 +88,8 @@ pub struct HostServices {
     pub resource_events: Arc<resource_events::ResourceEvents>,
     /// What plugins keep between calls, per conversation (kept across reloads).
     pub state: Arc<crate::plugin_state::StateStore>,
+    /// `wasi:http` requests in flight and OAuth tokens (kept across reloads).
+    pub http: Arc<http::HttpServices>,
 }
 
 impl HostServices {
@@ -120,6 +125,7 @@ impl HostServices {
                 .map(|p| p.resource_events.clone())
                 .unwrap_or_default(),
             state: previous.map(|p| p.state.clone()).unwrap_or_default(),
+            http: previous.map(|p| p.http.clone()).unwrap_or_default(),
         }
     }
 
@@ -262,6 +268,7 @@ impl HostServices {
                 capture_browser: self.capture_browser.clone(),
                 handoff: None,
             },
+            http: http::HttpCtx::new(grants, scope, &self.http),
         }
     }
 }

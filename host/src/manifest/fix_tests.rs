@@ -191,7 +191,20 @@ fn every_suggested_grant_loads_and_allows_what_was_refused() {
     let capture = |u: &'static str| move |g: &Grants| g.check_capture_origin(&url(u));
     let capture_request =
         |u: &'static str| move |g: &Grants| g.check_capture_request(&url(u)).map(|_| ());
+    let wasi_http = |m: &'static str, u: &'static str| {
+        move |g: &Grants| g.check_http_request(m, &url(u)).map(|_| ())
+    };
     let cases: Vec<(&str, &str, Box<Check>)> = vec![
+        (
+            "wasi:http, no grant",
+            "",
+            Box::new(wasi_http("GET", "https://api.example.com/v1")),
+        ),
+        (
+            "wasi:http, an origin and a method not granted",
+            "http = { origins = [\"https://a.example.com\"] }",
+            Box::new(wasi_http("POST", "http://127.0.0.1:8080/v1")),
+        ),
         (
             "http host",
             "",

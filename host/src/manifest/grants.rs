@@ -95,6 +95,8 @@ pub struct Grants {
     pub caps: Caps,
     pub capture: Option<CaptureGrant>,
     pub browser: Option<BrowserGrant>,
+    /// `grants.http`: standard `wasi:http` requests.
+    pub http: Option<super::http::HttpGrant>,
     pub terminal: Option<TerminalGrant>,
     pub sftp: Option<SftpGrant>,
     pub rdp: Option<RdpGrant>,
@@ -239,6 +241,9 @@ impl Grants {
                 list(&b.origins), b.cookies, b.eval_js, b.upload_dirs, b.download_dir, secrets, b.profiles,
                 self.caps.browser_sessions, self.caps.browser_tabs
             ));
+        }
+        if let Some(h) = &self.http {
+            parts.push(h.summary());
         }
         if let Some(t) = &self.terminal {
             parts.push(format!(

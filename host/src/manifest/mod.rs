@@ -1,12 +1,14 @@
 //! The admin's manifest (`warden.toml`): parsed strictly, validated with `file:line` in every
 //! error, and turned into per-plugin [`Grants`] that the capability providers check on each call.
 
+pub mod credentials;
 mod denied;
 mod distribution;
 pub mod emulation;
 #[cfg(test)]
 mod fix_tests;
 pub mod grants;
+pub mod http;
 mod oauth;
 mod schema;
 mod settings;
@@ -458,6 +460,7 @@ impl Manifest {
             secret_names: Vec::new(),
             secret_origins: BTreeMap::new(),
             profile_names: Vec::new(),
+            credentials: BTreeMap::new(),
         };
         let file: ManifestFile = match toml::from_str(text) {
             Ok(f) => f,
@@ -497,6 +500,8 @@ struct Validator<'a> {
     secret_origins: BTreeMap<String, GlobList>,
     /// Names under `[browser.profiles]`, which `grants.browser.profiles` may name.
     profile_names: Vec<String>,
+    /// `[credentials]`, which `grants.http.credentials` may name.
+    credentials: BTreeMap<String, Arc<credentials::Credential>>,
 }
 
 impl Validator<'_> {
@@ -725,6 +730,7 @@ impl Validator<'_> {
         };
 
         let distribution = self.distribution(file.trust, file.registries);
+        self.credentials = self.credentials(file.credentials);
         let mut plugins: Vec<PluginConfig> = Vec::new();
         for entry in file.plugin {
             if let Some(p) = self.plugin(entry, builtins, &ssh_hosts, &rdp_hosts, &distribution) {
@@ -1401,6 +1407,9 @@ impl Validator<'_> {
                 profiles: self.profile_grants(&b.profiles),
             }
         });
+        let credentials = std::mem::take(&mut self.credentials);
+        let http = spec.http.map(|h| self.http_grant(h, &credentials));
+        self.credentials = credentials;
         let terminal = spec.terminal.map(|t| TerminalGrant {
             local: t.local,
             ssh_hosts: self.aliases("grants.terminal.ssh_hosts", &t.ssh_hosts, ssh_hosts),
@@ -1457,6 +1466,7 @@ impl Validator<'_> {
             caps: Caps::default(),
             capture,
             browser,
+            http,
             terminal,
             sftp,
             rdp,
@@ -1714,5 +1724,7 @@ pub fn cache_dir() -> PathBuf {
     xdg_dir("XDG_CACHE_HOME", "~/.cache").join("warden")
 }
 
+#[cfg(test)]
+mod http_tests;
 #[cfg(test)]
 mod tests;

@@ -41,6 +41,9 @@ pub struct ManifestFile {
     /// network space. Example: `[registries."registry.internal:5000"]`.
     #[serde(default)]
     pub registries: BTreeMap<String, Spanned<RegistrySpec>>,
+    /// Secrets the host adds to plugins' HTTP requests: `[credentials.NAME]`.
+    #[serde(default)]
+    pub credentials: BTreeMap<String, Spanned<super::credentials::CredentialSpec>>,
     /// The plugins to load, in order: `[[plugin]]`.
     #[serde(default)]
     pub plugin: Vec<PluginEntry>,
@@ -551,6 +554,7 @@ pub struct LimitsSpec {
 pub struct GrantsSpec {
     pub capture: Option<CaptureGrantSpec>,
     pub browser: Option<BrowserGrantSpec>,
+    pub http: Option<super::http::HttpGrantSpec>,
     pub terminal: Option<TerminalGrantSpec>,
     pub sftp: Option<SftpGrantSpec>,
     pub rdp: Option<RdpGrantSpec>,

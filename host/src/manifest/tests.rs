@@ -24,7 +24,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown top-level key",
             format!("[sever]\naudit_log = \"a.jsonl\"\n{PLUGIN}"),
-            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `trust`, `registries`, `plugin`",
+            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `trust`, `registries`, `credentials`, `plugin`",
         ),
         (
             "a search provider Warden does not speak",
@@ -228,7 +228,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown grant key",
             format!("{PLUGIN}grants.network = {{ any = true }}\n"),
-            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `terminal`, `sftp`, `rdp`",
+            "warden.toml:4:8: unknown field `network`, expected one of `capture`, `browser`, `http`, `terminal`, `sftp`, `rdp`",
         ),
         (
             "unknown key inside a grant",

@@ -1,8 +1,12 @@
-//! An HTTP client for a request the host makes itself to an origin a plugin's browser grant
-//! names (web search, the no-JavaScript fast path): the name resolved and every address
-//! checked under the private-network rule, the client pinned to those addresses (DNS cannot
-//! swap them), no proxy, no redirect followed.
+//! The one way the host builds an HTTP client for a request it makes for a plugin (standard
+//! `wasi:http`, `capture`'s `http_get`, web search, the no-JavaScript fast path): the name
+//! resolved and every address checked under the private-network rule against the grant
+//! patterns that matched, the client pinned to those addresses (DNS cannot swap them between
+//! check and connect), no proxy (an environment proxy would connect somewhere unchecked), no
+//! redirect followed (the caller checks every hop as a new request), TLS verified by rustls
+//! against the system's roots.
 
+use super::lookup::LookupError;
 use super::{Key, NetError, resolve_admitted};
 use std::time::Duration;
 use url::Url;
@@ -18,6 +22,64 @@ pub enum PinnedError {
     Client(String),
 }
 
+impl PinnedError {
+    /// A resolution that took too long, as the private-network rule reports a failed one.
+    pub fn into_net(self, within: Duration) -> Result<NetError, String> {
+        match self {
+            Self::Net(e) => Ok(e),
+            Self::Timeout(host) => Ok(NetError::Resolve {
+                host,
+                why: LookupError::Timeout(within.as_millis()),
+            }),
+            Self::Client(e) => Err(e),
+        }
+    }
+}
+
+/// What a pinned client is for.
+#[derive(Debug, Clone, Copy)]
+pub struct Pinning<'a> {
+    /// The grant list the URL's origin matched, for messages.
+    pub key: Key,
+    /// Its patterns that matched: only a literal among them opens private address space.
+    pub matched: &'a [&'a str],
+    pub user_agent: &'a str,
+    /// Time for the name to resolve.
+    pub resolve_within: Duration,
+    /// Time to connect (TLS included), when capped apart from the whole request.
+    pub connect_timeout: Option<Duration>,
+    /// Time for each whole request, when the client itself enforces it.
+    pub timeout: Option<Duration>,
+}
+
+/// A client for requests to `url`'s host and port only, pinned to its checked addresses.
+pub async fn client(url: &Url, pinning: Pinning<'_>) -> Result<reqwest::Client, PinnedError> {
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let addrs = tokio::time::timeout(
+        pinning.resolve_within,
+        resolve_admitted(host, port, pinning.matched, pinning.key),
+    )
+    .await
+    .map_err(|_| PinnedError::Timeout(host.to_string()))??;
+    let mut builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(pinning.user_agent)
+        .no_proxy();
+    if let Some(timeout) = pinning.timeout {
+        builder = builder.timeout(timeout);
+    }
+    if let Some(connect) = pinning.connect_timeout {
+        builder = builder.connect_timeout(connect);
+    }
+    if let Some(url::Host::Domain(domain)) = url.host() {
+        builder = builder.resolve_to_addrs(domain, &addrs);
+    }
+    builder
+        .build()
+        .map_err(|e| PinnedError::Client(e.to_string()))
+}
+
 /// A client for `url`, whose origin matched the `grants.browser.origins` patterns `matched`;
 /// every request it sends ends within `timeout`.
 pub async fn browser_client(
@@ -26,8 +88,6 @@ pub async fn browser_client(
     user_agent: &str,
     timeout: Duration,
 ) -> Result<reqwest::Client, PinnedError> {
-    let host = url.host_str().unwrap_or_default();
-    let port = url.port_or_known_default().unwrap_or(80);
     let key = Key {
         name: "grants.browser.origins",
         scheme: Some(if url.scheme() == "https" {
@@ -36,18 +96,16 @@ pub async fn browser_client(
             "http"
         }),
     };
-    let addrs = tokio::time::timeout(timeout, resolve_admitted(host, port, matched, key))
-        .await
-        .map_err(|_| PinnedError::Timeout(host.to_string()))??;
-    let mut builder = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(user_agent)
-        .timeout(timeout)
-        .no_proxy();
-    if let Some(url::Host::Domain(domain)) = url.host() {
-        builder = builder.resolve_to_addrs(domain, &addrs);
-    }
-    builder
-        .build()
-        .map_err(|e| PinnedError::Client(e.to_string()))
+    client(
+        url,
+        Pinning {
+            key,
+            matched,
+            user_agent,
+            resolve_within: timeout,
+            connect_timeout: None,
+            timeout: Some(timeout),
+        },
+    )
+    .await
 }

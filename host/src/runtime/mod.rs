@@ -20,6 +20,8 @@ pub mod registry;
 pub(crate) mod sandbox;
 mod settings;
 pub mod state;
+#[cfg(test)]
+mod wasi_http_tests;
 
 pub use state::LogLevel;
 
@@ -78,6 +80,11 @@ impl Runtime {
 
         let mut linker = Linker::new(&engine);
         sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
+        // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
+        // hook under `grants.http`: a plugin without the grant loads, and its requests are
+        // refused and audited.
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+            .map_err(|e| RuntimeError::Link(e.to_string()))?;
         // `warden:plugin` (context, types) on the store itself; each capability on its own
         // context.
         bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 /// Entries an instance's resource table may hold (tabs and sessions handed out, WASI streams
 /// and pollables): each costs host memory, so a guest that creates handles without dropping
@@ -102,6 +103,7 @@ impl ResourceLimiter for MemoryLimiter {
 /// its interfaces through a projection ([`PluginState::projections`]).
 pub struct PluginState {
     wasi: WasiCtx,
+    http: WasiHttpCtx,
     table: ResourceTable,
     pub limiter: MemoryLimiter,
     pub grants: Arc<Grants>,
@@ -128,6 +130,7 @@ impl PluginState {
         table.set_max_capacity(HANDLES_PER_INSTANCE);
         Self {
             wasi: sandbox::wasi_ctx(&scope, &log_budget),
+            http: WasiHttpCtx::new(),
             table,
             limiter: MemoryLimiter {
                 max_memory: usize::try_from(max_memory).unwrap_or(usize::MAX),
@@ -219,6 +222,18 @@ impl WasiView for PluginState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+/// Standard `wasi:http`: wasmtime-wasi-http's interfaces, every request sent by the host's
+/// hook under `grants.http` (`capabilities/http`).
+impl WasiHttpView for PluginState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.caps.http,
         }
     }
 }

@@ -1,0 +1,178 @@
+//! Bodies bounded while they stream: the request body stops at the first byte over
+//! `grants.http.max_request_body` (nothing over it is sent), the response body at the first
+//! byte over `max_response_body` or at the request's deadline, and a response is scrubbed of
+//! the credentials the plugin's requests carry before the plugin reads a byte of it.
+
+use super::Slot;
+use super::exchange::Exchange;
+use crate::scrub::Scrubber;
+use bytes::Bytes;
+use futures::Stream;
+use http_body::{Body, Frame, SizeHint};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use wasmtime_wasi_http::{Error, WasiBody};
+
+/// The plugin's request body as a stream of data for the client, capped at `max` bytes.
+pub struct RequestBody {
+    body: WasiBody,
+    max: u64,
+    sent: Arc<AtomicU64>,
+    /// Set when the body went over `max`: the send error is then "request body too large".
+    over: Arc<AtomicBool>,
+}
+
+impl RequestBody {
+    pub fn new(body: WasiBody, max: u64, sent: Arc<AtomicU64>, over: Arc<AtomicBool>) -> Self {
+        Self {
+            body,
+            max,
+            sent,
+            over,
+        }
+    }
+}
+
+impl Stream for RequestBody {
+    type Item = Result<Bytes, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            let frame = match Pin::new(&mut self.body).poll_frame(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(Some(Ok(frame))) => frame,
+            };
+            // Trailers are not sent: the client writes a plain body.
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
+            let before = self.sent.load(Ordering::Relaxed);
+            if before.saturating_add(len) > self.max {
+                self.over.store(true, Ordering::Relaxed);
+                return Poll::Ready(Some(Err(Error::HttpRequestBodySize(Some(self.max)))));
+            }
+            self.sent.store(before + len, Ordering::Relaxed);
+            return Poll::Ready(Some(Ok(data)));
+        }
+    }
+}
+
+/// The response body as the plugin reads it: capped, timed, scrubbed, counted; its end (or
+/// its drop) writes the request's audit line and frees its slot.
+pub struct ResponseBody {
+    inner: reqwest::Body,
+    max: u64,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    scrubber: Option<Scrubber>,
+    exchange: Exchange,
+    done: bool,
+    _slot: Slot,
+}
+
+impl ResponseBody {
+    pub fn new(
+        inner: reqwest::Body,
+        max: u64,
+        deadline: tokio::time::Instant,
+        scrubber: Option<Scrubber>,
+        exchange: Exchange,
+        slot: Slot,
+    ) -> Self {
+        Self {
+            inner,
+            max,
+            deadline: Box::pin(tokio::time::sleep_until(deadline)),
+            scrubber,
+            exchange,
+            done: false,
+            _slot: slot,
+        }
+    }
+
+    fn end(&mut self) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        self.done = true;
+        match self.scrubber.as_mut().map(Scrubber::finish) {
+            Some(rest) if !rest.is_empty() => Poll::Ready(Some(Ok(Frame::data(rest)))),
+            _ => Poll::Ready(None),
+        }
+    }
+
+    fn fail(
+        &mut self,
+        kind: &'static str,
+        detail: &str,
+        error: Error,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        self.done = true;
+        self.exchange.fail(kind, detail);
+        Poll::Ready(Some(Err(error)))
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            return this.fail(
+                "timeout",
+                "the response body did not end within grants.http.timeout",
+                Error::HttpResponseTimeout,
+            );
+        }
+        loop {
+            let frame = match Pin::new(&mut this.inner).poll_frame(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return this.end(),
+                Poll::Ready(Some(Err(e))) => {
+                    let detail = crate::net::chain::error_chain(&e);
+                    return this.fail("io", &detail, Error::HttpResponseIncomplete);
+                }
+                Poll::Ready(Some(Ok(frame))) => frame,
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
+            if this.exchange.received.saturating_add(len) > this.max {
+                let max = this.max;
+                return this.fail(
+                    "body_too_large",
+                    &format!("the response body went over grants.http.max_response_body ({max} bytes); the rest was not read"),
+                    Error::HttpResponseBodySize(Some(max)),
+                );
+            }
+            this.exchange.received += len;
+            let out = match this.scrubber.as_mut() {
+                Some(s) => s.feed(&data),
+                None => data,
+            };
+            if out.is_empty() {
+                continue;
+            }
+            return Poll::Ready(Some(Ok(Frame::data(out))));
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        // Scrubbing may change the length: no exact size is promised.
+        SizeHint::default()
+    }
+}
