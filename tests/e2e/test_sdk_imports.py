@@ -5,7 +5,7 @@ Built into components and loaded by one `warden check` and one `warden serve`: t
 variants (one cargo build of nine crates sharing their dependencies with test_plugin_new.py),
 and the JavaScript and Python plugins with no imports and with all of them (Python's is the
 fixture, built once per session for test_plugin_python.py). `ping` answers, `probe` calls each
-imported capability (refused without grants, naming the grant; settings read), and `warden
+imported capability (refused without grants, naming the grant; settings read; HTTP refused), and `warden
 check` shows that each component imports its capabilities and no other. A JavaScript or Python
 plugin importing one capability alone is checked without a componentize run, in a second for
 all of them: the JS SDK's bundle and world (sdk/js/test/imports.test.mjs), and the Python SDK
@@ -46,6 +46,7 @@ IMPORTS = {
     "sftp": "warden:sftp/sftp",
     "rdp": "warden:rdp/desktop",
     "settings": "wasi:config/store",
+    "http": "wasi:http/outgoing-handler",
 }
 VARIANTS: dict[str, list[str]] = {"none": [], **{name: [name] for name in IMPORTS}, "all": list(IMPORTS)}
 # The variants built for each language (the rest: see the module's docstring).
@@ -67,8 +68,9 @@ PY_CALLS = {
     "sftp": 'sftp.list("nohost", "/")',
     "rdp": 'rdp.open("nohost", None)',
     "settings": 'settings.get("greeting")',
+    "http": 'http.get("http://127.0.0.1:9/")',
 }
-PY_MODULE = {"capture/http": "capture", "capture/page": "capture", "settings": "settings"}
+PY_MODULE = {"capture/http": "capture", "capture/page": "capture", "settings": "settings", "http": "http"}
 
 
 def python_project(root: Path, variant: str) -> Path:
@@ -130,6 +132,7 @@ JS_IMPORT = {
     "sftp": "import * as sftp from '@warden/plugin-sdk/sftp';",
     "rdp": "import * as rdp from '@warden/plugin-sdk/rdp';",
     "settings": "",
+    "http": "",
 }
 JS_CALLS = {
     "capture/http": "httpGet('http://127.0.0.1:9/')",
@@ -139,6 +142,7 @@ JS_CALLS = {
     "sftp": "sftp.list('nohost', '/')",
     "rdp": "rdp.open('nohost', undefined)",
     "settings": "settings.get('greeting')",
+    "http": "fetch('http://127.0.0.1:9/')",
 }
 
 
@@ -157,8 +161,8 @@ async function outcome(name, call) {
   try {
     return `${name}: ok ${JSON.stringify(await call())}`;
   } catch (e) {
-    if (e instanceof CapabilityError) return `${name}: ${e}`;
-    throw e;
+    // A refused fetch() rejects with a TypeError, not a CapabilityError.
+    return `${name}: ${e instanceof CapabilityError ? '' : 'failed: '}${e}`;
   }
 }
 
@@ -208,12 +212,13 @@ RS_CALLS = {
     "sftp": 'outcome("sftp", warden_sdk::sftp::list("nohost", "/"))',
     "rdp": 'outcome("rdp", warden_sdk::rdp::open("nohost", None))',
     "settings": 'format!("settings: ok {:?}", warden_sdk::settings::get("greeting"))',
+    "http": 'outcome("http", warden_sdk::http::get("http://127.0.0.1:9/").send())',
 }
 
 RS_LIB = """use warden_sdk::prelude::*;
 
 #[allow(dead_code)]
-fn outcome<T>(name: &str, result: Result<T, CapabilityError>) -> String {
+fn outcome<T, E: std::fmt::Display>(name: &str, result: Result<T, E>) -> String {
     match result {
         Ok(_) => format!("{name}: ok"),
         Err(e) => format!("{name}: {e}"),
@@ -369,15 +374,13 @@ async def test_every_variant_loads_answers_and_reaches_its_imports(
         capabilities = {
             i
             for i in seen[name]
-            if (i.startswith("warden:") or i.startswith("wasi:config")) and not i.endswith(("/types", "/errors"))
+            if i.startswith(("warden:", "wasi:config", "wasi:http")) and not i.endswith(("/types", "/errors"))
         }
         # A Rust component imports only what its code calls: context and state drop out of
         # one that calls neither.
         assert capabilities - {"warden:plugin/context", "warden:plugin/state"} == wanted, (name, seen[name])
         if lang != "rs":
             assert {"warden:plugin/context", "warden:plugin/state"} <= capabilities, (name, seen[name])
-        # The narrow world: no wasi:http without "http" in the imports.
-        assert not any(i.startswith("wasi:http") for i in seen[name]), (name, seen[name])
 
     async with start_warden(manifest) as w:
         names = {t.name for t in (await w.session.list_tools()).tools}
@@ -401,6 +404,12 @@ async def test_every_variant_loads_answers_and_reaches_its_imports(
             for name, line in zip(imports, lines):
                 if name == "settings":
                     assert GREETING in line, (prefix, line)
+                elif name == "http":
+                    # Refused by the host: the SDKs of Rust and Python name the grant; JavaScript's
+                    # fetch() rejects with a TypeError (the audit line names it).
+                    assert "ok" not in line.split(":", 2)[1], (prefix, line)
+                    if lang != "js":
+                        assert "the host refused" in line and "grants.http.origins" in line, (prefix, line)
                 else:
                     # Refused by the host, with the grant to add named.
                     assert "access denied" in line and DENIED_NAMING[name] in line, (prefix, line)

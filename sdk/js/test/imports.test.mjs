@@ -1,7 +1,7 @@
 // The build for every import set: no imports, each alone, all of them. Each plugin calls the
 // capabilities it lists and nothing else; the bundle must keep exactly their host imports (and
 // no other: each would be a component import), the world must import them, and fetch() must be
-// on only with "http". Steps 1 and 2 of the build, in a second for all nine; the componentize
+// on only with "http". Steps 1 and 2 of the build, in a second for every set; the componentize
 // step runs for the none and all plugins in tests/e2e/test_sdk_imports.py.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

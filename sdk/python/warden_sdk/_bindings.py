@@ -38,10 +38,14 @@ def module_names(namespace: str, package: str, interface: str) -> tuple[str, str
     return (f"{_snake(namespace)}_{_snake(package)}_{_snake(interface)}", _snake(interface))
 
 
+class NotImported(ModuleNotFoundError):
+    """The world does not import the interface (no generated module under either name)."""
+
+
 def imported(namespace: str, package: str, interface: str) -> ModuleType:
     """The generated module of the imported interface `namespace:package/interface`.
 
-    Raises `ModuleNotFoundError` when the world does not import it."""
+    Raises `NotImported` when the world does not import it; any other import error as it is."""
     for name in module_names(namespace, package, interface):
         path = f"wit_world.imports.{name}"
         try:
@@ -49,9 +53,7 @@ def imported(namespace: str, package: str, interface: str) -> ModuleType:
         except ModuleNotFoundError as e:
             if e.name != path:  # the module exists but something it imports does not
                 raise
-    raise ModuleNotFoundError(
-        f"the component does not import {namespace}:{package}/{interface}", name=f"wit_world.imports.{interface}"
-    )
+    raise NotImported(f"the component does not import {namespace}:{package}/{interface}", name=f"wit_world.imports.{interface}")
 
 
 def plugin_interface(interface: str) -> ModuleType:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from ._bindings import INTERFACES, imported
+from ._bindings import INTERFACES, NotImported, imported
 from ._errors import reraise
 
 
@@ -15,7 +15,7 @@ def binding(interface: str) -> Any:
     that names the import to declare."""
     try:
         return imported(*INTERFACES[interface])
-    except ModuleNotFoundError:
+    except NotImported:
         raise RuntimeError(
             f"this plugin does not import `{interface}`: add it to `[tool.warden] imports` in "
             "pyproject.toml and rebuild"
