@@ -22,12 +22,12 @@ fn bad_http_grants_and_credentials_name_line_and_fix() {
         (
             "a method no grant can name",
             plugin("origins = [\"https://a.test\"], methods = [\"CONNECT\"]"),
-            "warden.toml:4:55: grants.http.methods: \"CONNECT\" is not a method a grant can name",
+            "warden.toml:4:58: grants.http.methods: \"CONNECT\" is not a method a grant can name",
         ),
         (
             "an origin without a scheme",
             plugin("origins = [\"a.test\"]"),
-            "warden.toml:4:27: grants.http.origins: \"a.test\" must be an origin glob with a scheme",
+            "warden.toml:4:28: grants.http.origins: \"a.test\" must be an origin glob with a scheme",
         ),
         (
             "a credential the manifest does not define",

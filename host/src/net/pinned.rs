@@ -4,12 +4,34 @@
 //! patterns that matched, the client pinned to those addresses (DNS cannot swap them between
 //! check and connect), no proxy (an environment proxy would connect somewhere unchecked), no
 //! redirect followed (the caller checks every hop as a new request), TLS verified by rustls
-//! against the system's roots.
+//! against the system's roots, loaded once.
 
 use super::lookup::LookupError;
 use super::{Key, NetError, resolve_admitted};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use url::Url;
+
+/// The TLS settings of every pinned client: rustls on ring, the system's roots (what reqwest
+/// would load for each client; loading them is the slow part of building one, so it is done
+/// once), HTTP/1.1.
+fn tls() -> Result<rustls::ClientConfig, String> {
+    static TLS: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
+    TLS.get_or_init(|| {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+            .map_err(|e| format!("cannot load the system's TLS roots: {e}"))?;
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(config)
+    })
+    .clone()
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PinnedError {
@@ -63,6 +85,7 @@ pub async fn client(url: &Url, pinning: Pinning<'_>) -> Result<reqwest::Client, 
     .await
     .map_err(|_| PinnedError::Timeout(host.to_string()))??;
     let mut builder = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls().map_err(PinnedError::Client)?)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(pinning.user_agent)
         .no_proxy();

@@ -12,7 +12,7 @@ fn a_component_importing_an_older_wasi_http_links() {
         let wat = format!(
             r#"(component
                 (import "wasi:http/types@{version}" (instance
-                    (export $f "fields" (type (sub resource)))
+                    (export "fields" (type $f (sub resource)))
                     (export "[constructor]fields" (func (result (own $f))))
                     (export "outgoing-request" (type (sub resource)))
                 ))

@@ -254,7 +254,7 @@ async fn fetch(
         .body(body)
         .send()
         .await
-        .map_err(|e| failed(format!("{}", crate::net::chain::error_chain(&e))))?;
+        .map_err(|e| failed(crate::net::chain::error_chain(&e)))?;
     let status = response.status();
     let mut response = response;
     let mut raw = Vec::new();

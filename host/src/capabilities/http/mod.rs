@@ -30,13 +30,48 @@ pub const CAPABILITY: &str = "wasi:http";
 
 /// State shared by every instance of every plugin: requests in flight per plugin, OAuth
 /// tokens per credential. Kept across manifest reloads.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct HttpServices {
     in_flight: Mutex<HashMap<String, Arc<AtomicUsize>>>,
     pub tokens: credentials::Tokens,
+    /// Scrubbers by the secrets they mask: the same credentials, request after request.
+    scrubbers: Mutex<HashMap<Vec<String>, crate::scrub::Scrubber>>,
 }
 
+/// Never prints a secret: the scrubbers are keyed by them.
+impl std::fmt::Debug for HttpServices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServices").finish_non_exhaustive()
+    }
+}
+
+/// Scrubbers kept at most; past it the cache starts again (secrets that change often, such
+/// as OAuth tokens, would otherwise pile up).
+const SCRUBBERS_KEPT: usize = 64;
+
 impl HttpServices {
+    /// A scrubber of `secrets` and their encodings, built once per set of secrets.
+    fn scrubber(&self, mut secrets: Vec<String>, mask: &str) -> crate::scrub::Scrubber {
+        secrets.sort();
+        secrets.dedup();
+        let mut cache = self.scrubbers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = cache.get(&secrets) {
+            return s.clone();
+        }
+        let mut variants: Vec<String> = secrets
+            .iter()
+            .flat_map(|s| crate::scrub::variants(s))
+            .collect();
+        variants.sort();
+        variants.dedup();
+        let scrubber = crate::scrub::Scrubber::new(&variants, mask);
+        if cache.len() >= SCRUBBERS_KEPT {
+            cache.clear();
+        }
+        cache.insert(secrets, scrubber.clone());
+        scrubber
+    }
+
     /// The counter of `plugin`'s requests in flight, shared by its instances.
     fn in_flight(&self, plugin: &str) -> Arc<AtomicUsize> {
         let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());

@@ -24,7 +24,7 @@ use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use crate::manifest::http::{HttpGrant, origin_of};
 use crate::net::{self, NetError, pinned};
-use crate::scrub::{self, Scrubber};
+use crate::scrub::Scrubber;
 use http_body_util::BodyExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
@@ -207,10 +207,7 @@ impl Outgoing {
                 secrets.push(v);
             }
         }
-        let mut variants: Vec<String> = secrets.iter().flat_map(|s| scrub::variants(s)).collect();
-        variants.sort();
-        variants.dedup();
-        Some(Scrubber::new(&variants, MASK))
+        Some(self.services.scrubber(secrets, MASK))
     }
 
     /// A destination the private-network rule (or the resolver) refused.

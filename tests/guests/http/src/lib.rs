@@ -60,11 +60,13 @@ fn request(args: RequestArgs) -> Result<Structured<Answer>, ToolError> {
         }
         let response = req.send()?;
         let location = response.header("location").map(str::to_string);
-        if args.follow && (300..400).contains(&response.status) && hops.len() < 6 {
-            if let Some(next) = location {
-                url = next;
-                continue;
-            }
+        if args.follow
+            && (300..400).contains(&response.status)
+            && hops.len() < 6
+            && let Some(next) = location
+        {
+            url = next;
+            continue;
         }
         let answer = Answer {
             status: response.status,
