@@ -28,7 +28,7 @@ VARIANTS = {"none": [], **{name: [name] for name in INTERFACES}, "all": list(INT
 # Runs inside the bindings: the export glue lists and calls a tool, and every interface
 # resolves to its module (or to the error naming the import to add).
 PROBE = r"""
-import json, sys
+import json, pkgutil, sys
 from warden_sdk import Plugin
 from warden_sdk._bindings import INTERFACES, plugin_interface
 from warden_sdk._capability import binding
@@ -41,6 +41,10 @@ def ping() -> str:
     return "pong"
 
 Tools, Resources, Prompts, Completions = plugin.export()
+# What a component's snapshot would keep: the modules imported by the end of export().
+import wit_world.imports
+generated = sorted(m.name for m in pkgutil.iter_modules(wit_world.imports.__path__))
+preloaded = sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("wit_world.imports."))
 listed = [t.name for t in Tools().list_tools()]
 out = Tools().call_tool("ping", "{}")
 found = {}
@@ -62,6 +66,8 @@ print(json.dumps({
     "context": hasattr(plugin_interface("context"), "log"),
     "state": hasattr(plugin_interface("state"), "get"),
     "found": found,
+    "generated": generated,
+    "preloaded": preloaded,
 }))
 """
 
@@ -106,6 +112,10 @@ def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
     assert seen["tools"] == ["ping"] and seen["text"] == "pong", seen
     assert seen["types"] in ("wit_world.imports.types", "wit_world.imports.warden_plugin_types"), seen
     assert seen["context"] and seen["state"], seen
+    # A component keeps only the modules imported while it is pre-initialized, and
+    # componentize-py's runtime imports none of functions alone (outgoing_handler):
+    # export() imports them all.
+    assert seen["preloaded"] == seen["generated"], seen
     if "http" in imports:
         # warden_sdk.http reaches the handler, wasi:http/types and wasi:io/streams.
         names = [m.rsplit(".", 1)[1] for m in seen["http"]]

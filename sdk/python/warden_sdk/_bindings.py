@@ -12,6 +12,7 @@ for the interface and this finds it under either name.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from types import ModuleType
 
 # Interface name in `[tool.warden] imports` -> (namespace, package, interface). `settings` is
@@ -59,3 +60,18 @@ def imported(namespace: str, package: str, interface: str) -> ModuleType:
 def plugin_interface(interface: str) -> ModuleType:
     """A `warden:plugin` interface every plugin has: `types`, `context`, `state`."""
     return imported("warden", "plugin", interface)
+
+
+def preload() -> None:
+    """Import every generated module of the world's imports, now.
+
+    componentize-py's generated code exists only while the build pre-initializes the
+    component: the snapshot keeps the modules imported by then and nothing else. Its runtime
+    imports each module that defines a type (a record, a resource) on its own, but a module of
+    functions alone (`outgoing_handler`, `monotonic_clock`) is never imported unless the
+    app does it, and a lazy import at the first call would fail with the import missing. The
+    SDK reaches interfaces lazily (a plugin pays for what it calls), so `plugin.export()`, which
+    runs during pre-initialization, calls this."""
+    imports = importlib.import_module("wit_world.imports")
+    for found in pkgutil.iter_modules(imports.__path__):
+        importlib.import_module(f"wit_world.imports.{found.name}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ._bindings import plugin_interface
+from ._bindings import plugin_interface, preload
 from ._errors import ToolError
 from ._output import Content, ToolOutput
 from .prompt import CompletionRef
@@ -20,6 +20,7 @@ def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
     from wit_world import exports
     from wit_world.exports import completions, prompts, resources
 
+    preload()
     t = plugin_interface("types")
 
     def wit_error(e: ToolError) -> Any:
