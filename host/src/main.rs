@@ -69,7 +69,7 @@ enum Command {
 
 #[derive(Subcommand)]
 enum PluginCommand {
-    /// Create a plugin project (two example tools on the Warden SDK of its language) and a
+    /// Create a plugin project (example tools on the Warden SDK of its language) and a
     /// manifest that loads it.
     New {
         /// The plugin's name: a-z, 0-9, '-' and '_', starting with a letter.
@@ -77,6 +77,10 @@ enum PluginCommand {
         /// The language to write it in.
         #[arg(long, value_enum, default_value = "rust")]
         lang: cli::plugin_new::Lang,
+        /// What it starts as: `tools` (hello and fetch_status) or `http` (create_issue, which
+        /// POSTs JSON to a web API with a token the host holds).
+        #[arg(long, value_enum, default_value = "tools")]
+        template: cli::plugin_new::Template,
         /// Where to create it (default: ./NAME); must not exist or be empty.
         #[arg(long)]
         path: Option<PathBuf>,
@@ -184,9 +188,10 @@ fn main() -> ExitCode {
                 PluginCommand::New {
                     name,
                     lang,
+                    template,
                     path,
                     sdk,
-                } => cli::plugin_new::run(&name, lang, path.as_deref(), sdk.as_deref()),
+                } => cli::plugin_new::run(&name, lang, template, path.as_deref(), sdk.as_deref()),
                 PluginCommand::Push {
                     file,
                     target,

@@ -6,7 +6,9 @@
 // 2. writes a world that imports `warden:plugin/context` and `state` plus the interfaces listed in
 //    "warden.imports" and exports the four plugin interfaces, so the component imports only
 //    what the plugin uses;
-// 3. runs componentize-js with fetch() and the fetch event disabled (Warden links no wasi:http).
+// 3. runs componentize-js with the fetch event disabled (a plugin serves no HTTP), and fetch()
+//    too unless "warden.imports" lists "http": only then does the component import
+//    wasi:http/outgoing-handler, and only then may it make requests (under grants.http).
 //
 // Usage: warden-build [project-dir] [-o out.wasm]
 
@@ -28,6 +30,8 @@ export const INTERFACES = {
   rdp: 'warden:rdp/desktop@0.1.0',
   settings: 'wasi:config/store@0.2.0-rc.1',
 };
+/** Not a world import: `fetch()`, which componentize-js builds on wasi:http when enabled. */
+export const HTTP = 'http';
 const ALWAYS = ['warden:plugin/context@0.1.0', 'warden:plugin/state@0.1.0'];
 const EXPORTS = ['tools', 'resources', 'prompts', 'completions'];
 
@@ -69,12 +73,22 @@ async function readProject(dir) {
     // `capture` is short for both capture interfaces.
     if (name === 'capture') imports.push(INTERFACES['capture/http'], INTERFACES['capture/page']);
     else if (INTERFACES[name]) imports.push(INTERFACES[name]);
-    else throw new BuildError(`package.json "warden.imports": unknown interface ${JSON.stringify(name)}; known: ${Object.keys(INTERFACES).join(', ')}`);
+    else if (name !== HTTP) {
+      const known = [...Object.keys(INTERFACES), HTTP].join(', ');
+      throw new BuildError(`package.json "warden.imports": unknown interface ${JSON.stringify(name)}; known: ${known}`);
+    }
   }
   let entry = warden.entry;
   if (!entry) entry = ['src/plugin.ts', 'src/plugin.js'].find((f) => existsSync(path.join(dir, f))) ?? 'src/plugin.js';
   const output = warden.output ?? `dist/${(pkg.name ?? 'plugin').replace(/^@.*\//, '').replaceAll('-', '_')}.wasm`;
-  return { name: pkg.name, entry: path.resolve(dir, entry), output: path.resolve(dir, output), imports: [...new Set(imports)], declared };
+  return {
+    name: pkg.name,
+    entry: path.resolve(dir, entry),
+    output: path.resolve(dir, output),
+    imports: [...new Set(imports)],
+    http: declared.includes(HTTP),
+    declared,
+  };
 }
 
 /** The file a package.json `exports` (or `main`) gives for `subpath` under ESM conditions. */
@@ -146,31 +160,46 @@ async function bundle(entry, outFile, project) {
   return output[0];
 }
 
+/**
+ * Steps 1 and 2 in `work`: the bundle (`work/plugin.js`, its host imports checked against
+ * "warden.imports") and the WIT with the plugin's world (`work/wit`). Also what the tests check
+ * for every import set without the cost of a componentize run.
+ */
+export async function prepare(dir, work) {
+  const project = await readProject(dir);
+  if (!existsSync(project.entry)) throw new BuildError(`entry ${project.entry} does not exist; set package.json "warden.entry"`);
+  const chunk = await bundle(project.entry, path.join(work, 'plugin.js'), dir);
+  const missing = EXPORTS.filter((name) => !chunk.exports.includes(name));
+  if (missing.length > 0) {
+    throw new BuildError(
+      `${path.relative(dir, project.entry)} does not export ${missing.join(', ')}: end it with\n` +
+        '  export const { tools, resources, prompts, completions } = plugin.exports();',
+    );
+  }
+  const allowed = new Set([...ALWAYS, ...project.imports]);
+  for (const id of chunk.imports) {
+    if (!hostImport(id) || allowed.has(id)) continue;
+    const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;
+    throw new BuildError(`the plugin uses ${id}: add "${short}" to "warden.imports" in package.json`);
+  }
+  const wit = path.join(work, 'wit');
+  await cp(witDir(), wit, { recursive: true });
+  await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports));
+  return {
+    project,
+    hostImports: chunk.imports.filter(hostImport).sort(),
+    wit,
+    // fetch() is componentize-js's `http` feature; the fetch event (serving HTTP) is never on.
+    disableFeatures: project.http ? ['fetch-event'] : ['http', 'fetch-event'],
+  };
+}
+
 export async function build(dir, { output } = {}) {
   const started = Date.now();
-  const project = await readProject(dir);
-  if (output) project.output = path.resolve(output);
-  if (!existsSync(project.entry)) throw new BuildError(`entry ${project.entry} does not exist; set package.json "warden.entry"`);
   const work = await mkdtemp(path.join(tmpdir(), 'warden-build-'));
   try {
-    const chunk = await bundle(project.entry, path.join(work, 'plugin.js'), dir);
-    const missing = EXPORTS.filter((name) => !chunk.exports.includes(name));
-    if (missing.length > 0) {
-      throw new BuildError(
-        `${path.relative(dir, project.entry)} does not export ${missing.join(', ')}: end it with\n` +
-          '  export const { tools, resources, prompts, completions } = plugin.exports();',
-      );
-    }
-    const allowed = new Set([...ALWAYS, ...project.imports]);
-    for (const id of chunk.imports) {
-      if (!hostImport(id) || allowed.has(id)) continue;
-      const short = Object.entries(INTERFACES).find(([, full]) => full === id)?.[0] ?? id;
-      throw new BuildError(`the plugin uses ${id}: add "${short}" to "warden.imports" in package.json`);
-    }
-
-    const wit = path.join(work, 'wit');
-    await cp(witDir(), wit, { recursive: true });
-    await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports));
+    const { project, wit, disableFeatures } = await prepare(dir, work);
+    if (output) project.output = path.resolve(output);
 
     // componentize-js reads the WIT through preview2-shim's WASI filesystem, which (since
     // 0.26) preopens nothing: without this every path fails with "No such file or directory".
@@ -183,7 +212,7 @@ export async function build(dir, { output } = {}) {
       sourcePath: path.join(work, 'plugin.js'),
       witPath: wit,
       worldName: 'warden:plugin/js-plugin',
-      disableFeatures: ['http', 'fetch-event'],
+      disableFeatures,
     });
     await mkdir(path.dirname(project.output), { recursive: true });
     await writeFile(project.output, component);

@@ -122,9 +122,10 @@ def _build(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
 
 
 def test_sdk_unit_tests() -> None:
-    """Schema validation, error mapping, result shapes and the export glue, in Node with the
-    SDK's host stand-ins (no component needed)."""
-    tests = [SDK / "test" / "sdk.test.mjs", SDK / "test" / "plugin.test.mjs"]
+    """Schema validation, error mapping, result shapes, the export glue and the build's
+    bundle and world for every import set, in Node with the SDK's host stand-ins (no component
+    needed)."""
+    tests = [SDK / "test" / "sdk.test.mjs", SDK / "test" / "plugin.test.mjs", SDK / "test" / "imports.test.mjs"]
     run = subprocess.run(
         [_node(), "--import", SDK / "testing.mjs", "--test", *tests], capture_output=True, text=True, timeout=60
     )

@@ -1,5 +1,5 @@
-//! `warden plugin new NAME [--lang rust|js|python]`: a plugin project that builds as it is,
-//! with a manifest to try it.
+//! `warden plugin new NAME [--lang rust|js|python] [--template tools|http]`: a plugin project
+//! that builds as it is, with a manifest to try it.
 //!
 //! A Rust crate depends on the `warden-sdk` sources this `warden` was built from (or `--sdk`),
 //! and gets a copy of Warden's own `Cargo.lock`, so it builds with the dependency versions
@@ -7,7 +7,9 @@
 //! Python project is the template its SDK ships (`sdk/js/template`, `sdk/python/template`),
 //! pointing at that SDK; the SDK's package pins the toolchain. `--sdk` may also name the
 //! packed SDK itself (the `npm pack` tarball, the wheel): the project then depends on that
-//! file, and its template is the copy built into this binary.
+//! file, and its template is the copy built into this binary. `--template http` lays the
+//! files of the web-API plugin (`sdk/js/template-http`, `sdk/python/template-http`,
+//! `scaffold/http/`) over that template.
 
 use anyhow::{Context, bail};
 use std::path::{Path, PathBuf};
@@ -59,11 +61,51 @@ impl Lang {
         }
     }
 }
+
+/// What a new plugin starts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Template {
+    /// Two tools: `hello`, and `fetch_status` (a GET through the host's `capture` grant).
+    Tools,
+    /// `create_issue`: POSTs JSON to a web API over standard `wasi:http` (`grants.http`), with
+    /// the API's token held by the host (`[credentials.api]`), never by the plugin.
+    Http,
+}
+
+impl Template {
+    /// The tools the template's plugin serves, for the closing message.
+    fn tools(self) -> &'static str {
+        match self {
+            Self::Tools => "the tools hello and fetch_status",
+            Self::Http => "the tool create_issue",
+        }
+    }
+
+    /// A first call to try.
+    fn try_call(self) -> &'static str {
+        match self {
+            Self::Tools => "warden call -m warden.toml hello '{\"name\": \"Ada\"}'",
+            Self::Http => {
+                "API_TOKEN=... warden call -m warden.toml create_issue '{\"title\": \"It broke\"}'"
+            }
+        }
+    }
+
+    /// The directory beside a JavaScript or Python SDK's `template/` whose files replace or
+    /// join it.
+    fn overlay(self) -> Option<&'static str> {
+        match self {
+            Self::Tools => None,
+            Self::Http => Some("template-http"),
+        }
+    }
+}
+
 const LOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"));
 
 macro_rules! template {
-    ($lang:literal, $($file:literal),+ $(,)?) => {
-        &[$(($file, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk/", $lang, "/template/", $file)))),+]
+    ($lang:literal, $dir:literal, $($file:literal),+ $(,)?) => {
+        &[$(($file, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk/", $lang, "/", $dir, "/", $file)))),+]
     };
 }
 
@@ -71,6 +113,7 @@ macro_rules! template {
 /// its package file (whose template cannot be read without unpacking it).
 const JS_TEMPLATE: &[(&str, &str)] = template!(
     "js",
+    "template",
     ".gitignore.in",
     "README.md.in",
     "package.json.in",
@@ -80,7 +123,25 @@ const JS_TEMPLATE: &[(&str, &str)] = template!(
 );
 const PYTHON_TEMPLATE: &[(&str, &str)] = template!(
     "python",
+    "template",
     ".gitignore.in",
+    "README.md.in",
+    "app.py.in",
+    "pyproject.toml.in",
+    "warden.toml.in",
+);
+const JS_HTTP_TEMPLATE: &[(&str, &str)] = template!(
+    "js",
+    "template-http",
+    "README.md.in",
+    "package.json.in",
+    "src/plugin.js.in",
+    "test/plugin.test.js.in",
+    "warden.toml.in",
+);
+const PYTHON_HTTP_TEMPLATE: &[(&str, &str)] = template!(
+    "python",
+    "template-http",
     "README.md.in",
     "app.py.in",
     "pyproject.toml.in",
@@ -94,6 +155,13 @@ const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("scaffold/README.md.in")),
     (".gitignore", include_str!("scaffold/gitignore.in")),
     ("Cargo.lock", LOCK),
+];
+
+/// `--template http` for Rust: laid over [`FILES`].
+const HTTP_FILES: &[(&str, &str)] = &[
+    ("src/lib.rs", include_str!("scaffold/http/lib.rs.in")),
+    ("warden.toml", include_str!("scaffold/http/warden.toml.in")),
+    ("README.md", include_str!("scaffold/http/README.md.in")),
 ];
 
 /// A crate name that is also a valid `[[plugin]] name`.
@@ -190,6 +258,7 @@ fn sdk_dir(lang: Lang, given: Option<&Path>) -> anyhow::Result<PathBuf> {
 pub fn run(
     name: &str,
     lang: Lang,
+    template: Template,
     path: Option<&Path>,
     sdk: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
@@ -217,9 +286,22 @@ pub fn run(
     let written = match lang {
         Lang::Rust => {
             let sdk_value = toml::Value::String(sdk.path().display().to_string()).to_string();
-            let files: Vec<(PathBuf, String)> = FILES
+            let mut files: Vec<(PathBuf, String)> = FILES
                 .iter()
-                .map(|(file, template)| (PathBuf::from(file), fill(template, &sdk_value)))
+                .map(|(file, text)| (PathBuf::from(file), text.to_string()))
+                .collect();
+            if template == Template::Http {
+                lay_over(
+                    &mut files,
+                    HTTP_FILES
+                        .iter()
+                        .map(|(file, text)| (PathBuf::from(file), text.to_string()))
+                        .collect(),
+                );
+            }
+            let files: Vec<(PathBuf, String)> = files
+                .into_iter()
+                .map(|(file, text)| (file, fill(&text, &sdk_value)))
                 .collect();
             write_all(&dir, &files)?;
             "Cargo.toml, src/lib.rs, warden.toml, README.md".to_string()
@@ -228,19 +310,24 @@ pub fn run(
             let sdk_value = sdk.path().display().to_string();
             let mut files = Vec::new();
             match &sdk {
-                Sdk::Dir(dir) => read_templates(&dir.join("template"), Path::new(""), &mut files)?,
+                Sdk::Dir(dir) => {
+                    read_templates(&dir.join("template"), Path::new(""), &mut files)?;
+                    if let Some(overlay) = template.overlay() {
+                        let mut over = Vec::new();
+                        read_templates(&dir.join(overlay), Path::new(""), &mut over)?;
+                        lay_over(&mut files, over);
+                    }
+                }
                 Sdk::Package(_) => {
-                    let built_in = if lang == Lang::Js {
-                        JS_TEMPLATE
+                    let (base, http) = if lang == Lang::Js {
+                        (JS_TEMPLATE, JS_HTTP_TEMPLATE)
                     } else {
-                        PYTHON_TEMPLATE
+                        (PYTHON_TEMPLATE, PYTHON_HTTP_TEMPLATE)
                     };
-                    files.extend(built_in.iter().map(|(file, text)| {
-                        (
-                            PathBuf::from(file.strip_suffix(".in").unwrap_or(file)),
-                            text.to_string(),
-                        )
-                    }));
+                    files.extend(built_in(base));
+                    if template == Template::Http {
+                        lay_over(&mut files, built_in(http).collect());
+                    }
                 }
             }
             let files: Vec<(PathBuf, String)> = files
@@ -258,8 +345,9 @@ pub fn run(
         }
     };
     println!(
-        "created {} ({written}) with the tools hello and fetch_status",
-        dir.display()
+        "created {} ({written}) with {}",
+        dir.display(),
+        template.tools()
     );
     println!("next:");
     println!("  cd {}", dir.display());
@@ -267,8 +355,30 @@ pub fn run(
         println!("  {step}");
     }
     println!("  warden check -m warden.toml");
-    println!("  warden call -m warden.toml hello '{{\"name\": \"Ada\"}}'");
+    println!("  {}", template.try_call());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files of a template built into this binary, named as they are written.
+fn built_in(
+    files: &'static [(&'static str, &'static str)],
+) -> impl Iterator<Item = (PathBuf, String)> {
+    files.iter().map(|(file, text)| {
+        (
+            PathBuf::from(file.strip_suffix(".in").unwrap_or(file)),
+            text.to_string(),
+        )
+    })
+}
+
+/// `over` laid on `files`: a file of the same path is replaced, a new one added.
+fn lay_over(files: &mut Vec<(PathBuf, String)>, over: Vec<(PathBuf, String)>) {
+    for (path, text) in over {
+        match files.iter_mut().find(|(p, _)| *p == path) {
+            Some(slot) => slot.1 = text,
+            None => files.push((path, text)),
+        }
+    }
 }
 
 /// Never copied from a template directory.
@@ -325,16 +435,24 @@ fn read_templates(root: &Path, rel: &Path, out: &mut Vec<(PathBuf, String)>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{JS_TEMPLATE, PYTHON_TEMPLATE, read_templates, valid_name};
+    use super::{
+        JS_HTTP_TEMPLATE, JS_TEMPLATE, PYTHON_HTTP_TEMPLATE, PYTHON_TEMPLATE, lay_over,
+        read_templates, valid_name,
+    };
     use std::path::{Path, PathBuf};
 
     #[test]
     fn the_built_in_templates_are_the_sdks_whole_templates() {
-        for (lang, built_in) in [("js", JS_TEMPLATE), ("python", PYTHON_TEMPLATE)] {
+        for (lang, dir, built_in) in [
+            ("js", "template", JS_TEMPLATE),
+            ("python", "template", PYTHON_TEMPLATE),
+            ("js", "template-http", JS_HTTP_TEMPLATE),
+            ("python", "template-http", PYTHON_HTTP_TEMPLATE),
+        ] {
             let root = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../sdk")
                 .join(lang)
-                .join("template");
+                .join(dir);
             let mut on_disk = Vec::new();
             read_templates(&root, Path::new(""), &mut on_disk).expect("read");
             on_disk.sort();
@@ -350,7 +468,7 @@ mod tests {
             embedded.sort();
             assert_eq!(
                 on_disk, embedded,
-                "add new files of sdk/{lang}/template to the list in plugin_new.rs"
+                "add new files of sdk/{lang}/{dir} to the list in plugin_new.rs"
             );
         }
     }
@@ -377,6 +495,55 @@ mod tests {
             [
                 PathBuf::from("package.json"),
                 PathBuf::from("src/plugin.js")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_http_examples_are_what_the_http_templates_write() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for (template, example, name) in [
+            (
+                "sdk/js/template-http/src/plugin.js.in",
+                "examples/http-api-js/src/plugin.js",
+                "http-api-js",
+            ),
+            (
+                "sdk/python/template-http/app.py.in",
+                "examples/http-api-python/app.py",
+                "http-api-python",
+            ),
+        ] {
+            let written = std::fs::read_to_string(repo.join(template))
+                .expect("template")
+                .replace("{{name}}", name);
+            let example_text = std::fs::read_to_string(repo.join(example)).expect("example");
+            assert_eq!(
+                written, example_text,
+                "{example} differs from {template}: change both"
+            );
+        }
+    }
+
+    #[test]
+    fn an_overlay_replaces_files_of_the_same_path_and_adds_the_rest() {
+        let mut files = vec![
+            (PathBuf::from("app.py"), "tools".to_string()),
+            (PathBuf::from(".gitignore"), "/.venv".to_string()),
+        ];
+        lay_over(
+            &mut files,
+            vec![
+                (PathBuf::from("app.py"), "http".to_string()),
+                (PathBuf::from("test/x.js"), "new".to_string()),
+            ],
+        );
+        assert_eq!(
+            files,
+            [
+                (PathBuf::from("app.py"), "http".to_string()),
+                (PathBuf::from(".gitignore"), "/.venv".to_string()),
+                (PathBuf::from("test/x.js"), "new".to_string()),
             ]
         );
     }

@@ -4,17 +4,18 @@
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Any, Callable
 
+from ._bindings import INTERFACES, NotImported, imported
 from ._errors import reraise
 
 
-def binding(module: str, interface: str) -> Any:
-    """The generated module of `interface`, or an error that names the import to declare."""
+def binding(interface: str) -> Any:
+    """The generated module of `interface` (a name of `[tool.warden] imports`), or an error
+    that names the import to declare."""
     try:
-        return importlib.import_module(f"wit_world.imports.{module}")
-    except ModuleNotFoundError:
+        return imported(*INTERFACES[interface])
+    except NotImported:
         raise RuntimeError(
             f"this plugin does not import `{interface}`: add it to `[tool.warden] imports` in "
             "pyproject.toml and rebuild"
@@ -57,14 +58,14 @@ class Handle:
         self.raw.__exit__(*exc)
 
 
-def module_getattr(module: str, interface: str) -> Callable[[str], Any]:
+def module_getattr(interface: str) -> Callable[[str], Any]:
     """A PEP 562 `__getattr__` for an SDK module that mirrors the interface's bindings:
     functions are wrapped, types (records, enums, variant cases) are passed through."""
 
     def get(name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        value = getattr(binding(module, interface), name)
+        value = getattr(binding(interface), name)
         if callable(value) and not isinstance(value, type):
             return wrap(value)
         return value

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ._bindings import plugin_interface, preload
 from ._errors import ToolError
 from ._output import Content, ToolOutput
 from .prompt import CompletionRef
@@ -17,8 +18,10 @@ if TYPE_CHECKING:
 def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
     from componentize_py_types import Err
     from wit_world import exports
-    from wit_world.imports import warden_plugin_types as t
     from wit_world.exports import completions, prompts, resources
+
+    preload()
+    t = plugin_interface("types")
 
     def wit_error(e: ToolError) -> Any:
         case = {

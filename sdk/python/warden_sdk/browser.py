@@ -5,4 +5,4 @@ each call raising `CapabilityError` instead of a bindings `Err`. See the Rust SD
 
 from ._capability import module_getattr
 
-__getattr__ = module_getattr("browser", "browser")
+__getattr__ = module_getattr("browser")

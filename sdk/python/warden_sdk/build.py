@@ -7,11 +7,13 @@ componentize-py.
 
     [tool.warden]
     module = "app"                      # the module that ends with `... = plugin.export()`
-    imports = ["capture/http"]          # capture/http, capture/page, browser, terminal, sftp, rdp, settings
+    imports = ["http"]                  # http, capture/http, capture/page, browser, terminal, sftp, rdp, settings
     output = "my_plugin.wasm"           # default: the project name with '-' -> '_'
 
 The world imports `warden:plugin/context` and `state` and the listed interfaces only, so `warden check`
-shows exactly what the plugin uses, and exports the four plugin interfaces.
+shows exactly what the plugin uses, and exports the four plugin interfaces. `http` is the standard
+`wasi:http/outgoing-handler`: its WIT and that of the WASI packages it uses (0.2.12, as the host's
+wasmtime-wasi-http implements them) come with the SDK (`warden_sdk/wasi`).
 """
 
 from __future__ import annotations
@@ -27,19 +29,9 @@ import time
 import tomllib
 from pathlib import Path
 
-COMPONENTIZE_PY = "0.25.1"
+from ._bindings import INTERFACES
 
-# Interface name in `imports` -> (namespace, package directory under wit/deps, interface in
-# that package). `settings` is the standard `wasi:config/store`.
-INTERFACES: dict[str, tuple[str, str, str]] = {
-    "capture/http": ("warden", "capture", "http"),
-    "capture/page": ("warden", "capture", "page"),
-    "browser": ("warden", "browser", "browser"),
-    "terminal": ("warden", "terminal", "terminal"),
-    "sftp": ("warden", "sftp", "sftp"),
-    "rdp": ("warden", "rdp", "desktop"),
-    "settings": ("wasi", "config", "store"),
-}
+COMPONENTIZE_PY = "0.25.1"
 
 WORLD = "python-plugin"
 
@@ -67,8 +59,12 @@ def find_wit(explicit: str | None, project: Path) -> Path:
     )
 
 
+# The standard WASI packages the SDK carries, for `http`: Warden's own wit/ has none of them.
+WASI = Path(__file__).resolve().parent / "wasi"
+
+
 def package_version(wit: Path, namespace: str, package: str) -> str:
-    for f in sorted((wit / "deps" / package).glob("*.wit")):
+    for f in sorted([*(wit / "deps" / package).glob("*.wit"), *(WASI / package).glob("*.wit")]):
         m = re.search(rf"^package\s+{namespace}:{re.escape(package)}@([0-9][^;\s]*)\s*;", f.read_text(), re.M)
         if m:
             return m.group(1)
@@ -87,6 +83,19 @@ def world_text(wit: Path, imports: list[str]) -> str:
         lines.append(f"    import {namespace}:{package}/{interface}@{package_version(wit, namespace, package)};")
     lines += ["    export tools;", "    export resources;", "    export prompts;", "    export completions;", "}", ""]
     return "\n".join(lines)
+
+
+def write_wit(wit: Path, imports: list[str], dest: Path) -> Path:
+    """Warden's WIT with the plugin's world beside it (and the WASI packages `http` needs),
+    in `dest`, for componentize-py's `-d`."""
+    world = world_text(wit, imports)
+    shutil.copytree(wit, dest)
+    if "http" in imports:
+        for package in WASI.iterdir():
+            if not (dest / "deps" / package.name).exists():
+                shutil.copytree(package, dest / "deps" / package.name)
+    (dest / "zz-python-plugin.wit").write_text(world)
+    return dest
 
 
 def componentize_py() -> str:
@@ -114,9 +123,7 @@ def build(project: Path, output: str | None = None, wit_dir: str | None = None, 
     wit = find_wit(wit_dir or conf.get("wit"), project)
     sdk_path = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="warden-wit-") as tmp:
-        tmp_wit = Path(tmp) / "wit"
-        shutil.copytree(wit, tmp_wit)
-        (tmp_wit / "zz-python-plugin.wit").write_text(world_text(wit, imports))
+        tmp_wit = write_wit(wit, imports, Path(tmp) / "wit")
         cmd = [
             componentize_py(),
             "-d",

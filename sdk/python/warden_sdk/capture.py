@@ -44,7 +44,7 @@ def http_get(
     max_bytes: int | None = None,
 ) -> HttpResponse:
     """GET `url` through the host (import `capture/http`; grant `capture.http_hosts`)."""
-    http = binding("http", "capture/http")
+    http = binding("capture/http")
     try:
         r = http.get(http.Request(url, list(headers or []), timeout_ms, max_bytes))
     except Exception as e:  # noqa: BLE001
@@ -105,7 +105,7 @@ def capture_page(
 ) -> Capture:
     """Open `url` in the capture profile and return its content (import `capture/page`;
     grant `capture.origins`)."""
-    page = binding("page", "capture/page")
+    page = binding("capture/page")
     request = page.CaptureRequest(
         url, page.WaitUntil[_enum_name(wait_until)], timeout_ms, capture_cookies, page.Format[_enum_name(format)]
     )
@@ -120,7 +120,7 @@ def get_cookies(
 ) -> tuple[str, list[Cookie]]:
     """The capture profile's cookies for a URL's host or a domain: the `Cookie` header value
     and the cookies (grant `capture.cookies`)."""
-    page = binding("page", "capture/page")
+    page = binding("capture/page")
     try:
         c = page.get_cookies(page.CookiesRequest(url, domain, open_url))
     except Exception as e:  # noqa: BLE001
@@ -138,7 +138,7 @@ def login_then_capture(
     format: Format = "text",
 ) -> Capture:
     """Open the login page, wait until the login condition holds, then capture `url`."""
-    page = binding("page", "capture/page")
+    page = binding("capture/page")
     request = page.LoginRequest(url, login_url, until_url, until_selector, timeout_ms, page.Format[_enum_name(format)])
     try:
         return _capture(page.login_then_capture(request))

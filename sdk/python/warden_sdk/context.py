@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
+from ._bindings import plugin_interface
+
 Level = Literal["debug", "info", "warning", "error"]
 AskErrorKind = Literal["unsupported", "limit-reached", "failed"]
 ElicitAction = Literal["accept", "decline", "cancel"]
@@ -27,9 +29,7 @@ _ASK_KIND_TEXT = {
 
 
 def _wit() -> Any:
-    from wit_world.imports import context
-
-    return context
+    return plugin_interface("context")
 
 
 def progress(done: float, total: float | None = None, message: str | None = None) -> None:

@@ -4,4 +4,4 @@ and types under the same names, each call raising `CapabilityError` instead of a
 
 from ._capability import module_getattr
 
-__getattr__ = module_getattr("desktop", "rdp")
+__getattr__ = module_getattr("rdp")

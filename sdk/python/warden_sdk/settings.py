@@ -27,7 +27,7 @@ class SettingsError(Exception):
 
 
 def _store() -> Any:
-    return binding("store", "settings")
+    return binding("settings")
 
 
 def _call(function: Any, *args: Any) -> Any:

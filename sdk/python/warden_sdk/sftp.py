@@ -5,4 +5,4 @@
 
 from ._capability import module_getattr
 
-__getattr__ = module_getattr("sftp", "sftp")
+__getattr__ = module_getattr("sftp")

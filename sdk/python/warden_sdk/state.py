@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._bindings import plugin_interface
+
 
 class StateError(Exception):
     """A write was refused: `kind` is `limit-reached` (over `limits.state`) or `invalid-key`."""
@@ -29,9 +31,7 @@ class StateError(Exception):
 
 
 def _bindings() -> Any:
-    from wit_world.imports import state
-
-    return state
+    return plugin_interface("state")
 
 
 def get(key: str) -> bytes | None:

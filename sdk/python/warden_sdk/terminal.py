@@ -19,7 +19,7 @@ KEPT_COMMAND_BYTES = 8 * 1024 * 1024
 
 
 def _t() -> Any:
-    return binding("terminal", "terminal")
+    return binding("terminal")
 
 
 @dataclass

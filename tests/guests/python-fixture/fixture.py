@@ -1,7 +1,9 @@
 """Test plugin for the Python SDK: echo, a raised exception, an endless loop, a memory bomb,
 a counter kept in the host's state; questions to the client, a task with progress, a prompt,
-completions, resources and a subscribable template; one call into each capability."""
+completions, resources and a subscribable template; one call into each capability, and an HTTP
+request whose answer is logged and kept."""
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
@@ -17,6 +19,7 @@ from warden_sdk import (
     browser,
     capture,
     context,
+    http,
     rdp,
     settings,
     sftp,
@@ -121,6 +124,30 @@ def status(args: StatusArgs) -> str:
 
 SIGN_IN = "https://accounts.example.com/link?flow=py"
 TOPICS = ["python", "pytest", "rust", "wasm"]
+
+
+@dataclass
+class ApiArgs:
+    url: Annotated[str, "Where to send the request (grants.http)."]
+    method: str = "POST"
+    body: Annotated[str, "A JSON body."] = ""
+
+
+@plugin.tool(open_world=True)
+def api(args: ApiArgs) -> str:
+    """Send a request with warden_sdk.http; log it, keep it in state and return status, headers and body."""
+    response = http.request(args.method, args.url, json=json.loads(args.body) if args.body else None)
+    seen = json.dumps({"status": response.status, "headers": response.headers, "body": response.text()})
+    # Whatever came back is logged and kept: none of it may carry a credential.
+    context.log("info", f"api answered: {seen}")
+    state.set("api-last", seen.encode())
+    return seen
+
+
+@plugin.tool(read_only=True)
+def kept() -> str:
+    """What `api` kept in state."""
+    return (state.get("api-last") or b"").decode()
 
 
 @dataclass

@@ -46,6 +46,29 @@ const plugin = new Plugin()
       .readOnly(),
   )
   .tool(
+    new Tool(
+      'api',
+      s.object({
+        url: s.string().describe('Where to send the request (grants.http).'),
+        method: s.string().default('POST'),
+        body: s.string().optional().describe('A JSON body.'),
+      }),
+      async ({ url, method, body }) => {
+        const response = await fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body });
+        const seen = JSON.stringify({ status: response.status, headers: [...response.headers], body: await response.text() });
+        // Whatever came back is logged and kept: none of it may carry a credential.
+        context.info(`api answered: ${seen}`);
+        state.set('api-last', seen);
+        return seen;
+      },
+    ).description('Send a request with fetch(); log it, keep it in state and return status, headers and body.'),
+  )
+  .tool(
+    new Tool('kept', s.object({}), () => new TextDecoder().decode(state.get('api-last') ?? new Uint8Array())).description(
+      'What `api` kept in state.',
+    ),
+  )
+  .tool(
     new Tool('count', s.object({}), () => {
       calls += 1;
       const kept = (state.getJson('count') ?? 0) + 1;
