@@ -12,7 +12,7 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
-//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; answers from servers read bounded in size and time |
 //! | [`secrets_scrub`] | credentials masked in text, in every encoding, before it is handed on or logged |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`audit`] | append-only JSONL audit log |
