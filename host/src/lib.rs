@@ -14,7 +14,7 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
-//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built; answers from servers read bounded in size and time |
 //! | [`scrub`] | a secret's encodings, scrubbed out of text, byte streams and log lines before anything is handed on or written |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`fair_share`] | which client gives way when a cap shared by every client is reached |

@@ -36,7 +36,10 @@ pub fn start(endpoint: &url::Url) {
     let url = format!("{}/v1/traces", endpoint.as_str().trim_end_matches('/'));
     let (tx, rx) = mpsc::unbounded_channel();
     if EXPORT.set(tx).is_ok() {
-        tracing::info!("exporting traces to {url} (OTLP/HTTP JSON)");
+        tracing::info!(
+            "exporting traces to {} (OTLP/HTTP JSON)",
+            crate::net::shown::shown(&url)
+        );
         tokio::spawn(export(url, rx));
     }
 }
@@ -159,7 +162,12 @@ fn nanos(t: SystemTime) -> String {
 }
 
 async fn export(url: String, mut spans: mpsc::UnboundedReceiver<Value>) {
-    let client = reqwest::Client::new();
+    // The collector answers itself: a redirect would send the spans to a host no one named.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_default();
+    let shown = crate::net::shown::shown(&url);
     let mut failing = false;
     while let Some(first) = spans.recv().await {
         let mut batch = vec![first];
@@ -184,10 +192,14 @@ async fn export(url: String, mut spans: mpsc::UnboundedReceiver<Value>) {
         match sent.map(|r| r.status()) {
             Ok(status) if status.is_success() => failing = false,
             outcome => {
-                // Said once per outage, not once per batch.
+                // Said once per outage, not once per batch; the error without its URL.
                 if !failing {
+                    let why = match outcome {
+                        Ok(status) => format!("HTTP {status}"),
+                        Err(e) => crate::net::chain::error_chain(&e.without_url()),
+                    };
                     tracing::warn!(
-                        "trace export to {url} failed ({outcome:?}); spans are dropped until it recovers"
+                        "trace export to {shown} failed ({why}); spans are dropped until it recovers"
                     );
                 }
                 failing = true;

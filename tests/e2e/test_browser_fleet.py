@@ -2,7 +2,9 @@
 `--remote-debugging-port`, as an operator would run them on other machines. Each plugin
 session gets a connection of its own to the least-loaded healthy one; the network guard and
 the DevTools-endpoint rule still hold there; a member that dies loses only its own sessions,
-reported by name, and the next session goes to a member that answers."""
+reported by name, and the next session goes to a member that answers. A member is a server
+like any other: what its `/json/version` sends is bounded, its redirects are not followed,
+and an endpoint's user, password and query never reach a message, a log or an audit line."""
 
 from __future__ import annotations
 
@@ -178,14 +180,19 @@ async def test_sessions_spread_over_the_fleet_under_the_guard_and_a_dead_member_
             listed = await ok(w, "browse_session", {"action": "list"})
             assert "s2" not in listed, listed
 
-        # Each placement is audited with the member and the session.
-        placed = [(line["target"], line["detail"]) for line in m.audit_lines() if line.get("capability") == "browser.place"]
+        # Each placement is audited with the member and the session; so is each member that
+        # did not take one (the one that never answers; the dead one, if tried before a check
+        # marked it down).
+        lines = [line for line in m.audit_lines() if line.get("capability") == "browser.place"]
+        placed = [(line["target"], line["detail"]) for line in lines if line["outcome"] == "ok"]
         assert placed == [
-            (a.http, "session s1"),
+            (a.http + "/", "session s1"),
             (b.ws, "session s2"),
-            (a.http, "session s3"),
+            (a.http + "/", "session s3"),
             (b.ws, "session s1"),
         ], placed
+        passed_over = {line["target"] for line in lines if line["outcome"] != "ok"}
+        assert nobody + "/" in passed_over and passed_over <= {nobody + "/", a.http + "/"}, lines
     finally:
         site.close()
         other.close()
@@ -239,3 +246,88 @@ async def test_a_guard_on_another_address_serves_only_its_member(start_warden, w
     finally:
         site.close()
         a.kill()
+
+
+class Devtools(QuietHandler):
+    """A DevTools endpoint that lies, by the server's `mode`: `endless` (a `/json/version`
+    of 400 MiB with no length), `redirect` (to the server's `to`), `echo` (a 500 whose body
+    echoes the request, credentials and all, for 8 MiB). `sent`: what each endless answer wrote before
+    the client hung up."""
+
+    protocol_version = "HTTP/1.0"
+
+    def do_GET(self) -> None:  # noqa: N802
+        server = self.server
+        server.asked.append(self.path)
+        if server.mode == "redirect":
+            self.send_response(307)
+            self.send_header("Location", server.to)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if server.mode == "echo":
+            line = f"{self.path} {self.headers.get('Authorization', '')}\n".encode()
+            body = line * (8 * 1024 * 1024 // len(line))
+            self.send_response(500)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        chunk = b'{"webSocketDebuggerUrl": "ws://x/' + b"a" * (1024 * 1024 - 34) + b'"'
+        sent = 0
+        try:
+            for _ in range(400):
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+        server.sent.append(sent)
+
+
+def devtools(mode: str, to: str = "") -> LocalSite:
+    site = LocalSite(Devtools)
+    site.server.mode, site.server.to, site.server.asked, site.server.sent = mode, to, [], []
+    return site
+
+
+async def test_a_member_that_lies_is_read_within_bounds_and_its_secrets_stay_out(
+    start_warden, write_manifest
+) -> None:
+    from hostile_registry import Recorder
+
+    recorder = Recorder("127.0.0.2")
+    endless, redirect, echo = devtools("endless"), devtools("redirect", f"{recorder.origin}/json/version"), devtools("echo")
+    password, token = "pw-s3cret-of-the-fleet", "tok-s3cret-of-the-fleet"
+    with_secrets = echo.origin.replace("http://", f"http://ops:{password}@") + f"/?token={token}"
+    m = write_manifest(
+        f'[browser]\nendpoints = ["{endless.origin}", "{redirect.origin}", "{with_secrets}"]\n\n' + BROWSER_PLUGIN
+    )
+    try:
+        async with start_warden(m, env={"RUST_LOG": "debug"}) as w:
+            refused = await err(w, "browse_navigate", {"url": "http://127.0.0.1:9/"})
+            assert "no browser of the fleet" in refused, refused
+            assert "answered more than 65536 bytes" in refused and "answered HTTP 307" in refused, refused
+            assert "answered HTTP 500" in refused and f"{echo.origin}/?…" in refused, refused
+            stderr = w.stderr()
+        # What the members saw: the endless one was hung up on, the redirect led nowhere.
+        assert endless.server.sent and max(endless.server.sent) < 32 * 1024 * 1024, endless.server.sent
+        assert recorder.heard_nothing(), recorder.requests
+        # The endpoint's credentials went to its own server only ...
+        assert echo.server.asked, "the member was never asked"
+        # ... and reached no message, log or audit line.
+        audit = m.audit.read_text()
+        for where, text in [("the tool error", refused), ("stderr", stderr), ("the audit log", audit)]:
+            assert password not in text and token not in text, f"a secret in {where}"
+            longest = max((len(line) for line in text.splitlines()), default=0)
+            assert longest < 8192, f"a {longest}-byte line in {where}"
+        # Each member that did not take the session is audited.
+        placed = [line for line in m.audit_lines() if line.get("capability") == "browser.place"]
+        assert {line["target"] for line in placed} >= {f"{endless.origin}/", f"{redirect.origin}/", f"{echo.origin}/?…"}, placed
+        assert all(line["outcome"] == "tool_error" and "not placed" in line["detail"] for line in placed), placed
+    finally:
+        for site in (endless, redirect, echo):
+            site.close()
+        recorder.stop()

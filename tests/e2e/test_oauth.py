@@ -10,7 +10,10 @@ Python MCP client and raw HTTP:
   HS256 keyed with the public key, unknown kid, forged and tampered signatures, missing
   scope (403), no client mapping (403); refusals are audited, tokens never logged;
 - a rotated JWKS (new kid) is picked up, and a flood of made-up kids does not make Warden
-  hammer the authorization server."""
+  hammer the authorization server;
+- a hostile JWKS answer (400 MiB without a length, a 900 KiB value its log line would quote,
+  a redirect to an address no one named) is read within its bound, described without being
+  quoted, and not followed; each token it fails is audited as such."""
 
 from __future__ import annotations
 
@@ -92,12 +95,22 @@ def token(key: Key, claims: dict[str, Any], kid: str | None = None, alg: str | N
     return f"{signing_input}.{b64(key.sign(signing_input.encode()))}"
 
 
+# What a hostile IdP puts into a JWKS answer that a log line would quote.
+SAID = "s3cret-said-by-the-idp "
+MIB = 1024 * 1024
+
+
 class Idp:
-    """The authorization server's JWKS endpoint on loopback, counting fetches."""
+    """The authorization server's JWKS endpoint on loopback, counting fetches. `mode` makes
+    it hostile: `endless` (400 MiB with no length), `quote` (a 900 KiB string where the key
+    list belongs), `redirect` (to `redirect_to`); `sent` counts the endless bytes it wrote."""
 
     def __init__(self, keys: list[Key]) -> None:
         self.keys = keys
         self.fetches = 0
+        self.mode: str | None = None
+        self.redirect_to = ""
+        self.sent = 0
         idp = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -106,6 +119,9 @@ class Idp:
                     self.send_error(404)
                     return
                 idp.fetches += 1
+                if idp.mode is not None:
+                    self.hostile(idp.mode)
+                    return
                 body = json.dumps({"keys": [k.jwk for k in idp.keys]}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -113,10 +129,40 @@ class Idp:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def hostile(self, mode: str) -> None:
+                if mode == "redirect":
+                    self.send_response(307)
+                    self.send_header("Location", idp.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if mode == "quote":
+                    body = json.dumps({"keys": SAID * (900 * 1024 // len(SAID))}).encode()
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                self.end_headers()  # no length: the body runs until the connection closes
+                chunk = b"{\"keys\": [" + b" " * (MIB - 10)
+                try:
+                    for _ in range(400):
+                        self.wfile.write(chunk)
+                        idp.sent += len(chunk)
+                except OSError:
+                    pass
+
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address) -> None:  # a client that hung up
+                pass
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.issuer = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -312,3 +358,38 @@ async def test_rotated_keys_are_picked_up_and_kid_floods_do_not_hammer_the_idp(
             assert r.status_code == 401, r.text
         elapsed = time.monotonic() - started
         assert idp.fetches - before <= int(elapsed) + 1, (idp.fetches - before, elapsed)
+
+
+async def test_a_hostile_jwks_is_bounded_never_quoted_and_never_followed(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm, idp
+):
+    from hostile_registry import Recorder
+
+    recorder = Recorder("127.0.0.2")
+    idp.redirect_to = f"{recorder.origin}/jwks"
+    try:
+        with oauth_warden(warden_bin, warden_env, write_manifest, helpers, echo_wasm, idp) as w:
+            url = w["url"]
+            for mode in ("endless", "quote", "redirect"):
+                idp.mode = mode
+                time.sleep(1.1)  # jwks_min_refresh: the next unknown kid fetches again
+                r = await post_init(url, token(Key(f"kid-{mode}", "EC"), claims(idp, url)))
+                assert r.status_code == 401, (mode, r.status_code, r.text)
+            # The IdP mends its ways: its keys verify again.
+            idp.mode = None
+            time.sleep(1.1)
+            assert (await post_init(url, token(idp.keys[0], claims(idp, url)))).status_code == 200
+            log = w["log"].read_text()
+        # What the servers under test saw: Warden hung up long before the 400 MiB, and the
+        # address the redirect named heard nothing.
+        assert idp.sent < 32 * MIB, idp.sent // MIB
+        assert recorder.heard_nothing(), recorder.requests
+        assert SAID.strip() not in log, "the IdP's words reached the log"
+        longest = max(len(line) for line in log.splitlines())
+        assert longest < 4096, f"a {longest}-byte log line"
+        assert "is larger than 1 MiB" in log and "answered HTTP 307" in log, log[-2000:]
+        refused = [line for line in w["manifest"].audit_lines() if line["event"] == "auth_refused"]
+        assert len(refused) == 3, refused
+        assert all("JWKS could not be fetched" in line["reason"] for line in refused), refused
+    finally:
+        recorder.stop()

@@ -176,16 +176,23 @@ async def test_redirects_and_token_realms_reach_only_what_the_admin_named(
             assert recorder.heard_nothing(), recorder.requests
             assert PASSWORD not in out + err
 
-        # `warden plugin push` takes the same path: a realm or an upload location elsewhere gets nothing.
+        # `warden plugin push` takes the same path: a realm or an upload location elsewhere gets
+        # nothing; with --manifest, each refusal is audited there.
         hostile.repo("upload/echo").upload_location = f"{recorder.origin}/upload"
+        audit_to = write_manifest('[[plugin]]\nname = "capture"\nsource = "builtin:capture"\n', name="push.toml", audit="push.jsonl")
         for registry, says in [(evil, "(the token realm)"), (hostile, "Warden uploads only to the registry itself")]:
             code, out, err, _ = run(
                 warden_bin, "plugin", "push", str(echo_wasm), f"oci://{registry.host}/upload/echo:2", "--plain-http",
-                "--username", USER, "--password-env", "REG_PASSWORD", cache=tmp_path / "cache-push",
+                "--username", USER, "--password-env", "REG_PASSWORD", "--manifest", str(audit_to.path),
+                cache=tmp_path / "cache-push",
             )
             assert code != 0 and says in err, err
             assert recorder.heard_nothing(), recorder.requests
             assert PASSWORD not in out + err
+        pushes = [line for line in audit_to.audit_lines() if line["event"] == "plugin_push"]
+        assert [(p["decision"], p["error"]) for p in pushes] == [("denied", "private_destination"), ("denied", "registry")], pushes
+        assert "Warden uploads only to the registry itself" in pushes[1]["reason"], pushes
+        assert PASSWORD not in audit_to.audit.read_text()
 
         # The standard token flow: a realm on the registry's own origin gets the Basic credentials.
         digest = own.add_plugin("own/echo", wasm)
@@ -251,9 +258,11 @@ async def test_what_a_registry_says_is_bounded_and_scrubbed_everywhere_it_is_wri
         # The other door to the same pull: the CLI, whose error goes to stderr.
         pulled, pull_out, pull_err, _ = run(
             warden_bin, "plugin", "pull", source, "--plain-http", "--username", USER, "--password-env", "REG_PASSWORD",
-            cache=tmp_path / f"cache-p{n}",
+            "--manifest", str(manifest.path), cache=tmp_path / f"cache-p{n}",
         )
         assert pulled != 0 and "HTTP 500" in pull_err, pull_err
+        pull_line = [line for line in manifest.audit_lines() if line["event"] == "plugin_pull"][-1]
+        assert pull_line["decision"] == "denied" and pull_line["error"] == "registry", pull_line
         for where, text in [("audit log", manifest.audit.read_text()), ("check stdout", out), ("check stderr", err), ("pull stderr", pull_out + pull_err)]:
             for what, secret in SECRETS.items():
                 assert secret not in text, f"{what} in the {where} ({repo})"

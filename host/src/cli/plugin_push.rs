@@ -1,10 +1,11 @@
 //! `warden plugin push FILE oci://...`: publish a component, optionally signed, and print
-//! the reference to pin.
+//! the reference to pin. With `--manifest`, the push (or the registry's refusal) is audited
+//! as `plugin_push` in that manifest's audit log.
 
-use super::registry_args::{RegistryArgs, reference, tls};
+use super::registry_args::{Audit, RegistryArgs, reference, tls};
 use std::path::Path;
 use std::process::ExitCode;
-use warden::distribution::{Access, PrivateKey, Trust, client, push};
+use warden::distribution::{Access, FetchError, PrivateKey, Trust, client, push};
 
 pub async fn run(
     file: &Path,
@@ -40,21 +41,32 @@ pub async fn run(
             file.display()
         );
     }
+    let audit = Audit::open(registry)?;
     let dist = registry.distribution(&reference, Trust::default());
-    let shown = |e: warden::distribution::FetchError| anyhow::anyhow!("{}", dist.message(&e));
-    let conn = client::connect(&reference, &dist, Access::Push)
-        .await
-        .map_err(shown)?;
-    let digest = push::component(&conn, &reference, &bytes)
-        .await
-        .map_err(shown)?;
-    let pinned = reference.pinned(&digest);
-    println!("pushed {pinned}");
-    if let Some(key) = key {
-        push::signature(&conn, &reference, &digest, &key)
-            .await
-            .map_err(shown)?;
-        println!("signed by {}", key.fingerprint());
+    let pushed: Result<(String, String), FetchError> = async {
+        let conn = client::connect(&reference, &dist, Access::Push).await?;
+        let digest = push::component(&conn, &reference, &bytes).await?;
+        let pinned = reference.pinned(&digest).to_string();
+        println!("pushed {pinned}");
+        let signed = match &key {
+            Some(key) => {
+                push::signature(&conn, &reference, &digest, key).await?;
+                println!("signed by {}", key.fingerprint());
+                format!("pushed; signed by {}", key.fingerprint())
+            }
+            None => "pushed; not signed".to_string(),
+        };
+        Ok((pinned, signed))
     }
-    Ok(ExitCode::SUCCESS)
+    .await;
+    match pushed {
+        Ok((pinned, detail)) => {
+            audit.record("plugin_push", &reference, Ok((&pinned, &detail)), &dist);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            audit.record("plugin_push", &reference, Err(&e), &dist);
+            Err(anyhow::anyhow!("{}", dist.message(&e)))
+        }
+    }
 }

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use warden::audit::{self, AuditLog, Outcome, Record};
 use warden::distribution::{
-    self, Distribution, Fetched, OciRef, OciSource, RegistrySettings, Trust, TrustRoot,
+    self, Distribution, FetchError, Fetched, OciRef, OciSource, RegistrySettings, Trust, TrustRoot,
     TrustedIdentity, TrustedKey,
 };
 
@@ -81,6 +82,10 @@ pub struct RegistryArgs {
     /// The registry's token service on another host, which may receive the credentials.
     #[arg(long, value_name = "URL")]
     pub token_realm: Option<url::Url>,
+    /// Write one audit line for the command to this manifest's [server] audit_log: what was
+    /// pushed or pulled, or why the registry's answer was refused.
+    #[arg(long, short, env = "WARDEN_MANIFEST", value_name = "MANIFEST")]
+    pub manifest: Option<PathBuf>,
 }
 
 impl RegistryArgs {
@@ -100,12 +105,68 @@ impl RegistryArgs {
         Distribution {
             trust,
             registries: [(reference.registry.clone(), self.settings())].into(),
+            ..Distribution::default()
         }
     }
 }
 
+/// The audit log a registry command writes its line to: the `--manifest`'s, or none.
+pub struct Audit(Option<AuditLog>);
+
+impl Audit {
+    pub fn open(registry: &RegistryArgs) -> anyhow::Result<Self> {
+        let Some(manifest) = &registry.manifest else {
+            return Ok(Self(None));
+        };
+        let path =
+            warden::manifest::Manifest::load(Some(manifest), &warden::builtin::names())?.audit_log;
+        Ok(Self(Some(AuditLog::open(&path)?)))
+    }
+
+    /// `event` (`plugin_push`, `plugin_pull`) of `reference` ended: `Ok(pinned reference,
+    /// what was done)`, or refused for `Err(e)`, whose text is the one the terminal shows
+    /// (bounded and scrubbed of the registry's credentials by `dist`).
+    pub fn record(
+        &self,
+        event: &'static str,
+        reference: &OciRef,
+        result: Result<(&str, &str), &FetchError>,
+        dist: &Distribution,
+    ) {
+        let Some(log) = &self.0 else { return };
+        let shown = reference.to_string();
+        let message;
+        let record = match result {
+            Ok((pinned, detail)) => Record {
+                decision: "allowed",
+                target: Some(pinned),
+                detail: Some(detail),
+                ..Record::default()
+            },
+            Err(e) => {
+                message = dist.message(e);
+                Record {
+                    decision: "denied",
+                    outcome: Outcome::Denied,
+                    target: Some(&shown),
+                    reason: Some(&message),
+                    error: Some(e.kind()),
+                    ..Record::default()
+                }
+            }
+        };
+        log.write(&Record {
+            ts: audit::now(),
+            event,
+            plugin: &reference.repository,
+            capability: Some("oci"),
+            ..record
+        });
+    }
+}
+
 /// Pull `source` into the store (where `serve` finds it offline), checking its signature
-/// when `trust` names a signer.
+/// when `trust` names a signer; audited as `plugin_pull` when `--manifest` is given.
 pub async fn fetch(
     source: &str,
     trust: &TrustArgs,
@@ -113,6 +174,7 @@ pub async fn fetch(
 ) -> anyhow::Result<(OciRef, Fetched)> {
     tls();
     let reference = reference(source)?;
+    let audit = Audit::open(registry)?;
     let dist = registry.distribution(&reference, trust.trust()?);
     let verify = !trust.is_empty();
     let fetched = distribution::fetch(
@@ -123,9 +185,23 @@ pub async fn fetch(
         &dist,
         &warden::manifest::cache_dir(),
     )
-    .await
-    .map_err(|e| anyhow::anyhow!("{}", dist.message(&e)))?;
-    Ok((reference, fetched))
+    .await;
+    match fetched {
+        Ok(fetched) => {
+            let pinned = reference.pinned(&fetched.digest).to_string();
+            audit.record(
+                "plugin_pull",
+                &reference,
+                Ok((&pinned, &signer_line(&fetched))),
+                &dist,
+            );
+            Ok((reference, fetched))
+        }
+        Err(e) => {
+            audit.record("plugin_pull", &reference, Err(&e), &dist);
+            Err(anyhow::anyhow!("{}", dist.message(&e)))
+        }
+    }
 }
 
 /// The line that says who signed what was pulled.

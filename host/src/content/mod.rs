@@ -50,6 +50,9 @@ pub enum ContentError {
 
 /// HTML larger than this is refused for text and Markdown: parsing it would take seconds.
 pub const MAX_HTML: usize = 16 * 1024 * 1024;
+/// The HTML format's title is read from this much of the document's start (where `<head>`
+/// is), so a page of any size costs one small parse; the document itself is handed on whole.
+const TITLE_WINDOW: usize = 512 * 1024;
 /// Readability gives up on documents with more elements than this (and the body is used).
 const MAX_ELEMENTS: usize = 100_000;
 
@@ -68,6 +71,15 @@ const DROP_AROUND: &str = "header, footer, aside, [role=navigation], [role=banne
 /// Schemes a link may keep; others (`javascript:`, `data:`, `file:`...) lose their target.
 const LINK_SCHEMES: &[&str] = &["http", "https", "mailto"];
 
+/// The first `max` bytes of `html`, cut on a character boundary.
+fn start_of(html: &str, max: usize) -> &str {
+    let mut end = max.min(html.len());
+    while !html.is_char_boundary(end) {
+        end -= 1;
+    }
+    html.get(..end).unwrap_or_default()
+}
+
 /// Extract `format` from `html`, the document at `page_url`.
 pub fn extract(html: &str, page_url: &str, format: Format) -> Result<Extracted, ContentError> {
     let base = Url::parse(page_url).map_err(|e| ContentError::BadUrl {
@@ -82,7 +94,7 @@ pub fn extract(html: &str, page_url: &str, format: Format) -> Result<Extracted, 
     }
     if format == Format::Html {
         return Ok(Extracted {
-            title: title_of(&Document::from(html)),
+            title: title_of(&Document::from(start_of(html, TITLE_WINDOW))),
             content: html.to_string(),
             source: "document",
         });

@@ -152,3 +152,16 @@ fn bad_input_is_a_clear_error() {
     let err = extract(&big, PAGE, Format::Markdown).expect_err("too large");
     assert!(err.to_string().contains("format \"html\""), "{err}");
 }
+
+#[test]
+fn a_page_of_any_size_is_handed_on_whole_in_html_after_one_small_parse() {
+    // 64 MiB of page: the title in its head is found, and the document is returned as it is.
+    let filler = "<div class=\"row\"><span>é</span></div>".repeat(64 * 1024 * 1024 / 40);
+    let html = format!("<html><head><title>Big board</title></head><body>{filler}</body></html>");
+    let out = extract(&html, PAGE, Format::Html).expect("html");
+    assert_eq!(out.title, "Big board");
+    assert_eq!(out.content.len(), html.len());
+    // Only the start is parsed: a title past it is not read (the tab's own title is used).
+    let late = format!("<html><head>{filler}<title>Late</title></head></html>");
+    assert_eq!(extract(&late, PAGE, Format::Html).expect("html").title, "");
+}

@@ -10,9 +10,9 @@
 //! scrubbed like the password.
 
 use super::FetchError;
-use super::body::{self, ReadError};
 use super::client::{Access, Connection, Credentials};
 use super::destination::{self, Hop, Origin};
+use crate::net::body::{self, BodyError};
 use base64::Engine as _;
 use reqwest::header::HeaderValue;
 use url::Url;
@@ -187,16 +187,19 @@ pub async fn token(conn: &Connection, bearer: &Bearer) -> Result<HeaderValue, Fe
             message: conn.said(&format!("the token realm answered {text}{hint}")),
         });
     }
-    let answer = match body::capped(&mut resp, MAX_TOKEN_ANSWER).await {
+    let deadline = tokio::time::Instant::now() + conn.deadlines.floor;
+    let answer = match body::read(&mut resp, MAX_TOKEN_ANSWER, deadline).await {
         Ok(answer) => answer,
-        Err(ReadError::Over) => {
+        Err(BodyError::Over { .. }) => {
             return Err(FetchError::Oversized {
                 what: "the token realm's answer".into(),
                 max: MAX_TOKEN_ANSWER,
             });
         }
-        Err(ReadError::Transfer(e)) => return Err(conn.transport_error(&e)),
-        Err(_) => return Err(conn.registry_error("the token realm's answer was cut short")),
+        Err(BodyError::Transfer(e)) => return Err(conn.transport_error(&e)),
+        Err(BodyError::Deadline) => {
+            return Err(conn.registry_error("the token realm's answer did not arrive in time"));
+        }
     };
     #[derive(serde::Deserialize)]
     struct Answer {

@@ -1,52 +1,28 @@
-//! Reading what a registry sends, never more than was agreed: a body is refused before it is
-//! read when its `Content-Length` is over the bound, and reading stops at the first byte over
-//! it otherwise (a registry may send no length, or lie about it). A blob is streamed to a file
-//! while it is hashed, so its size in memory is one chunk whatever the registry sends.
+//! A blob read to exactly the size its manifest declares, on the bounded reads of
+//! [`crate::net::body`]: a registry that sends more is cut at the first byte over, one that
+//! sends less is caught at the end. A blob streamed to a file is hashed on the way, so its
+//! size in memory is one chunk whatever the registry sends.
 
+use crate::net::body::{Body, BodyError};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
+use tokio::time::Instant;
 
-/// Why a bounded read did not give the body.
+/// Why a blob read did not give the blob.
 #[derive(Debug)]
 pub enum ReadError {
-    /// The body is longer than the bound (said so, or sent more).
-    Over,
+    /// The bounded read failed (more than declared, past the deadline, the transfer).
+    Body(BodyError),
     /// The body ended before the declared size.
     Short { got: u64 },
-    /// The transfer failed.
-    Transfer(reqwest::Error),
     /// The file the blob streams into could not be written.
     Io(std::io::Error),
 }
 
-/// The body of `resp`, at most `max` bytes.
-pub async fn capped(resp: &mut reqwest::Response, max: u64) -> Result<Vec<u8>, ReadError> {
-    if resp.content_length().is_some_and(|n| n > max) {
-        return Err(ReadError::Over);
+impl From<BodyError> for ReadError {
+    fn from(e: BodyError) -> Self {
+        Self::Body(e)
     }
-    let mut out = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(ReadError::Transfer)? {
-        if out.len() as u64 + chunk.len() as u64 > max {
-            return Err(ReadError::Over);
-        }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out)
-}
-
-/// The first `max` bytes of the body of `resp` (an error's text: the rest is not read).
-pub async fn head(resp: &mut reqwest::Response, max: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    while out.len() < max {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = max - out.len();
-                out.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-            }
-            Ok(None) | Err(_) => break,
-        }
-    }
-    out
 }
 
 /// A blob of exactly `size` bytes, as its manifest declares: in memory (a signature payload).
@@ -54,8 +30,9 @@ pub async fn head(resp: &mut reqwest::Response, max: usize) -> Vec<u8> {
 pub async fn exact(
     resp: &mut reqwest::Response,
     size: u64,
+    deadline: Instant,
 ) -> Result<(Vec<u8>, String), ReadError> {
-    let bytes = capped(resp, size).await?;
+    let bytes = crate::net::body::read(resp, size, deadline).await?;
     if (bytes.len() as u64) < size {
         return Err(ReadError::Short {
             got: bytes.len() as u64,
@@ -69,23 +46,17 @@ pub async fn exact(
 pub async fn exact_into(
     resp: &mut reqwest::Response,
     size: u64,
+    deadline: Instant,
     file: &mut tokio::fs::File,
 ) -> Result<String, ReadError> {
-    if resp.content_length().is_some_and(|n| n > size) {
-        return Err(ReadError::Over);
-    }
+    let mut body = Body::new(resp, size, deadline)?;
     let mut hasher = Sha256::new();
-    let mut got: u64 = 0;
-    while let Some(chunk) = resp.chunk().await.map_err(ReadError::Transfer)? {
-        got += chunk.len() as u64;
-        if got > size {
-            return Err(ReadError::Over);
-        }
+    while let Some(chunk) = body.chunk().await? {
         hasher.update(&chunk);
         file.write_all(&chunk).await.map_err(ReadError::Io)?;
     }
-    if got < size {
-        return Err(ReadError::Short { got });
+    if body.got() < size {
+        return Err(ReadError::Short { got: body.got() });
     }
     file.flush().await.map_err(ReadError::Io)?;
     Ok(format!("sha256:{}", hex::encode(hasher.finalize())))

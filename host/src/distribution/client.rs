@@ -8,8 +8,12 @@
 //! - credentials (a Basic password, a bearer token, a token the realm issued) are presented
 //!   to the registry's own origin only: never to a redirect target, and to a token realm only
 //!   when it is that origin or the realm the admin named (`token_realm`; [`super::auth`]);
-//! - every body is read with a bound ([`super::body`]) and every word of the registry that
-//!   reaches a message is [`Said`]: on one line, scrubbed of those credentials, cut short.
+//! - every body is read with a bound ([`crate::net::body`], [`super::body`]) and every word
+//!   of the registry that reaches a message is [`Said`]: on one line, scrubbed of those
+//!   credentials, cut short;
+//! - every request ends by a deadline ([`Deadlines`]) that covers all of it: the answer's
+//!   headers, each redirect, a token realm's answer, the body. The client's idle timeout
+//!   alone would let a registry that sends a byte a minute stall a load for ever.
 //!
 //! Credentials are read from the environment when the connection opens, never from the
 //! manifest.
@@ -21,11 +25,14 @@ use super::image::Descriptor;
 use super::reference::OciRef;
 use super::said::Said;
 use super::{Distribution, FetchError};
+use crate::net::body::BodyError;
 use crate::scrub::Secrets;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
 use reqwest::{Method, Response, StatusCode};
 use std::sync::Mutex;
+use std::time::Duration;
+use tokio::time::Instant;
 use url::Url;
 
 /// The largest manifest Warden reads (a plugin's or a signature's is a few KiB).
@@ -35,6 +42,36 @@ pub const MAX_MANIFEST: u64 = 4 * 1024 * 1024;
 const ERROR_READ: usize = 8 * 1024;
 /// Redirects followed for one request.
 const MAX_REDIRECTS: usize = 5;
+/// The longest the start of an error body is waited for.
+const ERROR_TIME: Duration = Duration::from_secs(10);
+
+/// How long one request to a registry may take, whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// A manifest, an upload's steps, and the least any blob gets.
+    pub floor: Duration,
+    /// The slowest rate a blob may arrive at, in bytes per second: a blob's deadline is the
+    /// floor plus its declared size at this rate.
+    pub min_rate: u64,
+}
+
+impl Default for Deadlines {
+    /// A minute, and 256 KiB/s for a blob: a 256 MiB component gets 18 minutes.
+    fn default() -> Self {
+        Self {
+            floor: Duration::from_secs(60),
+            min_rate: 256 * 1024,
+        }
+    }
+}
+
+impl Deadlines {
+    /// The time a transfer of `size` bytes may take.
+    pub fn for_size(&self, size: u64) -> Duration {
+        self.floor
+            .saturating_add(Duration::from_secs(size / self.min_rate.max(1)))
+    }
+}
 
 /// One `[registries."HOST:PORT"]` entry.
 #[derive(Debug, Clone, Default)]
@@ -79,6 +116,7 @@ pub struct Connection {
     pub(super) named: Named,
     /// Pinned to the registry's checked addresses.
     pub(super) client: reqwest::Client,
+    pub(super) deadlines: Deadlines,
     /// What is presented to the registry, once a challenge said which (or a static token).
     presented: Mutex<Option<HeaderValue>>,
     /// Every credential of this connection, tokens the realm issued included.
@@ -146,6 +184,7 @@ pub async fn connect(
         token_realm,
         named,
         client,
+        deadlines: dist.deadlines,
         presented: Mutex::new(presented),
         scrubber: Mutex::new(scrubber),
     })
@@ -236,29 +275,60 @@ impl Connection {
         }
     }
 
+    /// `work`, one whole request, ended at `budget` from now: [`FetchError::Slow`] then.
+    async fn within<T>(
+        &self,
+        budget: Duration,
+        what: &str,
+        work: impl Future<Output = Result<T, FetchError>>,
+    ) -> Result<T, FetchError> {
+        tokio::time::timeout(budget, work)
+            .await
+            .unwrap_or_else(|_| Err(self.slow(what, budget)))
+    }
+
+    fn slow(&self, what: &str, budget: Duration) -> FetchError {
+        FetchError::Slow {
+            registry: self.registry.clone(),
+            what: what.to_string(),
+            secs: budget.as_secs(),
+        }
+    }
+
     /// The manifest `reference` (a tag or a digest) names, as sent: at most [`MAX_MANIFEST`].
     pub async fn manifest(&self, reference: &str, what: &str) -> Result<Bytes, FetchError> {
-        let url = self.url(&format!("manifests/{reference}"))?;
-        let accept = super::image::MANIFEST_TYPES.join(", ");
-        let mut resp = self.get(url, &accept).await?;
-        self.expect_ok(&mut resp, what).await?;
-        match body::capped(&mut resp, MAX_MANIFEST).await {
-            Ok(bytes) => Ok(bytes.into()),
-            Err(ReadError::Over) => Err(FetchError::Oversized {
-                what: what.to_string(),
-                max: MAX_MANIFEST,
-            }),
-            Err(e) => Err(self.read_error(e, what, MAX_MANIFEST)),
-        }
+        let budget = self.deadlines.floor;
+        let deadline = Instant::now() + budget;
+        self.within(budget, what, async {
+            let url = self.url(&format!("manifests/{reference}"))?;
+            let accept = super::image::MANIFEST_TYPES.join(", ");
+            let mut resp = self.get(url, &accept).await?;
+            self.expect_ok(&mut resp, what).await?;
+            match crate::net::body::read(&mut resp, MAX_MANIFEST, deadline).await {
+                Ok(bytes) => Ok(bytes.into()),
+                Err(BodyError::Over { .. }) => Err(FetchError::Oversized {
+                    what: what.to_string(),
+                    max: MAX_MANIFEST,
+                }),
+                Err(e) => Err(self.read_error(ReadError::Body(e), what, MAX_MANIFEST, budget)),
+            }
+        })
+        .await
     }
 
     /// The blob `layer` names, exactly its declared size, in memory (a signature payload;
     /// the caller bounds `layer.size`). Its digest is checked.
     pub async fn blob(&self, layer: &Descriptor, what: &str) -> Result<Vec<u8>, FetchError> {
-        let mut resp = self.blob_response(layer, what).await?;
-        let (bytes, digest) = body::exact(&mut resp, layer.size)
-            .await
-            .map_err(|e| self.read_error(e, what, layer.size))?;
+        let budget = self.deadlines.for_size(layer.size);
+        let deadline = Instant::now() + budget;
+        let (bytes, digest) = self
+            .within(budget, what, async {
+                let mut resp = self.blob_response(layer, what).await?;
+                body::exact(&mut resp, layer.size, deadline)
+                    .await
+                    .map_err(|e| self.read_error(e, what, layer.size, budget))
+            })
+            .await?;
         if digest != layer.digest {
             return Err(FetchError::LayerMismatch {
                 what: what.to_string(),
@@ -277,10 +347,16 @@ impl Connection {
         what: &str,
         file: &mut tokio::fs::File,
     ) -> Result<(), FetchError> {
-        let mut resp = self.blob_response(layer, what).await?;
-        let digest = body::exact_into(&mut resp, layer.size, file)
-            .await
-            .map_err(|e| self.read_error(e, what, layer.size))?;
+        let budget = self.deadlines.for_size(layer.size);
+        let deadline = Instant::now() + budget;
+        let digest = self
+            .within(budget, what, async {
+                let mut resp = self.blob_response(layer, what).await?;
+                body::exact_into(&mut resp, layer.size, deadline, file)
+                    .await
+                    .map_err(|e| self.read_error(e, what, layer.size, budget))
+            })
+            .await?;
         if digest != layer.digest {
             return Err(FetchError::LayerMismatch {
                 what: what.to_string(),
@@ -307,6 +383,12 @@ impl Connection {
     /// location the registry names, which must be the registry itself).
     pub async fn push_blob(&self, bytes: Bytes, digest: &str) -> Result<(), FetchError> {
         let what = format!("upload of {digest}");
+        let budget = self.deadlines.for_size(bytes.len() as u64);
+        self.within(budget, &what, self.upload(bytes, digest, &what))
+            .await
+    }
+
+    async fn upload(&self, bytes: Bytes, digest: &str, what: &str) -> Result<(), FetchError> {
         let start = self.url("blobs/uploads/")?;
         let mut resp = self
             .send(
@@ -317,7 +399,7 @@ impl Connection {
             )
             .await?;
         if resp.status() != StatusCode::ACCEPTED {
-            return Err(self.refused(&mut resp, &what).await);
+            return Err(self.refused(&mut resp, what).await);
         }
         let location = resp
             .headers()
@@ -341,7 +423,7 @@ impl Connection {
         );
         let mut resp = self.send(Method::PUT, put, headers, Some(bytes)).await?;
         if !resp.status().is_success() {
-            return Err(self.refused(&mut resp, &what).await);
+            return Err(self.refused(&mut resp, what).await);
         }
         Ok(())
     }
@@ -353,16 +435,20 @@ impl Connection {
         body: Vec<u8>,
         content_type: &'static str,
     ) -> Result<(), FetchError> {
-        let url = self.url(&format!("manifests/{tag}"))?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-        let mut resp = self
-            .send(Method::PUT, url, headers, Some(body.into()))
-            .await?;
-        if !resp.status().is_success() {
-            return Err(self.refused(&mut resp, "manifest upload").await);
-        }
-        Ok(())
+        let what = "manifest upload";
+        self.within(self.deadlines.floor, what, async {
+            let url = self.url(&format!("manifests/{tag}"))?;
+            let mut headers = HeaderMap::new();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+            let mut resp = self
+                .send(Method::PUT, url, headers, Some(body.into()))
+                .await?;
+            if !resp.status().is_success() {
+                return Err(self.refused(&mut resp, what).await);
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// `GET url` from the registry, following redirects: a hop to the registry's own origin
@@ -515,7 +601,7 @@ impl Connection {
     /// (`CODE: message`) when it is one, else the text.
     pub(super) async fn error_text(&self, resp: &mut Response) -> String {
         let status = resp.status();
-        let head = body::head(resp, ERROR_READ).await;
+        let head = crate::net::body::head(resp, ERROR_READ, Instant::now() + ERROR_TIME).await;
         let text = envelope(&head).unwrap_or_else(|| String::from_utf8_lossy(&head).into_owned());
         if text.trim().is_empty() {
             format!("HTTP {status}")
@@ -528,20 +614,22 @@ impl Connection {
         self.registry_error(&crate::net::chain::error_chain(e))
     }
 
-    /// A blob's read error; `declared` is the size its manifest gave.
-    fn read_error(&self, e: ReadError, what: &str, declared: u64) -> FetchError {
+    /// A blob's read error; `declared` is the size its manifest gave, `budget` the time the
+    /// request had.
+    fn read_error(&self, e: ReadError, what: &str, declared: u64, budget: Duration) -> FetchError {
         match e {
-            ReadError::Over => FetchError::SizeMismatch {
+            ReadError::Body(BodyError::Over { .. }) => FetchError::SizeMismatch {
                 what: what.to_string(),
                 declared,
                 detail: "more".into(),
             },
+            ReadError::Body(BodyError::Deadline) => self.slow(what, budget),
+            ReadError::Body(BodyError::Transfer(e)) => self.transport_error(&e),
             ReadError::Short { got } => FetchError::SizeMismatch {
                 what: what.to_string(),
                 declared,
                 detail: format!("only {got}"),
             },
-            ReadError::Transfer(e) => self.transport_error(&e),
             ReadError::Io(e) => FetchError::Store(e),
         }
     }
@@ -569,4 +657,97 @@ fn envelope(body: &[u8]) -> Option<String> {
             .collect::<Vec<_>>()
             .join("; "),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::body::tests::{Answer, serve};
+    use std::sync::atomic::Ordering;
+
+    /// A connection to the test server at `url`, named as a plain-HTTP registry, whose
+    /// requests have `floor` and 1 MiB/s.
+    async fn connection(url: &str, floor: Duration) -> Connection {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let host = url.trim_start_matches("http://").trim_end_matches('/');
+        let dist = Distribution {
+            registries: [(
+                host.to_string(),
+                RegistrySettings {
+                    plain_http: true,
+                    ..RegistrySettings::default()
+                },
+            )]
+            .into(),
+            deadlines: Deadlines {
+                floor,
+                min_rate: 1 << 20,
+            },
+            ..Distribution::default()
+        };
+        let reference = OciRef::parse(&format!("oci://{host}/trickle/echo:1")).expect("reference");
+        connect(&reference, &dist, Access::Pull)
+            .await
+            .expect("connected")
+    }
+
+    /// The server stopped sending: its count no longer moves.
+    async fn hung_up(sent: &std::sync::atomic::AtomicU64) -> bool {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let before = sent.load(Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        sent.load(Ordering::Relaxed) == before
+    }
+
+    #[tokio::test]
+    async fn a_registry_that_trickles_is_cut_off_at_the_request_deadline() {
+        let every = Duration::from_millis(50);
+        // A manifest a byte at a time (never idle long enough for the idle timeout), and an
+        // answer whose headers never end: each ends at the floor.
+        for answer in [
+            Answer::Trickle { every, n: 100_000 },
+            Answer::TrickleHead { every },
+        ] {
+            let server = serve(answer, "200 OK");
+            let conn = connection(&server.url, Duration::from_secs(1)).await;
+            let started = std::time::Instant::now();
+            let err = conn.manifest("1", "manifest").await.expect_err("slow");
+            let took = started.elapsed();
+            assert_eq!(err.kind(), "timeout", "{err}");
+            assert!(err.to_string().contains("within 1 s"), "{err}");
+            assert!(took < Duration::from_secs(4), "{took:?}");
+            drop(conn);
+            assert!(hung_up(&server.sent).await, "the server is still sending");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_blob_gets_time_in_proportion_to_its_declared_size() {
+        // 3 MiB declared at 1 MiB/s: the floor and 3 s, not the floor alone.
+        let server = serve(
+            Answer::Trickle {
+                every: Duration::from_millis(50),
+                n: 100_000,
+            },
+            "200 OK",
+        );
+        let conn = connection(&server.url, Duration::from_secs(1)).await;
+        let layer = Descriptor {
+            media_type: "application/wasm".into(),
+            digest: format!("sha256:{}", "0".repeat(64)),
+            size: 3 << 20,
+            annotations: None,
+        };
+        let started = std::time::Instant::now();
+        let err = conn.blob(&layer, "layer").await.expect_err("slow");
+        let took = started.elapsed();
+        assert_eq!(err.kind(), "timeout", "{err}");
+        assert!(err.to_string().contains("within 4 s"), "{err}");
+        assert!(
+            took >= Duration::from_secs(4) && took < Duration::from_secs(8),
+            "{took:?}"
+        );
+        drop(conn);
+        assert!(hung_up(&server.sent).await, "the server is still sending");
+    }
 }

@@ -12,7 +12,7 @@
 //! | `client.rs` | the distribution API's requests to one repository, redirects followed hop by hop |
 //! | `destination.rs` | the rule every place the client connects to passes: private space only when named |
 //! | `auth.rs` | `401` challenges: Basic, or a token realm, and who may receive the credentials |
-//! | `body.rs` | reading a body no further than its bound or its declared size |
+//! | `body.rs` | reading a blob no further than its declared size (on [`crate::net::body`]) |
 //! | `said.rs` | a registry's words, bounded and scrubbed, the only way they enter an error |
 //! | `image.rs`, `reference.rs`, `store.rs` | the manifest format, `oci://` references, the store on disk |
 //! | `signature.rs`, `keyless.rs`, `keys.rs`, `spki.rs`, `trust_root.rs` | cosign signatures and whom they prove |
@@ -33,7 +33,7 @@ mod spki;
 pub mod store;
 pub mod trust_root;
 
-pub use client::{Access, RegistrySettings};
+pub use client::{Access, Deadlines, RegistrySettings};
 pub use keyless::TrustedIdentity;
 pub use keys::{KeyError, PrivateKey, TrustedKey};
 pub use pull::fetch;
@@ -91,6 +91,8 @@ pub struct Distribution {
     pub trust: Trust,
     /// `[registries."HOST:PORT"]`, by `HOST:PORT`.
     pub registries: BTreeMap<String, RegistrySettings>,
+    /// How long one request to a registry may take.
+    pub deadlines: Deadlines,
 }
 
 /// The longest message about a pull that reaches a log, an audit line or the terminal.
@@ -230,6 +232,14 @@ pub enum FetchError {
         "the registry sent more than {max} bytes for {what}: refused (no honest one is that large)"
     )]
     Oversized { what: String, max: u64 },
+    #[error(
+        "registry {registry} did not finish sending {what} within {secs} s: refused (a minute for a manifest, plus 1 s per 256 KiB for a blob); try again, or check the registry's link"
+    )]
+    Slow {
+        registry: String,
+        what: String,
+        secs: u64,
+    },
     #[error("the artifact's manifest is not an OCI image manifest: {0}")]
     BadManifest(Said),
     #[error("{0}")]
@@ -261,6 +271,7 @@ impl FetchError {
             Self::SizeMismatch { .. } => "size_mismatch",
             Self::MissingLayer { .. } | Self::BadManifest(_) => "bad_artifact",
             Self::TooLarge { .. } | Self::Oversized { .. } => "too_large",
+            Self::Slow { .. } => "timeout",
             Self::Signature(signature::SignatureError::Unsigned { .. }) => "unsigned",
             Self::Signature(signature::SignatureError::Untrusted { .. }) => "untrusted_signature",
             Self::Store(_) => "store",

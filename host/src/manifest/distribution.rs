@@ -91,6 +91,7 @@ impl Validator<'_> {
         Distribution {
             trust: Trust { keys, identities },
             registries: settings,
+            ..Distribution::default()
         }
     }
 

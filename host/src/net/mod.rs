@@ -5,11 +5,16 @@
 //! explicitly: an IP literal, `localhost` or `*.localhost`. A glob such as `https://*` or
 //! `*.example.com` never opens private space, even when the name resolves into it (DNS
 //! rebinding). The caller connects to the addresses returned here, never to the name again.
+//!
+//! What such a server answers is read through [`body`]: bounded in size and in time; a URL
+//! the admin configured is named in logs as [`shown`] gives it, without its credentials.
 
 pub mod addr;
+pub mod body;
 pub mod chain;
 pub mod lookup;
 pub mod pinned;
+pub mod shown;
 
 use addr::{Class, canonical, classified, classify};
 use lookup::LookupError;

@@ -2,11 +2,15 @@
 //! id per attached target). Two transports: a browser Warden launched is spoken to over
 //! `--remote-debugging-pipe` (fd 3 carries commands to it, fd 4 its answers and events, each
 //! message JSON ended by a NUL byte), so it has no DevTools port any page could reach; a
-//! remote `[browser] endpoint` over its WebSocket, framed by chromiumoxide's `Connection`.
-//! chromiumoxide's `Handler` is not used because it resumes new targets on its own, and the
-//! origin guard must be installed in a new tab before the tab sends its first request.
+//! remote `[browser] endpoint` over its WebSocket. chromiumoxide's `Handler` is not used
+//! because it resumes new targets on its own, and the origin guard must be installed in a
+//! new tab before the tab sends its first request; nor is its `Connection`, which reads a
+//! WebSocket message of any size. Either way a message is at most [`MAX_MESSAGE`]: a page
+//! can make the browser send its text (a DOM, a console message), and a remote endpoint is
+//! a server Warden does not control.
 
-use chromiumoxide::Connection;
+use async_tungstenite::tungstenite::{self, Message as WsMessage, protocol::WebSocketConfig};
+use async_tungstenite::{WebSocketStream, tokio::ConnectStream};
 use chromiumoxide::types::{CallId, Command, EventMessage, Message, Method, MethodId};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -81,8 +85,21 @@ impl Cdp {
     /// the order the browser sent them; none is dropped.
     pub async fn connect(
         ws_url: &str,
-    ) -> Result<(Self, mpsc::UnboundedReceiver<Event>), chromiumoxide::error::CdpError> {
-        let conn = Connection::<RawEvent>::connect(ws_url).await?;
+    ) -> Result<(Self, mpsc::UnboundedReceiver<Event>), tungstenite::Error> {
+        Self::connect_bounded(ws_url, MAX_MESSAGE).await
+    }
+
+    /// [`Cdp::connect`] with messages of at most `max` bytes: a longer one ends the connection.
+    async fn connect_bounded(
+        ws_url: &str,
+        max: usize,
+    ) -> Result<(Self, mpsc::UnboundedReceiver<Event>), tungstenite::Error> {
+        // A message is one frame as Chromium sends it: both get the bound.
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(max))
+            .max_frame_size(Some(max));
+        let (conn, _) =
+            async_tungstenite::tokio::connect_async_with_config(ws_url, Some(config)).await?;
         let (tx, rx) = mpsc::unbounded_channel();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let closed = CancellationToken::new();
@@ -247,8 +264,9 @@ fn close_all(pending: &mut Pending, closed: &CancellationToken) {
     }
 }
 
-/// The largest message read from the pipe (a full-page screenshot is a few MB of base64).
-const MAX_PIPE_MESSAGE: usize = 256 << 20;
+/// The largest message read from the browser (a full-page screenshot is a few MB of base64);
+/// a longer one ends the connection.
+const MAX_MESSAGE: usize = 256 << 20;
 
 async fn drive_pipe(
     mut writer: pipe::Sender,
@@ -286,7 +304,7 @@ async fn drive_pipe(
                 match read {
                     Ok(0) | Err(_) => break,
                     Ok(_) if buf.last() != Some(&0) => {
-                        if buf.len() > MAX_PIPE_MESSAGE { break; }
+                        if buf.len() > MAX_MESSAGE { break; }
                     }
                     Ok(_) => {
                         buf.pop();
@@ -305,34 +323,49 @@ async fn drive_pipe(
 }
 
 async fn drive(
-    mut conn: Connection<RawEvent>,
+    mut conn: WebSocketStream<ConnectStream>,
     mut rx: mpsc::UnboundedReceiver<Outgoing>,
     sink: Sink,
     closed: CancellationToken,
 ) {
     let mut pending: Pending = HashMap::new();
+    let mut next_id = 0usize;
     loop {
         tokio::select! {
             out = rx.recv() => {
                 let Some(out) = out else { break };
-                match conn.submit_command(out.method.clone().into(), out.session.map(Into::into), out.params) {
-                    Ok(id) => { pending.insert(id, (out.method, out.reply)); }
-                    Err(e) => {
-                        if let Some(reply) = out.reply {
-                            let _ = reply.send(Err(CdpError::Decode { method: out.method, message: e.to_string() }));
-                        }
-                    }
+                next_id += 1;
+                let mut msg = json!({ "id": next_id, "method": out.method, "params": out.params });
+                if let Some(session) = &out.session {
+                    msg["sessionId"] = json!(session);
                 }
-            }
-            msg = conn.next() => match msg {
-                Some(Ok(msg)) => dispatch(msg, &mut pending, &sink),
-                // A message this version of the protocol types cannot read: skip it.
-                Some(Err(chromiumoxide::error::CdpError::InvalidMessage(..))) => {}
-                Some(Err(e)) => {
+                if let Err(e) = conn.send(WsMessage::text(msg.to_string())).await {
                     tracing::debug!("browser connection ended: {e}");
+                    if let Some(reply) = out.reply {
+                        let _ = reply.send(Err(CdpError::Closed));
+                    }
                     break;
                 }
-                None => break,
+                pending.insert(CallId::new(next_id), (out.method, out.reply));
+            }
+            msg = conn.next() => {
+                let parsed = match msg {
+                    Some(Ok(WsMessage::Text(text))) => serde_json::from_str::<Message<RawEvent>>(&text),
+                    Some(Ok(WsMessage::Binary(bytes))) => serde_json::from_slice::<Message<RawEvent>>(&bytes),
+                    Some(Ok(WsMessage::Close(_))) | None => break,
+                    // Pings are answered by the WebSocket itself.
+                    Some(Ok(_)) => continue,
+                    // Over the bound, or a broken connection.
+                    Some(Err(e)) => {
+                        tracing::debug!("browser connection ended: {e}");
+                        break;
+                    }
+                };
+                match parsed {
+                    Ok(msg) => dispatch(msg, &mut pending, &sink),
+                    // A message this version of the protocol types cannot read: skip it.
+                    Err(e) => tracing::trace!("unreadable browser message: {e}"),
+                }
             }
         }
     }
@@ -342,4 +375,73 @@ async fn drive(
 /// Read a string field of a JSON object.
 pub(super) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A remote "browser" that answers the first command with a message of `size` bytes,
+    /// then reports whether the client hung up on it.
+    async fn remote(size: usize) -> (String, oneshot::Receiver<bool>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (hung_up, heard) = oneshot::channel();
+        tokio::spawn(async move {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let Ok(mut ws) = async_tungstenite::tokio::accept_async(stream).await else {
+                return;
+            };
+            let _ = ws.next().await;
+            let filler = "x".repeat(size);
+            let answer = format!(r#"{{"id":1,"result":{{"outerHTML":"{filler}"}}}}"#);
+            let sent = ws.send(WsMessage::text(answer)).await;
+            // The client's close (or reset) ends the stream: it hung up.
+            let closed = tokio::time::timeout(Duration::from_secs(5), async {
+                loop {
+                    match ws.next().await {
+                        None | Some(Err(_)) | Some(Ok(WsMessage::Close(_))) => return true,
+                        Some(Ok(_)) => {}
+                    }
+                }
+            })
+            .await
+            .unwrap_or(false);
+            let _ = hung_up.send(sent.is_err() || closed);
+        });
+        (format!("ws://{addr}/devtools/browser/x"), heard)
+    }
+
+    #[tokio::test]
+    async fn a_remote_message_over_the_bound_ends_the_connection() {
+        let (url, hung_up) = remote(4 << 20).await;
+        let (cdp, _events) = Cdp::connect_bounded(&url, 1 << 20)
+            .await
+            .expect("connected");
+        let answer = cdp
+            .call_raw(None, "DOM.getOuterHTML", json!({"nodeId": 1}))
+            .await;
+        assert!(matches!(answer, Err(CdpError::Closed)), "{answer:?}");
+        assert!(cdp.closed().is_cancelled());
+        assert!(
+            hung_up.await.unwrap_or(false),
+            "the remote was not hung up on"
+        );
+
+        // Under the bound, the same answer arrives.
+        let (url, _) = remote(4 << 10).await;
+        let (cdp, _events) = Cdp::connect_bounded(&url, 1 << 20)
+            .await
+            .expect("connected");
+        let answer = cdp
+            .call_raw(None, "DOM.getOuterHTML", json!({"nodeId": 1}))
+            .await
+            .expect("answered");
+        assert_eq!(answer["outerHTML"].as_str().map(str::len), Some(4 << 10));
+    }
 }

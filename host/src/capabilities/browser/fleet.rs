@@ -6,8 +6,15 @@
 //! An endpoint is either a browser's DevTools WebSocket (`ws://host:port/devtools/browser/ID`)
 //! or its HTTP address (`http://host:port`), resolved through `/json/version` on every
 //! connection, so a member that restarts (and gets a new browser id) is found again.
+//!
+//! A member is a server Warden does not control: its `/json/version` answer is read to at
+//! most [`MAX_VERSION_ANSWER`] within [`CONNECT_TIMEOUT`], no redirect is followed, and an
+//! endpoint is named in logs, audit lines and messages as [`shown`] (no user, password or
+//! query: a hosted browser's token often rides there).
 
+use crate::net::body::{self, BodyError};
 use crate::net::chain::error_chain;
+pub(super) use crate::net::shown::shown;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -19,6 +26,8 @@ use super::cdp::Cdp;
 const HEALTH_INTERVAL: Duration = Duration::from_secs(5);
 /// How long a check, or connecting a new session to a member, may take.
 pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest `/json/version` answer read (a browser's is under 1 KiB).
+const MAX_VERSION_ANSWER: u64 = 64 * 1024;
 
 /// The remote browsers sessions are spread over.
 pub(super) struct Fleet {
@@ -29,6 +38,8 @@ pub(super) struct Fleet {
 
 struct Member {
     endpoint: String,
+    /// The endpoint as messages name it.
+    shown: String,
     health: Mutex<Health>,
 }
 
@@ -45,6 +56,7 @@ impl Fleet {
                 .iter()
                 .map(|e| Member {
                     endpoint: e.clone(),
+                    shown: shown(e),
                     health: Mutex::default(),
                 })
                 .collect(),
@@ -54,6 +66,11 @@ impl Fleet {
 
     pub(super) fn endpoint(&self, member: usize) -> &str {
         self.members.get(member).map_or("", |m| m.endpoint.as_str())
+    }
+
+    /// The endpoint of `member` as logs, audit lines and messages name it.
+    pub(super) fn shown(&self, member: usize) -> &str {
+        self.members.get(member).map_or("", |m| m.shown.as_str())
     }
 
     /// Members in the order a new session tries them: healthy ones first, each group least
@@ -79,9 +96,9 @@ impl Fleet {
         let mut health = lock(&m.health);
         match (&health.down, &outcome) {
             (None, Err(why)) => {
-                tracing::warn!(endpoint = m.endpoint, "remote browser is down: {why}")
+                tracing::warn!(endpoint = m.shown, "remote browser is down: {why}")
             }
-            (Some(_), Ok(())) => tracing::info!(endpoint = m.endpoint, "remote browser is back"),
+            (Some(_), Ok(())) => tracing::info!(endpoint = m.shown, "remote browser is back"),
             _ => {}
         }
         health.down = outcome.err();
@@ -144,29 +161,54 @@ async fn check(endpoint: &str) -> Result<(), String> {
 /// the browser's own from `/json/version`, reached at the endpoint's host and port (the
 /// browser names itself by the address it was asked at, which a proxy may rewrite).
 pub(super) async fn resolve(endpoint: &str) -> Result<String, String> {
-    let url = Url::parse(endpoint).map_err(|e| format!("\"{endpoint}\" is not a URL: {e}"))?;
+    let url = Url::parse(endpoint).map_err(|e| format!("the endpoint is not a URL: {e}"))?;
     let ws_scheme = match url.scheme() {
         "ws" | "wss" => return Ok(endpoint.to_string()),
         "http" => "ws",
         "https" => "wss",
         other => return Err(format!("\"{other}\" is not a DevTools endpoint scheme")),
     };
-    let version = url
+    let at = url
         .join("/json/version")
         .map_err(|e| format!("cannot build /json/version: {e}"))?;
+    let version = shown(at.as_str());
+    let deadline = tokio::time::Instant::now() + CONNECT_TIMEOUT;
+    // The browser answers itself: a redirect would lead the host somewhere else.
     let client = reqwest::Client::builder()
         .timeout(CONNECT_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
         .build()
         .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
-    let body = client
-        .get(version.clone())
-        .send()
+    let mut response = client.get(at).send().await.map_err(|e| {
+        format!(
+            "{version} did not answer: {}",
+            error_chain(&e.without_url())
+        )
+    })?;
+    if !response.status().is_success() {
+        return Err(format!(
+            "{version} answered HTTP {} (a DevTools endpoint answers 200)",
+            response.status()
+        ));
+    }
+    let body = body::read(&mut response, MAX_VERSION_ANSWER, deadline)
         .await
-        .and_then(reqwest::Response::error_for_status)
-        .map_err(|e| format!("{version} did not answer: {}", error_chain(&e)))?
-        .bytes()
-        .await
-        .map_err(|e| format!("{version} did not answer: {}", error_chain(&e)))?;
+        .map_err(|e| match e {
+            BodyError::Over { max } => {
+                format!("{version} answered more than {max} bytes: not a DevTools endpoint")
+            }
+            BodyError::Deadline => format!(
+                "{version} did not finish its answer within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            ),
+            BodyError::Transfer(e) => {
+                format!(
+                    "{version} did not answer: {}",
+                    error_chain(&e.without_url())
+                )
+            }
+        })?;
     let answer: serde_json::Value = serde_json::from_slice(&body)
         .map_err(|e| format!("{version} answered something else than JSON: {e}"))?;
     let said = answer["webSocketDebuggerUrl"]

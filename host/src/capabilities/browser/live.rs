@@ -109,9 +109,9 @@ impl Live {
         let mut listen = Listen::loopback();
         let (cdp, events, process, net_guard) = match &provider.endpoint {
             Some(endpoint) => {
-                let ws = fleet::resolve(endpoint)
-                    .await
-                    .map_err(|e| BrowserError::Io(format!("the browser at {endpoint}: {e}")))?;
+                let ws = fleet::resolve(endpoint).await.map_err(|e| {
+                    BrowserError::Io(format!("the browser at {}: {e}", fleet::shown(endpoint)))
+                })?;
                 // No page reaches a DevTools endpoint: this browser's, nor another member's of
                 // the fleet (from one browser, another's port is as good as its own).
                 let mut own = addresses_of(endpoint).await;
@@ -129,7 +129,10 @@ impl Live {
                     listen = Listen::for_member(ip, own.iter().map(|a| a.ip()).collect());
                 }
                 let (cdp, events) = Cdp::connect(&ws).await.map_err(|e| {
-                    BrowserError::Io(format!("cannot connect to the browser at {endpoint}: {e}"))
+                    BrowserError::Io(format!(
+                        "cannot connect to the browser at {}: {e}",
+                        fleet::shown(endpoint)
+                    ))
                 })?;
                 (cdp, events, None, None)
             }

@@ -269,7 +269,7 @@ impl BrowserProvider {
             .filter(|(_, kind)| matches!(kind, Own::Fleet(_)))?;
         match browser.current().await {
             Some(_) => None,
-            None => browser.endpoint.clone(),
+            None => browser.endpoint.as_deref().map(super::fleet::shown),
         }
     }
 
@@ -325,7 +325,8 @@ impl BrowserProvider {
         let mut refused = Vec::new();
         for member in order {
             let endpoint = fleet.endpoint(member).to_string();
-            let browser = Arc::new(self.remote(endpoint.clone()));
+            let shown = fleet.shown(member).to_string();
+            let browser = Arc::new(self.remote(endpoint));
             let started = tokio::time::timeout(2 * CONNECT_TIMEOUT, browser.live())
                 .await
                 .unwrap_or_else(|_| {
@@ -337,10 +338,10 @@ impl BrowserProvider {
             match started {
                 Ok(live) => {
                     fleet.mark(member, Ok(()));
-                    tracing::info!(plugin, session, endpoint, "browser session placed");
+                    tracing::info!(plugin, session, endpoint = shown, "browser session placed");
                     owner.scope.used(&Used {
                         capability: "browser.place",
-                        target: &endpoint,
+                        target: &shown,
                         detail: Some(&format!("session {}", super::scope::split(session).0)),
                         ..Used::default()
                     });
@@ -354,7 +355,21 @@ impl BrowserProvider {
                 }
                 Err(e) => {
                     fleet.mark(member, Err(e.to_string()));
-                    refused.push(format!("{endpoint}: {e}"));
+                    owner.scope.used(&Used {
+                        capability: "browser.place",
+                        target: &shown,
+                        error: Some("io"),
+                        // The member's part of it is bounded already; cut the whole anyway.
+                        detail: Some(&crate::scrub::cut(
+                            &format!(
+                                "session {}: not placed: {e}",
+                                super::scope::split(session).0
+                            ),
+                            1024,
+                        )),
+                        ..Used::default()
+                    });
+                    refused.push(format!("{shown}: {e}"));
                 }
             }
         }

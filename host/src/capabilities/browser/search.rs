@@ -8,10 +8,13 @@
 //! the plugin's own pages could make: the caller checks the backend's origin against
 //! `grants.browser.origins`, and the request goes out under the private-network rule
 //! ([`crate::net`]) on a client pinned to the addresses checked, with no proxy and no
-//! redirect. The plugin sees results, never the backend's answer as such.
+//! redirect. The plugin sees results, never the backend's answer as such: the answer is read
+//! to at most 2 MiB within the request's time ([`crate::net::body`]), an error answer's body
+//! is not read at all, and the key's header is marked sensitive (never in a debug log).
 
 use crate::manifest::{SearchConfig, SearchProvider};
 use crate::net::NetError;
+use crate::net::body::{self, BodyError};
 use crate::net::pinned::{self, PinnedError};
 use std::time::Duration;
 use url::Url;
@@ -21,7 +24,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// A query longer than this is refused (a search box takes a few words, not a document).
 pub const MAX_QUERY: usize = 500;
 /// An answer larger than this is refused.
-const MAX_BODY: usize = 2 << 20;
+const MAX_BODY: u64 = 2 << 20;
 const MAX_TITLE: usize = 200;
 const MAX_SNIPPET: usize = 400;
 
@@ -53,6 +56,18 @@ pub enum SearchError {
         "the search key is not available: the environment variable {0} named by [search] key_env is not set in Warden's environment; ask the admin"
     )]
     Key(String),
+    #[error(
+        "the search key in the environment variable {0} holds a character an HTTP header cannot carry (a line break?); ask the admin to check it"
+    )]
+    BadKey(String),
+}
+
+/// The variable `[search] key_env` names (empty for a provider without a key).
+fn key_env_of(provider: &SearchProvider) -> String {
+    match provider {
+        SearchProvider::Searxng => String::new(),
+        SearchProvider::Brave { key_env } => key_env.clone(),
+    }
 }
 
 fn provider_name(provider: &SearchProvider) -> &'static str {
@@ -98,6 +113,7 @@ pub async fn ask(
         ),
     };
     let user_agent = concat!("warden/", env!("CARGO_PKG_VERSION"));
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
     let client = pinned::browser_client(url, matched, user_agent, TIMEOUT)
         .await
         .map_err(|e| match e {
@@ -107,7 +123,10 @@ pub async fn ask(
         })?;
     let mut request = client.get(url.clone()).header("Accept", "application/json");
     if let Some(key) = &api_key {
-        request = request.header("X-Subscription-Token", key);
+        let mut value = reqwest::header::HeaderValue::from_str(key)
+            .map_err(|_| SearchError::BadKey(key_env_of(&config.provider)))?;
+        value.set_sensitive(true);
+        request = request.header("X-Subscription-Token", value);
     }
     let mut response = request.send().await.map_err(|e| {
         if e.is_timeout() {
@@ -123,20 +142,16 @@ pub async fn ask(
     if !response.status().is_success() {
         return Err(SearchError::Status(status));
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let body = body::read(&mut response, MAX_BODY, deadline)
         .await
-        .map_err(|e| SearchError::Unreachable(e.to_string()))?
-    {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(SearchError::Answer {
+        .map_err(|e| match e {
+            BodyError::Over { .. } => SearchError::Answer {
                 provider: provider_name(&config.provider),
                 why: format!("larger than {} MiB", MAX_BODY >> 20),
-            });
-        }
-        body.extend_from_slice(&chunk);
-    }
+            },
+            BodyError::Deadline => SearchError::Timeout,
+            BodyError::Transfer(e) => SearchError::Unreachable(e.to_string()),
+        })?;
     let hits = parse(&body, &config.provider, config.max_results)?;
     Ok(match &api_key {
         Some(key) => without_key(hits, key),

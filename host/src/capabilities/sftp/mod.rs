@@ -17,6 +17,7 @@ use super::terminal::table::SessionTable;
 use super::view::{Base, Project};
 use super::{HasView, View};
 use crate::audit::Used;
+use crate::scrub::Secrets;
 use bindings::warden::sftp::sftp::{
     self as sftp_iface, DirEntry, FileKind, FileStat, Host, WriteMode,
 };
@@ -63,6 +64,9 @@ pub fn add_to_linker<T: Send + 'static>(
     sftp_iface::add_to_linker::<T, HasView<SftpCtx>>(linker, get)
 }
 
+/// The most of an SFTP server's own error message a plugin gets (a packet may hold 256 KiB).
+const SERVER_WORDS: usize = 512;
+
 fn sftp_error(path: &str, e: SftpError) -> Error {
     match e {
         SftpError::Status(s) => match s.status_code {
@@ -70,7 +74,11 @@ fn sftp_error(path: &str, e: SftpError) -> Error {
             StatusCode::PermissionDenied => Error::Io(format!(
                 "{path}: the server denied permission (file permissions of the remote user)"
             )),
-            code => Error::Io(format!("{path}: {code}: {}", s.error_message)),
+            // The server's words: on one line and cut short before the plugin gets them.
+            code => Error::Io(format!(
+                "{path}: {code}: {}",
+                Secrets::default().bounded(&s.error_message, SERVER_WORDS)
+            )),
         },
         SftpError::Timeout => Error::Timeout(format!("{path}: the server did not answer in time")),
         other => Error::Io(format!("{path}: {other}")),

@@ -4,8 +4,14 @@
 //! fetch per interval, and concurrent requests wait for that one fetch instead of each
 //! making their own. Keys older than `MAX_AGE` are fetched again, so a key the IdP
 //! withdrew stops verifying without a restart; if that fetch fails the old keys stay.
+//!
+//! The IdP is a server like any other: its answer is read to at most 1 MiB within the fetch's
+//! time ([`crate::net::body`]), no redirect is followed (it could lead from https to a
+//! plain-http or internal URL: the admin named this URL, not where it points to), and what
+//! reaches the log about a bad answer describes it without quoting it.
 
 use super::jws::{self, Jwk};
+use crate::net::body::{self, BodyError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, RwLock};
@@ -14,7 +20,7 @@ use url::Url;
 /// How long fetched keys are used before they are fetched again.
 const MAX_AGE: Duration = Duration::from_secs(15 * 60);
 /// Largest JWKS document read.
-const MAX_BODY: usize = 1024 * 1024;
+const MAX_BODY: u64 = 1024 * 1024;
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why the keys could not be fetched. Logged; a token waiting on it is refused.
@@ -26,6 +32,8 @@ pub enum FetchError {
     Status { url: Url, status: u16 },
     #[error("the JWKS at {url} is larger than 1 MiB")]
     TooLarge { url: Url },
+    #[error("the JWKS at {url} did not arrive within {} s", FETCH_TIMEOUT.as_secs())]
+    Slow { url: Url },
     #[error("the JWKS at {url} is {source}")]
     Parse { url: Url, source: jws::JwksError },
 }
@@ -34,6 +42,8 @@ pub enum FetchError {
 struct Cached {
     keys: Vec<Arc<Jwk>>,
     fetched: Option<Instant>,
+    /// The last fetch failed (the keys, if any, are older).
+    failing: bool,
 }
 
 /// Which key verifies a token, if any.
@@ -44,6 +54,9 @@ pub enum Lookup {
     Unknown,
     /// The token names no `kid` and the set has several keys.
     Ambiguous,
+    /// No key with that `kid`, and the last fetch of the set failed: the IdP, not the token,
+    /// may be at fault.
+    Unavailable,
 }
 
 pub struct JwksCache {
@@ -98,7 +111,11 @@ impl JwksCache {
             }
         }
         self.refresh().await;
-        Self::find(&*self.cached.read().await, kid)
+        let cached = self.cached.read().await;
+        match Self::find(&cached, kid) {
+            Lookup::Unknown if cached.failing => Lookup::Unavailable,
+            found => found,
+        }
     }
 
     /// Fetch the set again unless a fetch started less than `min_refresh` ago.
@@ -114,13 +131,18 @@ impl JwksCache {
                 let mut cached = self.cached.write().await;
                 cached.keys = keys.into_iter().map(Arc::new).collect();
                 cached.fetched = Some(Instant::now());
+                cached.failing = false;
             }
-            Err(e) => tracing::warn!("{e}"),
+            Err(e) => {
+                tracing::warn!("{e}");
+                self.cached.write().await.failing = true;
+            }
         }
     }
 
     async fn fetch(&self) -> Result<Vec<Jwk>, FetchError> {
         let url = &self.url;
+        let deadline = tokio::time::Instant::now() + FETCH_TIMEOUT;
         let request = |source| FetchError::Request {
             url: url.clone(),
             source,
@@ -138,13 +160,13 @@ impl JwksCache {
                 status: response.status().as_u16(),
             });
         }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(request)? {
-            if body.len() + chunk.len() > MAX_BODY {
-                return Err(FetchError::TooLarge { url: url.clone() });
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = body::read(&mut response, MAX_BODY, deadline)
+            .await
+            .map_err(|e| match e {
+                BodyError::Over { .. } => FetchError::TooLarge { url: url.clone() },
+                BodyError::Deadline => FetchError::Slow { url: url.clone() },
+                BodyError::Transfer(e) => request(e),
+            })?;
         jws::parse_jwks(&body).map_err(|source| FetchError::Parse {
             url: url.clone(),
             source,

@@ -89,8 +89,21 @@ struct RawJwks {
 
 /// The JWKS document could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("not a JWKS document (a JSON object with a \"keys\" array): {0}")]
+#[error("not a JWKS document (a JSON object with a \"keys\" array): {}", described(.0))]
 pub struct JwksError(serde_json::Error);
+
+/// What is wrong with the document, without quoting it: serde's own messages quote the
+/// offending value, which is the server's text, of any length, on its way to the log.
+fn described(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Syntax => "not valid JSON",
+        Category::Eof => "cut short",
+        Category::Data => "a value of the wrong type",
+        Category::Io => "unreadable",
+    };
+    format!("{what} at line {} column {}", e.line(), e.column())
+}
 
 fn b64(text: &str) -> Option<Vec<u8>> {
     URL_SAFE_NO_PAD.decode(text).ok()
@@ -402,6 +415,20 @@ pub(super) mod tests {
         let keys = parse_jwks(jwks.to_string().as_bytes()).expect("jwks");
         assert_eq!(keys.len(), 1);
         assert_eq!(keys[0].kid.as_deref(), Some("ok"));
+    }
+
+    #[test]
+    fn a_bad_jwks_is_described_never_quoted() {
+        let said = format!(
+            "{{\"keys\": \"{}\"}}",
+            "s3cret-said-by-the-idp ".repeat(40_000)
+        );
+        for body in [said.as_str(), "{\"keys\": [", "<html>s3cret</html>"] {
+            let e = parse_jwks(body.as_bytes())
+                .expect_err("not a JWKS")
+                .to_string();
+            assert!(!e.contains("s3cret") && e.len() < 200, "{e:.300}");
+        }
     }
 
     #[test]

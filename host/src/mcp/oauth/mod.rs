@@ -197,6 +197,11 @@ impl OAuth {
                     "the token names no signing key (kid) and the JWKS has several",
                 ));
             }
+            Lookup::Unavailable => {
+                return Err(Refusal::Invalid(
+                    "the token's signing key (kid) is not among the issuer's keys Warden holds: the issuer's JWKS could not be fetched (the server log says why)",
+                ));
+            }
         };
         let payload = jws.verify(&key)?;
         let claims: Claims = serde_json::from_slice(&payload)

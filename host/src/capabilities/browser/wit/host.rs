@@ -140,7 +140,9 @@ impl Host for View<'_, BrowserCtx> {
         let error = result.as_ref().err().map(|e| match e {
             SearchError::Net(NetError::Private { .. }) => "access-denied",
             SearchError::Timeout => "timeout",
-            SearchError::Key(_) | SearchError::Refused(_) => "access-denied",
+            SearchError::Key(_) | SearchError::BadKey(_) | SearchError::Refused(_) => {
+                "access-denied"
+            }
             _ => "io",
         });
         self.scope.used(&crate::audit::Used {
@@ -166,7 +168,7 @@ impl Host for View<'_, BrowserCtx> {
                 Err(Error::AccessDenied(e.to_string()))
             }
             Err(e @ SearchError::Timeout) => Err(Error::Timeout(e.to_string())),
-            Err(e @ (SearchError::Key(_) | SearchError::Refused(_))) => {
+            Err(e @ (SearchError::Key(_) | SearchError::BadKey(_) | SearchError::Refused(_))) => {
                 Err(Error::AccessDenied(e.to_string()))
             }
             Err(e) => Err(Error::Io(e.to_string())),
