@@ -6,9 +6,11 @@
 //!   while shutting down (a load balancer stops sending new requests).
 //!
 //! It carries no MCP, no tokens and no tool arguments; it needs no authentication of its
-//! own, so bind it to loopback or a private network (see docs/src/deploy.md).
+//! own, so bind it to loopback or a private network (see docs/src/deploy.md). No request
+//! Warden makes for a plugin reaches it (`crate::net::forbidden`).
 
 use crate::mcp::WardenServer;
+use crate::net::forbidden::{Registration, Service};
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -80,10 +82,17 @@ pub async fn start(addr: SocketAddr, mcp: Option<SocketAddr>) -> Result<Arc<Admi
         .route("/metrics", get(metrics))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
-        .with_state(admin.clone());
+        .with_state(admin.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            "admin",
+            crate::access_log::log,
+        ));
     let local = listener.local_addr().unwrap_or(addr);
     tracing::info!("admin listener at http://{local} (/metrics, /healthz, /readyz)");
+    // No request made for a plugin reaches it while it listens.
+    let listening = Registration::listening(local, Service::Admin);
     tokio::spawn(async move {
+        let _listening = listening;
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!("admin listener failed: {e}");
         }

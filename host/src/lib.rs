@@ -14,7 +14,7 @@
 //! | [`capabilities`] | one folder per WIT package: providers that check grants on every call |
 //! | [`content`] | a page's HTML to its title and main content as text or Markdown, host-side |
 //! | [`manifest`] | `warden.toml`: strict schema, `file:line` errors, typed grants |
-//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::pinned`, the one way a client for a plugin's request is built; answers from servers read bounded in size and time |
+//! | [`net`] | the private-network rule: resolve, classify addresses, admit what the grants name; `net::forbidden`, Warden's own listeners, which no grant opens; `net::pinned`, the one way a client for a plugin's request is built; answers from servers read bounded in size and time |
 //! | [`scrub`] | a secret's encodings, scrubbed out of text, byte streams and log lines before anything is handed on or written |
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`fair_share`] | which client gives way when a cap shared by every client is reached |
@@ -24,7 +24,10 @@
 //! | [`app`] | start-up shared by the CLI commands |
 //! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
 //! | [`replica`] | this process's replica name, carried by every session handle it mints |
+//! | [`admin`] | the admin listener: metrics, liveness, readiness |
+//! | [`access_log`] | a debug line per HTTP request Warden's listeners receive |
 
+pub mod access_log;
 pub mod admin;
 pub mod app;
 pub mod audit;

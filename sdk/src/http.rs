@@ -333,7 +333,7 @@ impl HttpError {
                 "the host refused {method} {origin}: add \"{origin}\" to grants.http.origins (and \"{method}\" to grants.http.methods) of this plugin in the manifest; the audit log names the grant"
             )),
             ErrorCode::DestinationIpProhibited => Self::Denied(format!(
-                "the host refused {origin}: it is in private network space, which grants.http.origins opens only for an address written literally, like \"http://127.0.0.1:8080\""
+                "the host refused {origin}: its address is closed to plugins, either private network space, which grants.http.origins opens only for an address written literally (like \"http://127.0.0.1:8080\"), or a port where Warden itself listens, which no grant opens; the audit log says which"
             )),
             ErrorCode::ConnectionLimitReached => Self::Denied(
                 "too many requests of this plugin are in flight; wait for one to end, or raise grants.http.concurrency".into(),

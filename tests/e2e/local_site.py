@@ -4,6 +4,7 @@ site shares (a threaded server on a free port, its origin, shutdown) and a quiet
 from __future__ import annotations
 
 import http.server
+import socket
 import threading
 from typing import Any
 
@@ -33,3 +34,34 @@ class LocalSite:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class PortRecorder:
+    """A listener of the test's own on `host:port` that records what reaches it (the first
+    bytes of each connection): on another loopback address, it stands for a port of Warden."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.received: list[bytes] = []
+        self.sock = socket.socket()
+        self.sock.bind((host, port))
+        self.sock.listen()
+        self.sock.settimeout(0.2)
+        self.open = True
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while self.open:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(1)
+                try:
+                    self.received.append(conn.recv(4096))
+                except OSError:
+                    self.received.append(b"")
+
+    def close(self) -> None:
+        self.open = False
+        self.sock.close()

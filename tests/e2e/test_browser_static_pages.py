@@ -13,7 +13,6 @@ from __future__ import annotations
 import http.server
 import random
 import re
-import socket
 import threading
 from typing import Any
 
@@ -23,6 +22,7 @@ import pytest
 from browser_helpers import CHROMIUM, browser_manifest, ok, ref_of
 from browser_site import Site, page, start_site
 from conftest import text_of, wait_for
+from local_site import PortRecorder
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -350,39 +350,9 @@ async def test_pages_chromium_builds_otherwise_read_as_chromium_shows_them(start
 # ---------------------------------------------------------------------------- the guard's rules
 
 
-class Recorder:
-    """A listener of the test's own on `host:port` that records what reaches it."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.received: list[bytes] = []
-        self.sock = socket.socket()
-        self.sock.bind((host, port))
-        self.sock.listen()
-        self.sock.settimeout(0.2)
-        self.open = True
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while self.open:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.settimeout(1)
-                try:
-                    self.received.append(conn.recv(4096))
-                except OSError:
-                    self.received.append(b"")
-
-    def close(self) -> None:
-        self.open = False
-        self.sock.close()
-
-
 async def test_the_fast_path_cannot_reach_what_the_guard_forbids(start_warden, write_manifest) -> None:
     s = raw_site()
-    recorders: list[Recorder] = []
+    recorders: list[PortRecorder] = []
     try:
         # A grant of every port of another loopback address: each of Warden's own listening
         # ports there is a listener of the test's own, which a guard port stands for.
@@ -404,7 +374,7 @@ grants.browser = {{ origins = ["{s.origin}", "http://127.0.0.2:*"] }}
             )
             assert ports, "the network guards listen on loopback"
             for port in ports:
-                recorders.append(Recorder("127.0.0.2", port))
+                recorders.append(PortRecorder("127.0.0.2", port))
                 await w.call("browse_navigate", {"url": f"http://127.0.0.2:{port}/probe"}, timeout=60)
             for port, r in zip(ports, recorders):
                 assert r.received == [], (port, r.received)

@@ -3,12 +3,14 @@
 //! a `WWW-Authenticate` challenge names. Each is a destination checked by one rule, here: a
 //! destination whose addresses are all public is reached; one with an address in private
 //! network space is reached only when the admin named it (`[registries."HOST:PORT"]`, or the
-//! registry's `token_realm`). The name is resolved once and the client pinned to the
+//! registry's `token_realm`). An address where Warden itself listens is never reached, named
+//! or not ([`crate::net::forbidden`]). The name is resolved once and the client pinned to the
 //! addresses checked, so DNS cannot swap them; no proxy, no redirect followed by the client.
 
 use super::FetchError;
 use super::said::Said;
 use crate::net::addr::classify;
+use crate::net::forbidden;
 use crate::scrub::Secrets;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -126,6 +128,16 @@ pub async fn connect(
             registry: registry.to_string(),
             message: Said::new(&format!("{} {origin}: {e}", hop.describe()), scrubber),
         })?;
+    // Warden's own listeners first: naming them in [registries] does not open them.
+    let addrs = forbidden::keep_open(&origin.host, addrs)
+        .await
+        .map_err(|refused| FetchError::OwnListener {
+            registry: registry.to_string(),
+            hop: hop.describe(),
+            // The registry may have chosen this host: it is its words.
+            destination: Said::new(&origin.to_string(), scrubber),
+            refused: Said::new(&refused.to_string(), scrubber),
+        })?;
     if !named.names(origin)
         && let Some(addr) = addrs.iter().find(|a| !classify(a.ip()).is_public())
     {
@@ -224,5 +236,27 @@ mod tests {
             .await
             .is_ok()
         );
+    }
+
+    #[tokio::test]
+    async fn wardens_own_listener_is_refused_even_when_named() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _mcp = forbidden::Registration::listening(
+            "127.0.0.1:45401".parse().expect("addr"),
+            forbidden::Service::Mcp,
+        );
+        let named = Named::new([("127.0.0.1:5000", true)], Some(&Url::parse("http://localhost:45401/token").expect("url")));
+        let err = connect(
+            "127.0.0.1:5000",
+            &origin("http://localhost:45401/token"),
+            Hop::Realm,
+            &named,
+            &Secrets::default(),
+        )
+        .await
+        .expect_err("Warden's own");
+        assert_eq!(err.kind(), "own_listener");
+        let text = err.to_string();
+        assert!(text.contains("Warden's own MCP endpoint") && text.contains("no grant can open it"), "{text}");
     }
 }

@@ -177,6 +177,13 @@ pub enum FetchError {
         addr: std::net::IpAddr,
         class: crate::net::addr::Class,
     },
+    #[error("registry {registry}: refused {hop} {destination}: {refused}")]
+    OwnListener {
+        registry: String,
+        hop: &'static str,
+        destination: Said,
+        refused: Said,
+    },
     #[error("registry {registry}: {message}")]
     Registry { registry: String, message: Said },
     #[error(
@@ -261,6 +268,7 @@ impl FetchError {
         match self {
             Self::PrivateRegistry { .. } => "private_registry",
             Self::PrivateDestination { .. } => "private_destination",
+            Self::OwnListener { .. } => "own_listener",
             Self::Registry { .. } | Self::UnpinnedOffline { .. } => "registry",
             Self::NotFound { .. } => "not_found",
             Self::Unauthorized { .. } | Self::Credentials { .. } | Self::BadCredentials => {

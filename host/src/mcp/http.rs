@@ -9,12 +9,15 @@
 //!   without a token, and refused tokens are written to the audit log (never the token);
 //! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - an MCP session answers only the client that opened it (`session_owners.rs`);
-//! - a request body limit (`[server.http] max_body`).
+//! - a request body limit (`[server.http] max_body`);
+//! - no request Warden makes for a plugin reaches it (`crate::net::forbidden`), so a plugin
+//!   granted loopback cannot call tools as another client.
 
 use super::WardenServer;
 use super::oauth::{OAuth, OAuthError, Refusal};
 use crate::audit::{self, Outcome, Record};
 use crate::manifest::{HttpConfig, SecretSource};
+use crate::net::forbidden::{Registration, Service};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -298,7 +301,11 @@ pub async fn serve(
             limits,
             super::limits::enforce,
         ))
-        .layer(middleware::from_fn_with_state(auth, authenticate));
+        .layer(middleware::from_fn_with_state(auth, authenticate))
+        .layer(middleware::from_fn_with_state(
+            "mcp",
+            crate::access_log::log,
+        ));
     // Added after the layers: the metadata is read before the client has a token.
     if let Some(oauth) = oauth {
         for path in oauth.metadata_paths() {
@@ -312,6 +319,9 @@ pub async fn serve(
         .await
         .map_err(|source| HttpError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(HttpError::Serve)?;
+    // No request made for a plugin reaches this endpoint while it listens: a plugin would
+    // call tools as whichever client the endpoint takes it for.
+    let _listening = Registration::listening(local, Service::Mcp);
     tracing::info!("serving MCP at http://{local}{MCP_PATH} ({auth_mode})");
     // No Nagle: a response's headers and its first SSE event are separate small writes, and
     // with Nagle the second waits for the client's delayed ACK (~40 ms per call).

@@ -9,9 +9,14 @@
 //! What such a server answers is read through [`body`]: bounded in size and in time; a URL
 //! the admin configured is named in logs as [`shown`] gives it, without its credentials.
 
+//! Before any grant is asked, an address where Warden itself listens is taken out
+//! ([`forbidden`]): no grant opens those.
+
 pub mod addr;
 pub mod body;
 pub mod chain;
+pub mod forbidden;
+pub mod interfaces;
 pub mod lookup;
 pub mod pinned;
 pub mod shown;
@@ -129,6 +134,14 @@ pub enum NetError {
     NoAddress {
         host: String,
     },
+    /// Every address of the host is one where Warden itself listens: no grant opens it.
+    Own(forbidden::Refused),
+}
+
+impl From<forbidden::Refused> for NetError {
+    fn from(refused: forbidden::Refused) -> Self {
+        Self::Own(refused)
+    }
 }
 
 impl fmt::Display for NetError {
@@ -166,6 +179,7 @@ impl fmt::Display for NetError {
                 LookupError::Failed(_) => write!(f, "cannot resolve {host} (DNS: {why})"),
             },
             Self::NoAddress { host } => write!(f, "{host} resolves to no address"),
+            Self::Own(refused) => refused.fmt(f),
         }
     }
 }
@@ -179,6 +193,12 @@ fn carried_note(addr: SocketAddr) -> String {
 }
 
 impl NetError {
+    /// Refused by a rule (private space no grant names, or Warden's own listener), rather
+    /// than a name that did not resolve.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Self::Private { .. } | Self::Own(_))
+    }
+
     /// The grant that would open a refused private target: `(key, pattern)`. For an IP
     /// literal or a `localhost` name, the pattern names that host; for any other name it
     /// names the address (a name never opens private space: where it points can change),
@@ -267,7 +287,8 @@ pub fn admit(
     }
 }
 
-/// [`resolve`] then [`admit`].
+/// [`resolve`], the addresses where Warden itself listens taken out ([`forbidden`]; first,
+/// so that no message suggests a grant for them), then [`admit`].
 pub async fn resolve_admitted(
     host: &str,
     port: u16,
@@ -275,7 +296,8 @@ pub async fn resolve_admitted(
     key: Key,
 ) -> Result<Vec<SocketAddr>, NetError> {
     let addrs = resolve(host, port).await?;
-    admit(host, &addrs, matched, key)
+    let open = forbidden::keep_open(host, addrs).await?;
+    admit(host, &open, matched, key)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The one way the host builds an HTTP client for a request it makes for a plugin (standard
-//! `wasi:http`, `capture`'s `http_get`, web search, the no-JavaScript fast path): the name
-//! resolved and every address checked under the private-network rule against the grant
-//! patterns that matched, the client pinned to those addresses (DNS cannot swap them between
+//! `wasi:http`, `capture`'s `http_get`, web search, the no-JavaScript fast path, the OAuth
+//! token fetch of `[credentials]`): the name resolved, the addresses where Warden itself
+//! listens taken out ([`super::forbidden`]), every other address checked under the
+//! private-network rule against the grant patterns that matched, the client pinned to those addresses (DNS cannot swap them between
 //! check and connect), no proxy (an environment proxy would connect somewhere unchecked), no
 //! redirect followed (the caller checks every hop as a new request), TLS verified by rustls
 //! against the system's roots, loaded once. The fast path's client is pinned to addresses the

@@ -15,8 +15,8 @@ use super::error::{BrowserError, Result};
 use super::events::ready_popups;
 use super::fleet;
 use super::guard::listen::Listen;
-use super::guard::policy::Forbidden;
 use super::guard::{Guard, NetGuard};
+use crate::net::forbidden::{Registration, Service};
 use super::launch::{self, Launched};
 use super::provider::{BrowserProvider, SETUP_TIMEOUT};
 use super::state::{Owner, State, TabState};
@@ -42,8 +42,9 @@ pub struct Live {
     pub(super) me: Weak<Live>,
     /// The network guard of the launched browser's default context (its `--proxy-server`).
     net_guard: Option<NetGuard>,
-    /// What no page of this browser may reach: its DevTools endpoint, if it has a port.
-    pub(super) forbidden: Forbidden,
+    /// Its DevTools endpoint, if it has a port, forbidden to every request made for a plugin
+    /// (`crate::net::forbidden`) while this browser is driven.
+    _control: Vec<Registration>,
     /// Where its contexts' guards listen and whom they serve (`guard/listen.rs`).
     pub(super) listen: Listen,
     state: Mutex<State>,
@@ -90,6 +91,17 @@ impl Drop for Live {
     }
 }
 
+/// A DevTools URL's `host:port`, forbidden while the registration is held (none when it
+/// does not parse).
+pub(super) fn control_endpoint(url: &str) -> Option<Registration> {
+    let url = Url::parse(url).ok()?;
+    Some(Registration::named(
+        url.host_str()?,
+        url.port_or_known_default()?,
+        Service::BrowserControl,
+    ))
+}
+
 /// The addresses a DevTools URL's host resolves to (none when it does not parse or resolve).
 async fn addresses_of(url: &str) -> Vec<std::net::SocketAddr> {
     match Url::parse(url) {
@@ -105,27 +117,21 @@ impl Live {
     pub(super) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
         let (config, guard) = (&provider.config, provider.guard);
         let persistent = provider.persistent.as_ref();
-        let mut forbidden = Forbidden::default();
+        let mut control = Vec::new();
         let mut listen = Listen::loopback();
         let (cdp, events, process, net_guard) = match &provider.endpoint {
             Some(endpoint) => {
                 let ws = fleet::resolve(endpoint).await.map_err(|e| {
                     BrowserError::Io(format!("the browser at {}: {e}", fleet::shown(endpoint)))
                 })?;
-                // No page reaches a DevTools endpoint: this browser's, nor another member's of
-                // the fleet (from one browser, another's port is as good as its own).
-                let mut own = addresses_of(endpoint).await;
-                own.extend(addresses_of(&ws).await);
-                let others = config.endpoints.iter().filter(|e| *e != endpoint);
-                for other in others {
-                    addresses_of(other)
-                        .await
-                        .into_iter()
-                        .for_each(|a| forbidden.add(a));
-                }
-                own.iter().for_each(|a| forbidden.add(*a));
+                // No page (nor any plugin's request) reaches this browser's DevTools endpoint;
+                // the other members' are forbidden by the provider for as long as it runs.
+                control.extend(control_endpoint(endpoint));
+                control.extend(control_endpoint(&ws));
                 // A guard on another address serves the addresses this member connects from.
                 if let Some(ip) = config.guard_address {
+                    let mut own = addresses_of(endpoint).await;
+                    own.extend(addresses_of(&ws).await);
                     listen = Listen::for_member(ip, own.iter().map(|a| a.ip()).collect());
                 }
                 let (cdp, events) = Cdp::connect(&ws).await.map_err(|e| {
@@ -142,7 +148,7 @@ impl Live {
                 // chained to the profile's own proxy if it has one.
                 let upstream = persistent
                     .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
-                let net_guard = NetGuard::start(guard, upstream, Forbidden::default(), &listen)
+                let net_guard = NetGuard::start(guard, upstream, &listen)
                     .await
                     .map_err(BrowserError::Io)?;
                 let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
@@ -162,7 +168,7 @@ impl Live {
             guard,
             me: me.clone(),
             net_guard,
-            forbidden,
+            _control: control,
             listen,
             state: Mutex::new(State {
                 census: Some((generation, provider.census.clone())),

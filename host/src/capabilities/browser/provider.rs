@@ -56,6 +56,9 @@ pub struct BrowserProvider {
     pub(super) endpoint: Option<String>,
     /// The remote browsers of `[browser] endpoints`, when the manifest names some.
     fleet: Option<Arc<Fleet>>,
+    /// Their DevTools endpoints, forbidden to every request made for a plugin while this
+    /// manifest's browser runs: from one member's pages, another's port is as good as its own.
+    _control: Vec<crate::net::forbidden::Registration>,
     live: tokio::sync::Mutex<Option<Arc<Live>>>,
     /// The sessions running in browsers of their own (profiles', the fleet's).
     profile_sessions: Mutex<Vec<OwnSession>>,
@@ -105,6 +108,7 @@ impl BrowserProvider {
             profile_session,
             endpoint: None,
             fleet: None,
+            _control: Vec::new(),
             live: tokio::sync::Mutex::new(None),
             profile_sessions: Mutex::default(),
             placing: tokio::sync::Mutex::new(()),
@@ -117,8 +121,14 @@ impl BrowserProvider {
 
     pub fn new(config: BrowserConfig) -> Self {
         let fleet = (!config.endpoints.is_empty()).then(|| Fleet::new(&config.endpoints));
+        let control = config
+            .endpoints
+            .iter()
+            .filter_map(|e| super::live::control_endpoint(e))
+            .collect();
         Self {
             fleet,
+            _control: control,
             ..Self::with(config, Guard::Browser, None, None)
         }
     }

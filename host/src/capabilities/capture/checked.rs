@@ -1,5 +1,6 @@
 //! The private-network rule for `http_get` (see [`crate::net`]): before each hop the host
-//! name is resolved, its addresses are admitted against the `grants.capture.http_hosts`
+//! name is resolved, an address where Warden itself listens is refused
+//! ([`crate::net::forbidden`]), the others are admitted against the `grants.capture.http_hosts`
 //! patterns that matched, and the request goes out on a client pinned to those addresses,
 //! so the name cannot resolve to somewhere else (DNS rebinding) between check and connect.
 

@@ -1,7 +1,8 @@
 //! `warden:capture/http.get`: the host fetches a URL for the plugin. The first URL and every
 //! redirect hop must match `grants.capture.http_hosts`; the body is capped by
 //! `grants.capture.max_body`; the plugin never gets a socket of its own. Each hop connects
-//! to addresses resolved and checked by the private-network rule (`checked.rs`).
+//! to addresses resolved and checked by the private-network rule (`checked.rs`), never to
+//! one where Warden itself listens.
 
 use super::CaptureCtx;
 use super::bindings::warden::capture::http::{Host, Request, Response};
@@ -10,7 +11,6 @@ use super::checked::{self, CheckedError};
 use crate::audit::Used;
 use crate::capabilities::View;
 use crate::manifest::grants::host_port;
-use crate::net::NetError;
 use crate::net::chain::error_chain;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use std::time::{Duration, Instant};
@@ -102,7 +102,7 @@ impl View<'_, CaptureCtx> {
             let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
             let client = match checked::client_for(&self.grants, &url, remaining).await {
                 Ok(c) => c,
-                Err(CheckedError::Net(e @ NetError::Private { .. })) => {
+                Err(CheckedError::Net(e)) if e.is_refusal() => {
                     let target = host_port(&url).unwrap_or_default();
                     self.scope.denied(CAPABILITY, &target, &e.to_string());
                     return Err(Error::AccessDenied(e.to_string()));

@@ -7,8 +7,9 @@
 //!    `max_request_body` is refused before anything is sent.
 //! 4. The credential bound to the origin (among those the grant names) is added: it replaces
 //!    a header of the same name the plugin set.
-//! 5. The name is resolved and the private-network rule applied; the client is pinned to the
-//!    checked addresses, uses no proxy, follows no redirect, verifies TLS.
+//! 5. The name is resolved; an address where Warden itself listens is refused whatever the
+//!    grant says ([`crate::net::forbidden`]), and the private-network rule applied; the client
+//!    is pinned to the checked addresses, uses no proxy, follows no redirect, verifies TLS.
 //! 6. The response's headers and body are scrubbed of the plugin's credentials; its body is
 //!    capped and timed ([`super::body`]).
 //!
@@ -213,7 +214,7 @@ impl Outgoing {
     /// A destination the private-network rule (or the resolver) refused.
     fn refused(&self, exchange: Exchange, error: Result<NetError, String>) -> Error {
         match error {
-            Ok(e @ NetError::Private { .. }) => {
+            Ok(e @ (NetError::Private { .. } | NetError::Own(_))) => {
                 exchange.deny(&e.to_string());
                 Error::DestinationIpProhibited
             }

@@ -10,6 +10,9 @@
 //! plain-http or internal URL: the admin named this URL, not where it points to), and what
 //! reaches the log about a bad answer describes it without quoting it.
 
+//! Each fetch resolves the name again and connects only to the addresses resolved, never to
+//! one where Warden itself listens (`crate::net::forbidden`).
+
 use super::jws::{self, Jwk};
 use crate::net::body::{self, BodyError};
 use std::sync::Arc;
@@ -28,6 +31,13 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 pub enum FetchError {
     #[error("cannot fetch the JWKS at {url}: {source}")]
     Request { url: Url, source: reqwest::Error },
+    #[error("cannot fetch the JWKS at {url}: {why}")]
+    Resolve { url: Url, why: crate::net::NetError },
+    #[error("the JWKS at {url} is refused: {refused}; fix [server.http.oauth] jwks_url")]
+    Own {
+        url: Url,
+        refused: crate::net::forbidden::Refused,
+    },
     #[error("the JWKS at {url} answered HTTP {status}")]
     Status { url: Url, status: u16 },
     #[error("the JWKS at {url} is larger than 1 MiB")]
@@ -59,9 +69,18 @@ pub enum Lookup {
     Unavailable,
 }
 
+fn builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        // A redirect could lead from https to a plain-http or internal URL.
+        .redirect(reqwest::redirect::Policy::none())
+        // An environment proxy (`HTTPS_PROXY`) is still used: the identity provider may be
+        // reachable only through it, and the admin named both.
+        .timeout(FETCH_TIMEOUT)
+        .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
+}
+
 pub struct JwksCache {
     url: Url,
-    client: reqwest::Client,
     min_refresh: Duration,
     cached: RwLock<Cached>,
     /// When the last fetch was started; held while fetching, so fetches never overlap.
@@ -70,15 +89,10 @@ pub struct JwksCache {
 
 impl JwksCache {
     pub fn new(url: Url, min_refresh: Duration) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
-            // A redirect could lead from https to a plain-http or internal URL.
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(FETCH_TIMEOUT)
-            .user_agent(concat!("warden/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        // Built once here so that a client that cannot be built fails the start.
+        builder().build()?;
         Ok(Self {
             url,
-            client,
             min_refresh,
             cached: RwLock::new(Cached::default()),
             last_fetch: Mutex::new(None),
@@ -140,6 +154,34 @@ impl JwksCache {
         }
     }
 
+    /// A client pinned to the addresses `jwks_url`'s name resolves to now, none of them
+    /// Warden's own.
+    async fn client(&self) -> Result<reqwest::Client, FetchError> {
+        let url = &self.url;
+        let host = url.host_str().unwrap_or_default();
+        let port = url.port_or_known_default().unwrap_or(443);
+        let addrs = crate::net::resolve(host, port)
+            .await
+            .map_err(|why| FetchError::Resolve {
+                url: url.clone(),
+                why,
+            })?;
+        let addrs = crate::net::forbidden::keep_open(host, addrs)
+            .await
+            .map_err(|refused| FetchError::Own {
+                url: url.clone(),
+                refused,
+            })?;
+        let mut builder = builder();
+        if let Some(url::Host::Domain(domain)) = url.host() {
+            builder = builder.resolve_to_addrs(domain, &addrs);
+        }
+        builder.build().map_err(|source| FetchError::Request {
+            url: url.clone(),
+            source,
+        })
+    }
+
     async fn fetch(&self) -> Result<Vec<Jwk>, FetchError> {
         let url = &self.url;
         let deadline = tokio::time::Instant::now() + FETCH_TIMEOUT;
@@ -148,7 +190,8 @@ impl JwksCache {
             source,
         };
         let mut response = self
-            .client
+            .client()
+            .await?
             .get(url.clone())
             .header("accept", "application/json")
             .send()

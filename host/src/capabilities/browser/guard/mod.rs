@@ -8,7 +8,7 @@
 //! | file | job |
 //! |---|---|
 //! | `proxy.rs` | the HTTP proxy server: CONNECT tunnels, absolute-form requests, 403 refusals |
-//! | `policy.rs` | the decision: grants of the context's owners, private-network rule, forbidden addresses; for the browser's requests and the host's ([`HostRequests`]) |
+//! | `policy.rs` | the decision: grants of the context's owners, private-network rule, Warden's own listeners (`crate::net::forbidden`); for the browser's requests and the host's ([`HostRequests`]) |
 //! | `upstream.rs` | connecting to the checked address, directly or through an admin's upstream proxy |
 //! | `deny_log.rs` | aggregated audit lines for refusals |
 //! | `failures.rs` | why a connection was not carried, for the navigation that asked for it |
@@ -32,10 +32,11 @@ use super::live::Live;
 use super::state::Owner;
 use crate::manifest::grants::Grants;
 use deny_log::DenyLog;
-use policy::{Forbidden, Listening, Refusal, Target};
+use crate::net::forbidden::{Registration, Service};
+use policy::{Refusal, Target};
 use serde_json::json;
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock, RwLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use tokio_util::sync::CancellationToken;
 use upstream::Upstream;
 use url::Url;
@@ -95,7 +96,6 @@ pub(super) struct Shared {
     /// does too (Chromium's implicit rule, unless the list says `<-loopback>`).
     bypass: Option<globset::GlobSet>,
     bypass_loopback: bool,
-    forbidden: RwLock<Forbidden>,
     deny_log: DenyLog,
     /// Why recent connections were not carried, by `host:port`.
     failures: failures::Failures,
@@ -116,12 +116,7 @@ impl Shared {
     }
 
     async fn decide(&self, owners: &[Owner], target: &Target) -> Result<Vec<SocketAddr>, Refusal> {
-        let forbidden = self
-            .forbidden
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        policy::decide(self.guard, owners, &forbidden, target).await
+        policy::decide(self.guard, owners, target).await
     }
 
     /// The upstream proxy for a connection to `host` at `addrs`, if it takes that one.
@@ -144,14 +139,13 @@ pub struct NetGuard {
     addr: SocketAddr,
     shared: Arc<Shared>,
     task: tokio::task::JoinHandle<()>,
-    /// Its socket, forbidden to every guard's pages while it listens.
-    _listening: Listening,
+    /// Its socket, forbidden to every request made for a plugin while it listens.
+    _listening: Registration,
 }
 
 /// The guard's rules for a request the host sends itself on behalf of the guard's context:
 /// the no-JavaScript fast path's document and style sheets. Decided by the same
-/// [`policy::decide`] as the browser's connections, with the same owners and forbidden
-/// addresses, and a refusal is audited (and kept for the navigation's message) as the guard's
+/// [`policy::decide`] as the browser's connections, with the same owners, and a refusal is audited (and kept for the navigation's message) as the guard's
 /// own; the request then goes to the checked addresses only.
 #[derive(Clone)]
 pub struct HostRequests {
@@ -190,7 +184,6 @@ impl NetGuard {
     pub async fn start(
         guard: Guard,
         upstream: Option<(&str, &[String])>,
-        forbidden: Forbidden,
         listen: &listen::Listen,
     ) -> Result<Self, String> {
         let (upstream, bypass, bypass_loopback) = match upstream {
@@ -220,16 +213,14 @@ impl NetGuard {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;
-        let mut forbidden = forbidden;
-        // A page must not reach the guard itself through the guard.
-        forbidden.add(addr);
+        // No page reaches the guard itself through a guard, nor any plugin's request.
+        let listening = Registration::listening(addr, Service::NetworkGuard);
         let shared = Arc::new(Shared {
             guard,
             owners: OwnerSource::default(),
             upstream,
             bypass,
             bypass_loopback,
-            forbidden: RwLock::new(forbidden),
             deny_log: DenyLog::new(guard.capability()),
             failures: failures::Failures::default(),
             listen: listen.clone(),
@@ -240,7 +231,7 @@ impl NetGuard {
             addr,
             shared,
             task,
-            _listening: Listening::register(addr),
+            _listening: listening,
         })
     }
 
@@ -300,7 +291,7 @@ impl Live {
         upstream: Option<(&str, &[String])>,
         downloads: Option<Place>,
     ) -> Result<String, BrowserError> {
-        let guard = NetGuard::start(self.guard, upstream, self.forbidden.clone(), &self.listen)
+        let guard = NetGuard::start(self.guard, upstream, &self.listen)
             .await
             .map_err(BrowserError::Io)?;
         let created = self

@@ -1,17 +1,18 @@
 //! The network guard's decision for one request to the web on behalf of a browser context:
-//! is the target's origin granted to a plugin that owns the context, which addresses may it be
-//! reached at (the private-network rule of [`crate::net`]), and is none of them an address no
-//! page may reach ([`Forbidden`])? The browser's connections (`proxy.rs`) and the host's own
-//! requests for a context's pages (the fast path, `super::HostRequests`) are both decided by
-//! [`decide`], so a rule added here holds on both paths. Pure except for name resolution.
+//! is the target's origin granted to a plugin that owns the context, and which addresses may it
+//! be reached at: the private-network rule of [`crate::net`], after the addresses where Warden
+//! itself listens (its MCP and admin listeners, every network guard, a remote browser's
+//! DevTools endpoint: [`crate::net::forbidden`]) are taken out. The browser's connections
+//! (`proxy.rs`) and the host's own requests for a context's pages (the fast path,
+//! `super::HostRequests`) are both decided by [`decide`], so a rule added here holds on both
+//! paths. Pure except for name resolution.
 
 use super::super::state::Owner;
 use super::Guard;
 use super::failures::Failure;
 use crate::audit::GuestScope;
-use crate::net::{self, NetError};
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{LazyLock, RwLock};
+use crate::net;
+use std::net::SocketAddr;
 use url::Url;
 
 /// What the guard was asked to reach: `scheme://host:port` (`host` without IPv6 brackets).
@@ -70,72 +71,10 @@ pub struct Refusal {
     pub failure: Failure,
 }
 
-/// Addresses the guard must never connect a page to, whatever the grants: the browser's own
-/// DevTools endpoint (when it has a port), the guard's own listening socket, and every other
-/// network guard this process runs ([`Listening`]): another context's guard would decide a
-/// page's requests by that context's owners' grants.
-#[derive(Debug, Clone, Default)]
-pub struct Forbidden {
-    addrs: Vec<SocketAddr>,
-}
-
-/// The listening sockets of the network guards this process runs now, forbidden to every
-/// guard's pages (and to the host's requests for them) for as long as they listen.
-static GUARDS: LazyLock<RwLock<Vec<SocketAddr>>> = LazyLock::new(RwLock::default);
-
-/// A guard's place in [`GUARDS`], given up when dropped (the guard stops listening).
-#[derive(Debug)]
-pub struct Listening(SocketAddr);
-
-impl Listening {
-    pub fn register(addr: SocketAddr) -> Self {
-        GUARDS.write().unwrap_or_else(|e| e.into_inner()).push(addr);
-        Self(addr)
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let mut guards = GUARDS.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = guards.iter().position(|a| *a == self.0) {
-            guards.swap_remove(at);
-        }
-    }
-}
-
-/// Does `forbidden` stand for `addr`? A service bound to loopback or to every address answers
-/// on any loopback address, so those compare by port.
-fn same_service(forbidden: SocketAddr, addr: SocketAddr) -> bool {
-    let local = |ip: IpAddr| {
-        let ip = net::addr::canonical(ip);
-        ip.is_loopback() || ip.is_unspecified()
-    };
-    forbidden.port() == addr.port()
-        && (net::addr::canonical(forbidden.ip()) == net::addr::canonical(addr.ip())
-            || (local(forbidden.ip()) && local(addr.ip())))
-}
-
-impl Forbidden {
-    pub fn add(&mut self, addr: SocketAddr) {
-        self.addrs.push(addr);
-    }
-
-    /// Is `addr` one of them, or a network guard of this process?
-    pub fn contains(&self, addr: SocketAddr) -> bool {
-        self.addrs.iter().any(|f| same_service(*f, addr))
-            || GUARDS
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .any(|g| same_service(*g, addr))
-    }
-}
-
 /// Decide on `target` for the plugins in `owners`: the addresses to connect to, or why not.
 pub async fn decide(
     guard: Guard,
     owners: &[Owner],
-    forbidden: &Forbidden,
     target: &Target,
 ) -> Result<Vec<SocketAddr>, Refusal> {
     let origin = target.origin();
@@ -178,26 +117,15 @@ pub async fn decide(
         scheme: Some(target.scheme),
     };
     let patterns: Vec<&str> = matched.iter().map(String::as_str).collect();
-    let addrs = net::resolve_admitted(&target.host, target.port, &patterns, key)
+    net::resolve_admitted(&target.host, target.port, &patterns, key)
         .await
-        .map_err(|e: NetError| {
+        .map_err(|e| {
             let mut refusal = refuse(e.to_string());
-            if !matches!(e, NetError::Private { .. }) {
+            if !e.is_refusal() {
                 refusal.failure = Failure::Lookup(e);
             }
             refusal
-        })?;
-    let (blocked, open): (Vec<SocketAddr>, Vec<SocketAddr>) =
-        addrs.into_iter().partition(|a| forbidden.contains(*a));
-    if open.is_empty() {
-        return Err(refuse(format!(
-            "{} is the browser's own control endpoint (or Warden's network guard), which no page may reach",
-            blocked
-                .first()
-                .map_or_else(|| origin.clone(), ToString::to_string)
-        )));
-    }
-    Ok(open)
+        })
 }
 
 #[cfg(test)]
@@ -249,7 +177,7 @@ mod tests {
     }
 
     async fn check(owners: &[Owner], t: &Target) -> Result<Vec<SocketAddr>, Refusal> {
-        decide(Guard::Browser, owners, &Forbidden::default(), t).await
+        decide(Guard::Browser, owners, t).await
     }
 
     #[tokio::test]
@@ -306,53 +234,33 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_browser_control_port_is_never_reachable() {
+    async fn no_listener_of_warden_is_reachable_whatever_the_grants() {
+        use crate::net::forbidden::{Registration, Service};
         let o = [owner(&["http://127.0.0.1:*", "http://localhost:*"], &[])];
-        let mut forbidden = Forbidden::default();
-        forbidden.add("127.0.0.1:9222".parse().expect("addr"));
-        for host in ["127.0.0.1", "localhost", "127.0.0.2"] {
-            let t = target("http", host, 9222);
-            let r = decide(Guard::Browser, &o, &forbidden, &t).await;
-            if host == "127.0.0.2" {
-                // Not granted in the first place.
-                assert!(r.is_err());
-                continue;
+        let control = Registration::named("127.0.0.1", 45309, Service::BrowserControl);
+        let guard = Registration::listening("127.0.0.1:45311".parse().expect("addr"), Service::NetworkGuard);
+        let mcp = Registration::listening("0.0.0.0:45312".parse().expect("addr"), Service::Mcp);
+        for (port, said) in [
+            (45309, "the browser's own control endpoint"),
+            (45311, "Warden's own network guard"),
+            (45312, "Warden's own MCP endpoint"),
+        ] {
+            for host in ["127.0.0.1", "localhost"] {
+                let refused = check(&o, &target("http", host, port))
+                    .await
+                    .expect_err("Warden's own");
+                assert!(refused.reason.contains(said), "{}", refused.reason);
+                assert!(
+                    refused.reason.contains("no grant can open it"),
+                    "{}",
+                    refused.reason
+                );
+                assert!(matches!(refused.failure, Failure::Refused(_)));
             }
-            let refused = r.expect_err("control port");
-            assert!(
-                refused.reason.contains("control endpoint"),
-                "{}",
-                refused.reason
-            );
         }
-        assert!(
-            decide(
-                Guard::Browser,
-                &o,
-                &forbidden,
-                &target("http", "127.0.0.1", 9223)
-            )
-            .await
-            .is_ok()
-        );
-    }
-
-    #[tokio::test]
-    async fn no_guard_of_this_process_is_reachable_through_another() {
-        let o = [owner(&["http://127.0.0.1:*", "http://localhost:*"], &[])];
-        let other = Listening::register("127.0.0.1:45311".parse().expect("addr"));
-        for host in ["127.0.0.1", "localhost"] {
-            let refused = check(&o, &target("http", host, 45311))
-                .await
-                .expect_err("another guard");
-            assert!(
-                refused.reason.contains("network guard"),
-                "{}",
-                refused.reason
-            );
-        }
-        drop(other);
+        drop((control, guard, mcp));
         assert!(check(&o, &target("http", "127.0.0.1", 45311)).await.is_ok());
+        assert!(check(&o, &target("http", "127.0.0.1", 45312)).await.is_ok());
     }
 
     #[test]

@@ -13,7 +13,6 @@ use super::super::scope::SessionKey;
 use super::super::search::{self, SearchError};
 use super::super::tab::Tab;
 use crate::capabilities::View;
-use crate::net::NetError;
 use wasmtime::component::Resource;
 
 impl Host for View<'_, BrowserCtx> {
@@ -138,21 +137,27 @@ impl Host for View<'_, BrowserCtx> {
             Err(_) => format!("page {}", page.max(1)),
         };
         let error = result.as_ref().err().map(|e| match e {
-            SearchError::Net(NetError::Private { .. }) => "access-denied",
             SearchError::Timeout => "timeout",
             SearchError::Key(_) | SearchError::BadKey(_) | SearchError::Refused(_) => {
                 "access-denied"
             }
             _ => "io",
         });
-        self.scope.used(&crate::audit::Used {
-            capability: "browser.search",
-            target: config.endpoint.as_str(),
-            error,
-            duration: started.elapsed(),
-            detail: Some(&detail),
-            ..Default::default()
-        });
+        match &result {
+            // Refused by the network rules before anything was sent: the denial is the line.
+            Err(SearchError::Net(e)) if e.is_refusal() => {
+                self.scope
+                    .denied("browser.search", config.endpoint.as_str(), &e.to_string());
+            }
+            _ => self.scope.used(&crate::audit::Used {
+                capability: "browser.search",
+                target: config.endpoint.as_str(),
+                error,
+                duration: started.elapsed(),
+                detail: Some(&detail),
+                ..Default::default()
+            }),
+        }
         match result {
             Ok(hits) => Ok(hits
                 .into_iter()
@@ -162,11 +167,9 @@ impl Host for View<'_, BrowserCtx> {
                     snippet: h.snippet,
                 })
                 .collect()),
-            // Private space no grant pattern names is a grant matter; a name that did not
-            // resolve is not.
-            Err(e @ SearchError::Net(NetError::Private { .. })) => {
-                Err(Error::AccessDenied(e.to_string()))
-            }
+            // Private space no grant pattern names, or Warden's own listener, is a refusal;
+            // a name that did not resolve is not.
+            Err(SearchError::Net(e)) if e.is_refusal() => Err(Error::AccessDenied(e.to_string())),
             Err(e @ SearchError::Timeout) => Err(Error::Timeout(e.to_string())),
             Err(e @ (SearchError::Key(_) | SearchError::BadKey(_) | SearchError::Refused(_))) => {
                 Err(Error::AccessDenied(e.to_string()))
