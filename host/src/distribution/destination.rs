@@ -245,7 +245,10 @@ mod tests {
             "127.0.0.1:45401".parse().expect("addr"),
             forbidden::Service::Mcp,
         );
-        let named = Named::new([("127.0.0.1:5000", true)], Some(&Url::parse("http://localhost:45401/token").expect("url")));
+        let named = Named::new(
+            [("127.0.0.1:5000", true)],
+            Some(&Url::parse("http://localhost:45401/token").expect("url")),
+        );
         let err = connect(
             "127.0.0.1:5000",
             &origin("http://localhost:45401/token"),
@@ -257,6 +260,9 @@ mod tests {
         .expect_err("Warden's own");
         assert_eq!(err.kind(), "own_listener");
         let text = err.to_string();
-        assert!(text.contains("Warden's own MCP endpoint") && text.contains("no grant can open it"), "{text}");
+        assert!(
+            text.contains("Warden's own MCP endpoint") && text.contains("no grant can open it"),
+            "{text}"
+        );
     }
 }

@@ -157,7 +157,10 @@ pub async fn keep_open(host: &str, addrs: Vec<SocketAddr>) -> Result<Vec<SocketA
     }
     match (open.is_empty(), first) {
         (true, Some((addr, service))) => Err(Refused {
-            host: host.trim_start_matches('[').trim_end_matches(']').to_string(),
+            host: host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string(),
             addr,
             service,
         }),

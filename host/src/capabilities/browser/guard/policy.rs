@@ -238,7 +238,10 @@ mod tests {
         use crate::net::forbidden::{Registration, Service};
         let o = [owner(&["http://127.0.0.1:*", "http://localhost:*"], &[])];
         let control = Registration::named("127.0.0.1", 45309, Service::BrowserControl);
-        let guard = Registration::listening("127.0.0.1:45311".parse().expect("addr"), Service::NetworkGuard);
+        let guard = Registration::listening(
+            "127.0.0.1:45311".parse().expect("addr"),
+            Service::NetworkGuard,
+        );
         let mcp = Registration::listening("0.0.0.0:45312".parse().expect("addr"), Service::Mcp);
         for (port, said) in [
             (45309, "the browser's own control endpoint"),
