@@ -83,6 +83,24 @@ impl App {
             crate::runtime::pool_instances(&manifest),
         )?);
         let registry = Registry::load(&manifest, runtime.clone(), services).await?;
+        for plugin in registry.plugins() {
+            let crate::runtime::registry::Backend::Wasm(w) = &plugin.backend else {
+                continue;
+            };
+            if let Some(functions) = w.plain_functions() {
+                let tools: Vec<String> = functions
+                    .iter()
+                    .map(|(name, signature)| {
+                        format!("{}{name} <- {signature}", plugin.config.tool_prefix)
+                    })
+                    .collect();
+                tracing::info!(
+                    plugin = %plugin.config.name,
+                    "plain exported functions as tools (before tools.allow/deny): {}",
+                    tools.join("; ")
+                );
+            }
+        }
         tracing::info!(
             "plugins ready: {} (compiled: {}, from cache: {}, precompiled: {}) with {} tools in {} ms; audit log: {}",
             registry.plugins().len(),

@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use warden::app::App;
+use warden::capabilities::conversation::Conversation;
 use warden::runtime::bindings::{ContentBlock, ToolError};
 use warden::runtime::plugin::CallFailure;
 use warden::runtime::state::CallContext;
@@ -144,9 +145,13 @@ async fn exported_functions_become_tools_with_schemas_from_their_types() {
             "check",
             "describe",
             "echo",
+            "maybe",
             "move_point",
             "next_char",
+            "pack",
             "ping",
+            "ratio",
+            "reverse_bytes",
             "shapes_ping",
             "twice",
             "widths"
@@ -277,7 +282,8 @@ async fn values_of_every_type_go_in_and_come_back() {
     let widths = f.ok("widths", extremes).await;
     assert_eq!(
         widths.structured,
-        Some(json!({"result": [255, -128, 65535, -32768, 4294967295u32, i64::MIN, u64::MAX]}))
+        Some(json!({"result": [255, -128, 65535, -32768, 4294967295u32,
+            "-9223372036854775808", "18446744073709551615"]}))
     );
 
     assert_eq!(
@@ -323,6 +329,95 @@ async fn values_of_every_type_go_in_and_come_back() {
     assert_eq!(line["outcome"], "tool_error");
 }
 
+/// Values JSON has no exact form for: bytes, 64-bit integers beyond 2^53, floats that are
+/// not numbers, options of options; each has one shape both ways, its schema says so, and
+/// what comes out goes back in unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_json_cannot_hold_plainly_have_one_exact_form() {
+    let f = Fixture::new(shapes).await;
+    // list<u8> is base64, both ways; an empty one is "" (not []).
+    let (input, output, _) = f.schema("reverse_bytes");
+    assert_eq!(input["properties"]["data"]["type"], "string");
+    assert_eq!(input["properties"]["data"]["contentEncoding"], "base64");
+    assert_eq!(
+        output.expect("output")["properties"]["result"]["prefixItems"][0]["contentEncoding"],
+        "base64"
+    );
+    let reversed = f.ok("reverse_bytes", json!({"data": "AAEC/w=="})).await;
+    assert_eq!(reversed.structured, Some(json!({"result": ["/wIBAA==", 4]})));
+    let unpadded = f.ok("reverse_bytes", json!({"data": "AAEC/w"})).await;
+    assert_eq!(unpadded.structured, reversed.structured);
+    let empty = f.ok("reverse_bytes", json!({"data": ""})).await;
+    assert_eq!(empty.structured, Some(json!({"result": ["", 0]})));
+
+    // s64/u64: exact numbers up to 2^53-1; beyond, decimal strings both ways.
+    let (input, _, _) = f.schema("widths");
+    assert_eq!(input["properties"]["g"]["type"], json!(["integer", "string"]));
+    let small = json!({"a": 0, "b": 0, "c": 0, "d": 0, "e": 0,
+        "f": -9_007_199_254_740_991_i64, "g": 9_007_199_254_740_991_u64});
+    let answer = f.ok("widths", small).await.structured.expect("structured");
+    assert_eq!(answer["result"][5], json!(-9_007_199_254_740_991_i64));
+    assert_eq!(answer["result"][6], json!(9_007_199_254_740_991_u64));
+    let big = json!({"a": 0, "b": 0, "c": 0, "d": 0, "e": 0,
+        "f": "-9007199254740993", "g": "18446744073709551615"});
+    let answer = f.ok("widths", big).await.structured.expect("structured");
+    assert_eq!(answer["result"][5], json!("-9007199254740993"));
+    assert_eq!(answer["result"][6], json!("18446744073709551615"));
+    // A JSON integer beyond 2^53 is read exactly too (its digits, never a double).
+    let exact = json!({"a": 0, "b": 0, "c": 0, "d": 0, "e": 0,
+        "f": 0, "g": 9_007_199_254_740_993_u64});
+    let answer = f.ok("widths", exact).await.structured.expect("structured");
+    assert_eq!(answer["result"][6], json!("9007199254740993"));
+
+    // Floats that are not numbers are named; the output schema allows the names.
+    let (_, output, _) = f.schema("ratio");
+    assert_eq!(
+        output.expect("output")["properties"]["result"]["anyOf"][1]["enum"],
+        json!(["NaN", "Infinity", "-Infinity"])
+    );
+    for (a, b, out) in [
+        (json!(0), json!(0), json!("NaN")),
+        (json!(1), json!(0), json!("Infinity")),
+        (json!(-1), json!(0), json!("-Infinity")),
+        (json!(1), json!(0.5), json!(2.0)),
+        (json!("Infinity"), json!(2), json!("Infinity")),
+    ] {
+        let r = f.ok("ratio", json!({"a": a, "b": b})).await;
+        assert_eq!(r.structured, Some(json!({"result": out})), "{a} / {b}");
+    }
+
+    // option<option<T>>: none is null, some(none) {"some": null}, some(some(x)) {"some": x}.
+    for (v, said) in [
+        (json!(null), "none"),
+        (json!({"some": null}), "some(none)"),
+        (json!({"some": "x"}), "some(some(x))"),
+    ] {
+        let r = f.ok("maybe", json!({"v": v})).await;
+        assert_eq!(
+            r.structured,
+            Some(json!({"result": [said, v]})),
+            "{v} goes in and comes back"
+        );
+    }
+    assert_eq!(
+        f.ok("maybe", json!({})).await.structured,
+        Some(json!({"result": ["none", null]}))
+    );
+
+    // Nested: flags and bytes in a record, options of options of u64 in a list.
+    let packet = json!({"perms": ["read"], "payload": "AQI=",
+        "notes": [null, {"some": null}, {"some": 7}, {"some": "18446744073709551615"}]});
+    let r = f.ok("pack", json!({"p": packet})).await;
+    assert_eq!(
+        r.structured,
+        Some(json!({"result": {"perms": ["read", "exec"], "payload": "AgM=",
+            "notes": [null, {"some": null}, {"some": 7}, {"some": "18446744073709551615"}]}}))
+    );
+    let (input, _, _) = f.schema("pack");
+    let notes = &input["properties"]["p"]["properties"]["notes"]["items"];
+    assert_eq!(notes["anyOf"][0]["required"], json!(["some"]), "{notes}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_that_do_not_fit_the_types_are_refused_naming_the_field() {
     let f = Fixture::new(shapes).await;
@@ -349,6 +444,36 @@ async fn arguments_that_do_not_fit_the_types_are_refused_naming_the_field() {
             "e: expected an integer from 0 to 4294967295",
         ),
         ("widths", with("g", json!(1.5)), "g: expected an integer"),
+        (
+            "widths",
+            with("g", json!("12x")),
+            "g: expected an integer from 0 to 18446744073709551615 (or its decimal digits as a string), got a string",
+        ),
+        (
+            "widths",
+            with("f", json!("-9223372036854775809")),
+            "f: expected an integer from -9223372036854775808",
+        ),
+        (
+            "reverse_bytes",
+            json!({"data": [1, 2]}),
+            "data: expected bytes as a base64 string, got an array",
+        ),
+        (
+            "reverse_bytes",
+            json!({"data": "not base64!"}),
+            "data: expected bytes as a base64 string: ",
+        ),
+        (
+            "maybe",
+            json!({"v": "x"}),
+            "v: expected null or {\"some\": ...}",
+        ),
+        (
+            "ratio",
+            json!({"a": "one", "b": 1}),
+            "a: expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), got a string",
+        ),
         (
             "widths",
             with("c", json!("7")),
@@ -724,6 +849,80 @@ async fn no_way_of_writing_grows_a_directory_past_its_quota() {
         1,
         "one line per file per call"
     );
+}
+
+/// Two conversations fill one granted directory at once, each in an instance of its own
+/// (on the stateless wire's conversations, one per client). The quota's count belongs to
+/// the directory, not to an instance: one per canonical path in the process, and every
+/// write reserves its growth in it before it runs (`runtime/files/quota.rs`). So together
+/// they stop at the quota, not at twice it; had one started after the other was done, it
+/// would have found the directory full and written nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_conversations_filling_one_quota_at_once_stop_at_it_together() {
+    let quota: u64 = 8 * 1024 * 1024;
+    let f = Fixture::new(|root| {
+        std::fs::create_dir(root.join("data")).expect("mkdir");
+        format!(
+            "[[plugin]]\nname = \"fh\"\nsource = \"{FILES_HOSTILE_WASM}\"\n\
+             limits = {{ call_timeout = \"60s\" }}\n\
+             grants.files = [{{ host = \"data\", guest = \"/data\", mode = \"read-write\", quota = \"8MiB\" }}]\n"
+        )
+    })
+    .await;
+    let fill = |client: &'static str| {
+        let f = &f;
+        async move {
+            let args = json!({"kind": "fill", "arg": format!("{} write fill-{client}.bin", 2 * quota)});
+            let context = CallContext {
+                conversation: Conversation::client(Some(client)),
+                ..CallContext::default()
+            };
+            let report = f
+                .app
+                .registry
+                .call("attack", &args.to_string(), context)
+                .await
+                .expect("routed");
+            let out = report.result.map_err(|e| e.message("fh")).expect("answers");
+            out.content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t.clone()),
+                    _ => None,
+                })
+                .collect::<String>()
+        }
+    };
+    let (a, b) = tokio::join!(fill("a"), fill("b"));
+    let written = |out: &str| -> u64 {
+        assert!(out.contains("stopped"), "{out}");
+        out.split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{out}"))
+    };
+    let (wa, wb) = (written(&a), written(&b));
+    assert!(
+        wa > 0 && wb > 0,
+        "both wrote at once: {wa} and {wb} bytes ({a}; {b})"
+    );
+    assert!(wa + wb <= quota, "{wa} + {wb} bytes went in, over {quota}");
+    let data = f.dir.path().join("data");
+    let (bytes, paths) = tree(&data);
+    assert!(bytes <= quota, "the directory holds {bytes} bytes, over {quota}");
+    assert!(bytes > quota / 2, "only {bytes} bytes went in");
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    // Each call's writes are audited under its own client, with what it wrote.
+    let lines: Vec<Value> = f
+        .audit()
+        .into_iter()
+        .filter(|l| l["event"] == "capability_used" && l["capability"] == "wasi:filesystem")
+        .collect();
+    for (file, wrote) in [("/data/fill-a.bin", wa), ("/data/fill-b.bin", wb)] {
+        let line = lines.iter().find(|l| l["target"] == file).expect("audited");
+        assert_eq!(line["bytes"], json!(wrote), "{line}");
+    }
+    assert!(!f.denials("quota:").is_empty(), "the stops are audited");
 }
 
 // ---------------------------------------------------------------------------- fixtures

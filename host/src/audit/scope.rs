@@ -25,6 +25,9 @@ pub struct GuestScope {
     pub cancel: Arc<Mutex<CancellationToken>>,
     /// Refusals in the call in progress.
     denials: Arc<AtomicU32>,
+    /// The first refusal of the call in progress (capability, reason), for the tool error of
+    /// a component that reports a refusal in its own words (`kinds.rs`).
+    first_denial: Arc<Mutex<Option<(String, String)>>>,
 }
 
 /// The MCP client behind the call in progress, for audit lines.
@@ -70,6 +73,7 @@ impl GuestScope {
             stderr_tail: Arc::default(),
             cancel: Arc::default(),
             denials: Arc::default(),
+            first_denial: Arc::default(),
         }
     }
 
@@ -89,6 +93,9 @@ impl GuestScope {
         if let Ok(mut c) = self.cancel.lock() {
             *c = cancel;
         }
+        if let Ok(mut d) = self.first_denial.lock() {
+            *d = None;
+        }
     }
 
     /// End a call: one line for the refusals over [`DENIAL_LINES_PER_CALL`], if any.
@@ -102,6 +109,12 @@ impl GuestScope {
                 &format!("{more} more refusals in this call were counted but not written one by one (at most {DENIAL_LINES_PER_CALL} lines per call)"),
             );
         }
+    }
+
+    /// The first refusal of the call in progress: its capability and reason (which names
+    /// the grant to add, never a secret, as every audit reason).
+    pub fn first_denial(&self) -> Option<(String, String)> {
+        self.first_denial.lock().ok().and_then(|d| d.clone())
     }
 
     /// The cancellation token of the call in progress.
@@ -177,6 +190,11 @@ impl GuestScope {
 
     /// Record a refused capability use.
     pub fn denied(&self, capability: &str, target: &str, reason: &str) {
+        if let Ok(mut d) = self.first_denial.lock()
+            && d.is_none()
+        {
+            *d = Some((capability.to_string(), reason.to_string()));
+        }
         if self.denials.fetch_add(1, Ordering::Relaxed) >= DENIAL_LINES_PER_CALL {
             return;
         }

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 use warden::app::App;
-use warden::manifest::grants::Grants;
-use warden::runtime::registry::Backend;
+use warden::manifest::grants::{Grants, size_text};
+use warden::runtime::registry::{Backend, ToolEntry};
 
 pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
     let app = match App::load(manifest).await {
@@ -49,7 +49,7 @@ fn http_clients(http: &warden::manifest::HttpConfig) -> String {
     }
 }
 
-/// Each plugin's limits, tools and imports against its grants.
+/// Each plugin's limits, grants, tools and imports against its grants.
 pub(super) fn show(app: &App) {
     for plugin in app.registry.plugins() {
         let c = &plugin.config;
@@ -60,14 +60,42 @@ pub(super) fn show(app: &App) {
             humantime::format_duration(c.limits.call_timeout),
             bytesize::ByteSize::b(c.limits.output).display().iec()
         );
-        let tools: Vec<_> = app
+        let grants = c.grants.summary_parts();
+        if grants.is_empty() {
+            println!("  grants: none (only the sandbox and context services)");
+        } else {
+            println!("  grants:");
+            for grant in grants {
+                println!("    {grant}");
+            }
+        }
+        let tools: Vec<&ToolEntry> = app
             .registry
             .tools()
             .iter()
             .filter(|t| t.plugin == c.name)
-            .map(|t| t.public_name.as_str())
             .collect();
-        println!("  tools: {}", tools.join(", "));
+        let plain = match &plugin.backend {
+            Backend::Wasm(w) => w.plain_functions(),
+            Backend::Native => None,
+        };
+        match plain {
+            // A component written for another host: where each tool comes from.
+            Some(functions) => {
+                println!("  tools (plain exported functions, one tool each):");
+                for tool in &tools {
+                    let calls = functions
+                        .iter()
+                        .find(|(name, _)| *name == tool.info.name)
+                        .map_or("", |(_, signature)| signature.as_str());
+                    println!("    {:<24} {calls}", tool.public_name);
+                }
+            }
+            None => {
+                let names: Vec<&str> = tools.iter().map(|t| t.public_name.as_str()).collect();
+                println!("  tools: {}", names.join(", "));
+            }
+        }
         match &plugin.backend {
             Backend::Native => println!("  imports: none (implemented in the host)"),
             Backend::Wasm(w) => {
@@ -123,12 +151,51 @@ fn verdict(import: &str, g: &Grants, state_limit: u64) -> String {
             _ => "NOT GRANTED: every call is denied; add grants.rdp.hosts".into(),
         },
         i if i.starts_with("warden:") && i.ends_with("/types") => "types only".into(),
-        "wasi:filesystem/preopens" | "wasi:filesystem/types" => "sandboxed: no directories are preopened".into(),
+        "wasi:filesystem/preopens" | "wasi:filesystem/types" => {
+            if g.files.is_empty() {
+                "sandboxed: no directory is granted; add grants.files = [{ host = \"DIR\", guest = \"/PATH\" }] if it needs one".into()
+            } else {
+                let dirs: Vec<String> = g
+                    .files
+                    .iter()
+                    .map(|f| {
+                        if f.write {
+                            format!("{} (read-write, quota {})", f.guest, size_text(f.quota))
+                        } else {
+                            format!("{} (read-only)", f.guest)
+                        }
+                    })
+                    .collect();
+                format!("granted: {}", dirs.join(", "))
+            }
+        }
+        "wasi:http/outgoing-handler" => match &g.http {
+            Some(h) if !h.origins.patterns().is_empty() => format!(
+                "granted: origins = {:?}, methods = {:?}{}",
+                h.origins.patterns(),
+                h.methods,
+                if h.credentials.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = h.credentials.iter().map(|c| c.name.as_str()).collect();
+                    format!(", credentials = {names:?} (added by the host)")
+                }
+            ),
+            _ => "NOT GRANTED: every request is denied; add grants.http.origins".into(),
+        },
+        "wasi:http/types" => "types only (requests are sent through wasi:http/outgoing-handler)".into(),
         "wasi:sockets/tcp" | "wasi:sockets/udp" | "wasi:sockets/network" | "wasi:sockets/instance-network"
         | "wasi:sockets/tcp-create-socket" | "wasi:sockets/udp-create-socket" | "wasi:sockets/ip-name-lookup" => {
             "sandboxed: every address is refused and audited".into()
         }
-        "wasi:cli/environment" => "sandboxed: empty environment and arguments".into(),
+        "wasi:cli/environment" => {
+            if g.env.is_empty() {
+                "sandboxed: empty environment and arguments; add grants.env if it reads a variable".into()
+            } else {
+                let names: Vec<&str> = g.env.iter().map(|(n, _)| n.as_str()).collect();
+                format!("granted: {} (values not shown); no arguments", names.join(", "))
+            }
+        }
         i if i.starts_with("wasi:") => "sandboxed WASI".into(),
         _ => "unknown to this host".into(),
     }

@@ -111,6 +111,22 @@ pub enum CredentialKind {
     OAuth2(OAuth2),
 }
 
+impl CredentialKind {
+    /// How the host adds it, for `warden check`: never the value, nor the basic user.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Bearer => "bearer".into(),
+            Self::Basic { .. } => "basic".into(),
+            Self::Header { name } => format!("header {name}"),
+            Self::Query { param } => format!("query parameter {param}"),
+            Self::OAuth2(o) => match o.flow {
+                OAuthFlow::ClientCredentials => "oauth2 client-credentials".into(),
+                OAuthFlow::RefreshToken => "oauth2 refresh-token".into(),
+            },
+        }
+    }
+}
+
 /// An OAuth 2 flow the host runs to get an access token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuth2 {

@@ -42,6 +42,23 @@ pub struct FileGrant {
 }
 
 impl FileGrant {
+    /// This grant as the start-up log and `warden check` show it.
+    pub fn summary(&self) -> String {
+        let mode = if self.write {
+            format!(
+                "mode = \"read-write\", quota = \"{}\"",
+                super::grants::size_text(self.quota)
+            )
+        } else {
+            "mode = \"read-only\"".to_string()
+        };
+        format!(
+            "{{ guest = \"{}\", host = \"{}\", {mode} }}",
+            self.guest,
+            self.host.display()
+        )
+    }
+
     /// How a refusal names this grant, as the manifest writes it.
     pub fn describe(&self) -> String {
         format!(

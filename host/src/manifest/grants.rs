@@ -208,6 +208,18 @@ pub struct SftpGrant {
     pub write: bool,
 }
 
+/// A byte count as the manifest writes one: `"8MiB"`, `"64KiB"`, or plain bytes.
+pub fn size_text(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    match bytes {
+        0 => "0".to_string(),
+        b if b % (KIB * KIB * KIB) == 0 => format!("{}GiB", b / (KIB * KIB * KIB)),
+        b if b % (KIB * KIB) == 0 => format!("{}MiB", b / (KIB * KIB)),
+        b if b % KIB == 0 => format!("{}KiB", b / KIB),
+        b => b.to_string(),
+    }
+}
+
 /// `host:port` of a URL as grants match it (lowercase host, explicit port).
 pub fn host_port(url: &Url) -> Option<String> {
     let host = match url.host()? {
@@ -219,8 +231,19 @@ pub fn host_port(url: &Url) -> Option<String> {
 }
 
 impl Grants {
-    /// One line saying what was granted, for the start-up log and `warden check`.
+    /// One line saying what was granted, for the start-up log.
     pub fn summary(&self) -> String {
+        let parts = self.summary_parts();
+        if parts.is_empty() {
+            "nothing (only the sandbox and context services)".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    /// Each grant the plugin has, in the manifest's words, for the start-up log and `warden
+    /// check`: names of credentials and environment variables, never their values.
+    pub fn summary_parts(&self) -> Vec<String> {
         let list = |l: &GlobList| format!("{:?}", l.patterns());
         let mut parts = Vec::new();
         if let Some(c) = &self.capture {
@@ -249,6 +272,14 @@ impl Grants {
         if let Some(h) = &self.http {
             parts.push(h.summary());
         }
+        if !self.files.is_empty() {
+            let dirs: Vec<String> = self.files.iter().map(|f| f.summary()).collect();
+            parts.push(format!("files = [{}]", dirs.join(", ")));
+        }
+        if !self.env.is_empty() {
+            let names: Vec<&str> = self.env.iter().map(|(n, _)| n.as_str()).collect();
+            parts.push(format!("env = {names:?} (values not shown)"));
+        }
         if let Some(t) = &self.terminal {
             parts.push(format!(
                 "terminal.local = {}, terminal.ssh_hosts = {:?}, terminal.read_only = {}",
@@ -267,11 +298,7 @@ impl Grants {
                 r.hosts, r.read_only
             ));
         }
-        if parts.is_empty() {
-            "nothing (only the sandbox and context services)".to_string()
-        } else {
-            parts.join("; ")
-        }
+        parts
     }
 
     fn denied(&self, grant: &'static str, target: String, fix: Fix) -> Denied {

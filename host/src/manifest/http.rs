@@ -76,18 +76,30 @@ impl HttpGrant {
             .find(|c| !origin_patterns(&c.origins, url).is_empty())
     }
 
-    /// One line for the start-up log and `warden check`: names, never values.
+    /// One line for the start-up log and `warden check`: credential names and how the host
+    /// adds each, never a value.
     pub fn summary(&self) -> String {
         let names: Vec<&str> = self.credentials.iter().map(|c| c.name.as_str()).collect();
+        let added: Vec<String> = self
+            .credentials
+            .iter()
+            .map(|c| format!("{} as {}", c.name, c.kind.describe()))
+            .collect();
         format!(
-            "http.origins = {:?}, http.methods = {:?}, http.max_request_body = {}, http.max_response_body = {}, http.timeout = {:?}, http.concurrency = {}, http.credentials = {:?}",
+            "http.origins = {:?}, http.methods = {:?}, http.credentials = {:?}{}, http.max_request_body = \"{}\", http.max_response_body = \"{}\", http.timeout = \"{}\", http.connect_timeout = \"{}\", http.concurrency = {}",
             self.origins.patterns(),
             self.methods,
-            self.max_request_body,
-            self.max_response_body,
-            self.timeout,
+            names,
+            if added.is_empty() {
+                String::new()
+            } else {
+                format!(" (added by the host: {})", added.join(", "))
+            },
+            super::grants::size_text(self.max_request_body),
+            super::grants::size_text(self.max_response_body),
+            humantime::format_duration(self.timeout),
+            humantime::format_duration(self.connect_timeout),
             self.concurrency,
-            names
         )
     }
 }

@@ -53,6 +53,15 @@ impl Pre {
         Ok(Self::Exports(pre, Arc::new(plain)))
     }
 
+    /// For a component of plain exported functions: each tool's name and the function it
+    /// calls; `None` for the world.
+    pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
+        match self {
+            Self::World(_) => None,
+            Self::Exports(_, plain) => Some(plain.signatures()),
+        }
+    }
+
     pub async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
         Ok(match self {
             Self::World(pre) => Bound::World(pre.instantiate_async(store).await?),
@@ -160,30 +169,36 @@ async fn describe_world(
 }
 
 /// A failed call of a component written for another host, told (and audited) which grant
-/// it may have lacked: it looked for directories or environment variables and was given
-/// none. Such a component reads them as its host hands them out, so the lookup happens
-/// without a refusal the host could point at.
+/// it may have lacked. Such a component reports a refusal in its own words (`HttpRequestDenied`,
+/// `permission denied`), so the host adds its own: the first refusal of the call (already
+/// audited, naming the grant to add), or, when the guest looked for directories or
+/// environment variables and was given none (a lookup the host cannot refuse, so nothing
+/// was audited yet), what to grant.
 fn with_hints(error: ToolError, state: &PluginState) -> ToolError {
     // Arguments refused by the host never reached the guest.
     if matches!(error, ToolError::InvalidArguments(_)) {
         return error;
     }
-    let mut hints = Vec::new();
+    let mut hints: Vec<String> = Vec::new();
+    if let Some((capability, reason)) = state.scope.first_denial() {
+        hints.push(format!("the host refused its {capability} use: {reason}"));
+    }
+    let mut unaudited = Vec::new();
     if let Some(hint) = state.files.hint() {
-        hints.push(("wasi:filesystem", "granted directories", hint));
+        unaudited.push(("wasi:filesystem", "granted directories", hint));
     }
     if state.env_without_grant {
-        hints.push(("wasi:cli/environment", "environment", "the plugin read its environment and no variable is granted: if it needs one, add grants.env = { vars = { NAME = \"value\" } } (or from_host = [\"NAME\"]) to its [[plugin]] in the manifest"));
+        unaudited.push(("wasi:cli/environment", "environment", "the plugin read its environment and no variable is granted: if it needs one, add grants.env = { vars = { NAME = \"value\" } } (or from_host = [\"NAME\"]) to its [[plugin]] in the manifest"));
+    }
+    for (capability, target, hint) in unaudited {
+        state.scope.denied(capability, target, hint);
+        hints.push(hint.to_string());
     }
     if hints.is_empty() {
         return error;
     }
-    for (capability, target, hint) in &hints {
-        state.scope.denied(capability, target, hint);
-    }
-    let add = |m: String| {
-        let mut m = m;
-        for (_, _, hint) in &hints {
+    let add = |mut m: String| {
+        for hint in &hints {
             m.push_str("; ");
             m.push_str(hint);
         }

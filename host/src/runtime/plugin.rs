@@ -374,6 +374,12 @@ impl WasmPlugin {
         Ok(*listing)
     }
 
+    /// For a component of plain exported functions (written for another host): each tool's
+    /// name, before the manifest's prefix, and the function it calls.
+    pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
+        self.factory.pre.plain_functions()
+    }
+
     /// Calls running and calls waiting for a place.
     pub fn load_now(&self) -> Load {
         let calls = self.places.census();

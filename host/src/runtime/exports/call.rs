@@ -3,13 +3,13 @@
 //! tool result: `{"result": ...}` as structured content and as text, a `result::err` a tool
 //! error whose message is the error's payload.
 
-use super::json;
+use super::{json, output};
 use super::walk::Function;
 use crate::runtime::bindings::{ContentBlock, ToolError, ToolOutput};
 use crate::runtime::state::PluginState;
 use serde_json::{Value, json};
 use wasmtime::Store;
-use wasmtime::component::{Instance, Val};
+use wasmtime::component::{Instance, Type, Val};
 
 /// Call `function` of `instance` with `arguments` (JSON text). The outer error is a trap.
 pub async fn call(
@@ -33,7 +33,7 @@ pub async fn call(
         })?;
     let mut results = vec![Val::Bool(false); usize::from(function.result.is_some())];
     func.call_async(&mut *store, &params, &mut results).await?;
-    Ok(output(results.first()))
+    Ok(outcome(results.first(), function.result.as_ref()))
 }
 
 /// A string as itself, anything else as JSON text.
@@ -44,24 +44,28 @@ fn text(value: &Value) -> String {
     }
 }
 
-fn output(returned: Option<&Val>) -> Result<ToolOutput, ToolError> {
-    let value = match returned {
-        None => {
-            return Ok(ToolOutput {
-                content: vec![ContentBlock::Text("done".into())],
-                structured: None,
-            });
-        }
-        Some(Val::Result(Err(payload))) => {
+fn outcome(returned: Option<&Val>, ty: Option<&Type>) -> Result<ToolOutput, ToolError> {
+    let (Some(returned), Some(ty)) = (returned, ty) else {
+        return Ok(ToolOutput {
+            content: vec![ContentBlock::Text("done".into())],
+            structured: None,
+        });
+    };
+    let value = match (returned, ty) {
+        (Val::Result(Err(payload)), Type::Result(r)) => {
             let message = payload
                 .as_deref()
-                .map(|v| text(&json::from_val(v)))
+                .zip(r.err())
+                .map(|(v, t)| text(&output::json(v, &t)))
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| "the function returned an error without a message".into());
             return Err(ToolError::Failed(message));
         }
-        Some(Val::Result(Ok(payload))) => payload.as_deref().map_or(Value::Null, json::from_val),
-        Some(other) => json::from_val(other),
+        (Val::Result(Ok(payload)), Type::Result(r)) => payload
+            .as_deref()
+            .zip(r.ok())
+            .map_or(Value::Null, |(v, t)| output::json(v, &t)),
+        (other, ty) => output::json(other, ty),
     };
     Ok(ToolOutput {
         content: vec![ContentBlock::Text(text(&value))],

@@ -1,8 +1,9 @@
 //! JSON arguments to component values, checked against the WIT types on the way in (an
-//! error names the field: `point.x: expected an integer from 0 to 255, got -1`), and
-//! component values back to JSON. The shapes are those `schema.rs` describes.
+//! error names the field: `point.x: expected an integer from 0 to 255, got -1`). The
+//! shapes are those `schema.rs` describes; `output.rs` writes them back.
 
-use super::schema::MAX_DEPTH;
+use super::schema::{MAX_DEPTH, NOT_A_NUMBER, is_bytes};
+use base64::Engine;
 use serde_json::{Map, Value};
 use wasmtime::component::{Type, Val};
 
@@ -78,7 +79,31 @@ pub fn params(args: &Value, params: &[(String, Type)]) -> Result<Vec<Val>, Misfi
 }
 
 fn integer<T: TryFrom<i128>>(value: &Value, path: &str, min: i128, max: i128) -> Result<T, Misfit> {
+    integer_of(value, path, min, max, false)
+}
+
+/// An `s64`/`u64`: an integer, or its decimal digits as a string (a client whose numbers
+/// are doubles cannot write one beyond 2^53 exactly otherwise).
+fn wide<T: TryFrom<i128>>(value: &Value, path: &str, min: i128, max: i128) -> Result<T, Misfit> {
+    integer_of(value, path, min, max, true)
+}
+
+fn integer_of<T: TryFrom<i128>>(
+    value: &Value,
+    path: &str,
+    min: i128,
+    max: i128,
+    digits: bool,
+) -> Result<T, Misfit> {
     let n = match value {
+        Value::String(s) if digits => {
+            let body = s.strip_prefix('-').unwrap_or(s);
+            if !body.is_empty() && body.len() <= 20 && body.bytes().all(|b| b.is_ascii_digit()) {
+                s.parse::<i128>().ok()
+            } else {
+                None
+            }
+        }
         Value::Number(n) => n
             .as_i64()
             .map(i128::from)
@@ -97,7 +122,12 @@ fn integer<T: TryFrom<i128>>(value: &Value, path: &str, min: i128, max: i128) ->
             misfit(
                 path,
                 format!(
-                    "expected an integer from {min} to {max}, got {}",
+                    "expected an integer from {min} to {max}{}, got {}",
+                    if digits {
+                        " (or its decimal digits as a string)"
+                    } else {
+                        ""
+                    },
                     match value {
                         Value::Number(n) => n.to_string(),
                         other => kind(other).to_string(),
@@ -107,10 +137,37 @@ fn integer<T: TryFrom<i128>>(value: &Value, path: &str, min: i128, max: i128) ->
         })
 }
 
+/// A number, or one of the names of the floats that are not numbers.
 fn number(value: &Value, path: &str) -> Result<f64, Misfit> {
-    value
-        .as_f64()
-        .ok_or_else(|| misfit(path, format!("expected a number, got {}", kind(value))))
+    match value {
+        Value::String(s) if s == NOT_A_NUMBER[0] => Ok(f64::NAN),
+        Value::String(s) if s == NOT_A_NUMBER[1] => Ok(f64::INFINITY),
+        Value::String(s) if s == NOT_A_NUMBER[2] => Ok(f64::NEG_INFINITY),
+        _ => value.as_f64().ok_or_else(|| {
+            misfit(
+                path,
+                format!(
+                    "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), got {}",
+                    kind(value)
+                ),
+            )
+        }),
+    }
+}
+
+/// `list<u8>`: base64 text, padded or not.
+fn bytes(value: &Value, path: &str) -> Result<Val, Misfit> {
+    let text = value.as_str().ok_or_else(|| {
+        misfit(
+            path,
+            format!("expected bytes as a base64 string, got {}", kind(value)),
+        )
+    })?;
+    let trimmed = text.trim_end_matches('=');
+    let decoded = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(trimmed)
+        .map_err(|e| misfit(path, format!("expected bytes as a base64 string: {e}")))?;
+    Ok(Val::List(decoded.into_iter().map(Val::U8).collect()))
 }
 
 fn field(path: &str, name: &str) -> String {
@@ -134,8 +191,8 @@ fn to_val(value: &Value, ty: &Type, path: &str, depth: usize) -> Result<Val, Mis
         Type::U16 => Val::U16(integer(value, path, 0, u16::MAX.into())?),
         Type::S32 => Val::S32(integer(value, path, i32::MIN.into(), i32::MAX.into())?),
         Type::U32 => Val::U32(integer(value, path, 0, u32::MAX.into())?),
-        Type::S64 => Val::S64(integer(value, path, i64::MIN.into(), i64::MAX.into())?),
-        Type::U64 => Val::U64(integer(value, path, 0, u64::MAX.into())?),
+        Type::S64 => Val::S64(wide(value, path, i64::MIN.into(), i64::MAX.into())?),
+        Type::U64 => Val::U64(wide(value, path, 0, u64::MAX.into())?),
         // The nearest f32 (a value outside its range becomes infinity); JSON has no NaN.
         Type::Float32 => Val::Float32(number(value, path)? as f32),
         Type::Float64 => Val::Float64(number(value, path)?),
@@ -163,6 +220,7 @@ fn to_val(value: &Value, ty: &Type, path: &str, depth: usize) -> Result<Val, Mis
                 .ok_or_else(|| misfit(path, format!("expected a string, got {}", kind(value))))?
                 .to_string(),
         ),
+        Type::List(l) if is_bytes(&l.ty()) => bytes(value, path)?,
         Type::List(l) => {
             let items = array(value, path)?;
             let item = l.ty();
@@ -319,9 +377,18 @@ fn to_val(value: &Value, ty: &Type, path: &str, depth: usize) -> Result<Val, Mis
                 })?;
             Val::Enum(name.to_string())
         }
-        Type::Option(o) => match value {
-            Value::Null => Val::Option(None),
-            some => Val::Option(Some(Box::new(down(some, &o.ty(), path)?))),
+        Type::Option(o) => match (value, o.ty()) {
+            (Value::Null, _) => Val::Option(None),
+            // An option of an option: `some` is spelled out (`{"some": null}` is `some(none)`).
+            (some, nested @ Type::Option(_)) => {
+                let inner = some
+                    .as_object()
+                    .filter(|o| o.len() == 1)
+                    .and_then(|o| o.get("some"))
+                    .ok_or_else(|| misfit(path, "expected null or {\"some\": ...}"))?;
+                Val::Option(Some(Box::new(down(inner, &nested, &field(path, "some"))?)))
+            }
+            (some, plain) => Val::Option(Some(Box::new(down(some, &plain, path)?))),
         },
         Type::Result(r) => {
             let object = value
@@ -380,76 +447,4 @@ fn array<'a>(value: &'a Value, path: &str) -> Result<&'a Vec<Value>, Misfit> {
     value
         .as_array()
         .ok_or_else(|| misfit(path, format!("expected an array, got {}", kind(value))))
-}
-
-/// A component value as JSON. Floats that JSON cannot hold (NaN, infinities) become `null`.
-pub fn from_val(val: &Val) -> Value {
-    match val {
-        Val::Bool(b) => Value::Bool(*b),
-        Val::S8(n) => Value::from(*n),
-        Val::U8(n) => Value::from(*n),
-        Val::S16(n) => Value::from(*n),
-        Val::U16(n) => Value::from(*n),
-        Val::S32(n) => Value::from(*n),
-        Val::U32(n) => Value::from(*n),
-        Val::S64(n) => Value::from(*n),
-        Val::U64(n) => Value::from(*n),
-        Val::Float32(f) => {
-            serde_json::Number::from_f64(f64::from(*f)).map_or(Value::Null, Value::Number)
-        }
-        Val::Float64(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-        Val::Char(c) => Value::String(c.to_string()),
-        Val::String(s) => Value::String(s.clone()),
-        Val::List(items) | Val::Tuple(items) | Val::FixedLengthList(items) => {
-            Value::Array(items.iter().map(from_val).collect())
-        }
-        Val::Map(pairs) => {
-            if pairs.iter().all(|(k, _)| matches!(k, Val::String(_))) {
-                Value::Object(
-                    pairs
-                        .iter()
-                        .filter_map(|(k, v)| match k {
-                            Val::String(k) => Some((k.clone(), from_val(v))),
-                            _ => None,
-                        })
-                        .collect(),
-                )
-            } else {
-                Value::Array(
-                    pairs
-                        .iter()
-                        .map(|(k, v)| Value::Array(vec![from_val(k), from_val(v)]))
-                        .collect(),
-                )
-            }
-        }
-        Val::Record(fields) => Value::Object(
-            fields
-                .iter()
-                .map(|(name, v)| (name.clone(), from_val(v)))
-                .collect(),
-        ),
-        Val::Variant(tag, payload) => {
-            let mut object = Map::new();
-            object.insert("tag".into(), Value::String(tag.clone()));
-            if let Some(v) = payload {
-                object.insert("val".into(), from_val(v));
-            }
-            Value::Object(object)
-        }
-        Val::Enum(name) => Value::String(name.clone()),
-        Val::Option(v) => v.as_deref().map_or(Value::Null, from_val),
-        Val::Result(r) => {
-            let (key, v) = match r {
-                Ok(v) => ("ok", v),
-                Err(v) => ("err", v),
-            };
-            let mut object = Map::new();
-            object.insert(key.into(), v.as_deref().map_or(Value::Null, from_val));
-            Value::Object(object)
-        }
-        Val::Flags(names) => Value::Array(names.iter().cloned().map(Value::String).collect()),
-        // Refused when the plugin loads (`schema::of`): a result never holds one.
-        Val::Resource(_) | Val::Future(_) | Val::Stream(_) | Val::ErrorContext(_) => Value::Null,
-    }
 }

@@ -9,13 +9,15 @@
 //! |---|---|
 //! | `walk.rs` | which exported functions are tools, their names, schemas and descriptions |
 //! | `schema.rs` | WIT types as JSON Schema (and as WIT text for generated descriptions) |
-//! | `json.rs` | JSON arguments to checked component values, component values to JSON |
+//! | `json.rs` | JSON arguments to checked component values |
+//! | `output.rs` | component values (results, errors) to JSON |
 //! | `docs.rs` | the component's WIT doc comments (`package-docs`) |
 //! | `call.rs` | one call: arguments in, tool result or tool error out |
 
 mod call;
 mod docs;
 mod json;
+mod output;
 mod schema;
 mod walk;
 
@@ -47,6 +49,14 @@ impl PlainExports {
 
     pub fn is_empty(&self) -> bool {
         self.functions.is_empty()
+    }
+
+    /// Each tool's name and the function it calls, for `warden check`.
+    pub fn signatures(&self) -> Vec<(String, String)> {
+        self.functions
+            .iter()
+            .map(|f| (f.info.name.clone(), f.signature.clone()))
+            .collect()
     }
 
     pub fn tools(&self) -> Vec<ToolInfo> {

@@ -1,7 +1,17 @@
 //! WIT types as JSON Schema (draft 2020-12), and as the WIT text a generated description
-//! shows. The JSON shapes are the ones `json.rs` reads and writes: a record is an object, a
-//! variant `{"tag": CASE, "val": PAYLOAD}`, an option its value or `null`, a result
-//! `{"ok": ...}` or `{"err": ...}`, flags an array of the names set.
+//! shows. The JSON shapes are the ones `json.rs` reads and `output.rs` writes: a record is an
+//! object, a variant `{"tag": CASE, "val": PAYLOAD}`, an option its value or `null`, a result
+//! `{"ok": ...}` or `{"err": ...}`, flags an array of the names set. Where JSON has no exact
+//! form of a value, the shape says how it is written:
+//!
+//! - `list<u8>` is bytes: a base64 string (RFC 4648, padding optional on the way in), not
+//!   an array of numbers (four times the size, and what components mean by it is bytes);
+//! - `s64`/`u64` beyond JSON's safe integers (±(2^53−1), what a JavaScript client reads
+//!   exactly) come out as decimal strings, and go in as integers or decimal strings;
+//! - a float that is not a number comes out as `"NaN"`, `"Infinity"` or `"-Infinity"` (and
+//!   goes in so too), never as `null`, which its schema would not allow;
+//! - an option of an option writes its outer `some` as `{"some": ...}`, so `some(none)`
+//!   (`{"some": null}`) and `none` (`null`) stay apart.
 
 use serde_json::{Value, json};
 use wasmtime::component::Type;
@@ -23,9 +33,43 @@ pub enum Unsupported {
     TooDeep,
 }
 
-/// The JSON Schema of values of `ty`.
+/// Which way a value goes: an argument into the component, or a result out of it. The
+/// shapes are the same; a schema says only what that side can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Argument,
+    Result,
+}
+
+/// The JSON Schema of arguments of type `ty`.
 pub fn of(ty: &Type) -> Result<Value, Unsupported> {
-    schema(ty, 0)
+    schema(ty, 0, Side::Argument)
+}
+
+/// The JSON Schema of results of type `ty`.
+pub fn of_result(ty: &Type) -> Result<Value, Unsupported> {
+    schema(ty, 0, Side::Result)
+}
+
+/// The largest integer every JSON reader holds exactly (2^53−1: a double's mantissa).
+pub const SAFE_INTEGER: i128 = (1 << 53) - 1;
+
+/// How a float that is not a number is written, both ways.
+pub const NOT_A_NUMBER: [&str; 3] = ["NaN", "Infinity", "-Infinity"];
+
+/// `list<u8>`: bytes.
+pub fn is_bytes(item: &Type) -> bool {
+    matches!(item, Type::U8)
+}
+
+/// An `s64`/`u64`: an integer, or its decimal digits (what a client whose numbers are
+/// doubles sends, and what comes out beyond [`SAFE_INTEGER`]).
+fn wide_integer(min: i128, max: i128) -> Value {
+    json!({
+        "type": ["integer", "string"],
+        "minimum": min_number(min), "maximum": max_number(max),
+        "pattern": if min < 0 { "^-?[0-9]+$" } else { "^[0-9]+$" }
+    })
 }
 
 fn integer(min: i128, max: i128) -> Value {
@@ -43,11 +87,11 @@ fn max_number(n: i128) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn schema(ty: &Type, depth: usize) -> Result<Value, Unsupported> {
+fn schema(ty: &Type, depth: usize, side: Side) -> Result<Value, Unsupported> {
     if depth > MAX_DEPTH {
         return Err(Unsupported::TooDeep);
     }
-    let inner = |t: &Type| schema(t, depth + 1);
+    let inner = |t: &Type| schema(t, depth + 1, side);
     Ok(match ty {
         Type::Bool => json!({"type": "boolean"}),
         Type::S8 => integer(i8::MIN.into(), i8::MAX.into()),
@@ -56,11 +100,18 @@ fn schema(ty: &Type, depth: usize) -> Result<Value, Unsupported> {
         Type::U16 => integer(0, u16::MAX.into()),
         Type::S32 => integer(i32::MIN.into(), i32::MAX.into()),
         Type::U32 => integer(0, u32::MAX.into()),
-        Type::S64 => integer(i64::MIN.into(), i64::MAX.into()),
-        Type::U64 => integer(0, u64::MAX.into()),
-        Type::Float32 | Type::Float64 => json!({"type": "number"}),
+        Type::S64 => wide_integer(i64::MIN.into(), i64::MAX.into()),
+        Type::U64 => wide_integer(0, u64::MAX.into()),
+        // Arguments take the names too; a schema of a parameter shows the usual case.
+        Type::Float32 | Type::Float64 if side == Side::Argument => json!({"type": "number"}),
+        Type::Float32 | Type::Float64 => {
+            json!({"anyOf": [{"type": "number"}, {"enum": NOT_A_NUMBER}]})
+        }
         Type::Char => json!({"type": "string", "minLength": 1, "maxLength": 1}),
         Type::String => json!({"type": "string"}),
+        Type::List(l) if is_bytes(&l.ty()) => {
+            json!({"type": "string", "contentEncoding": "base64", "description": "bytes, base64-encoded"})
+        }
         Type::List(l) => json!({"type": "array", "items": inner(&l.ty())?}),
         Type::FixedLengthList(l) => json!({
             "type": "array", "items": inner(&l.ty())?, "minItems": l.len(), "maxItems": l.len()
@@ -115,7 +166,14 @@ fn schema(ty: &Type, depth: usize) -> Result<Value, Unsupported> {
             json!({"oneOf": cases})
         }
         Type::Enum(e) => json!({"type": "string", "enum": e.names().collect::<Vec<_>>()}),
-        Type::Option(o) => nullable(inner(&o.ty())?),
+        Type::Option(o) => match o.ty() {
+            // `some(x)` as `{"some": x}`, so `some(none)` is not `none`.
+            nested @ Type::Option(_) => nullable(json!({
+                "type": "object", "properties": {"some": inner(&nested)?},
+                "required": ["some"], "additionalProperties": false
+            })),
+            plain => nullable(inner(&plain)?),
+        },
         Type::Result(r) => {
             let side = |t: Option<Type>| -> Result<Value, Unsupported> {
                 t.map_or(Ok(json!({"type": "null"})), |t| inner(&t))
@@ -137,8 +195,7 @@ fn schema(ty: &Type, depth: usize) -> Result<Value, Unsupported> {
     })
 }
 
-/// `schema` or `null` (`none`). An option of an option has one `null` for both of its
-/// empty values: JSON reaches `none` and `some(some(x))`, never `some(none)`.
+/// `schema` or `null` (`none`).
 fn nullable(schema: Value) -> Value {
     json!({"anyOf": [schema, {"type": "null"}]})
 }

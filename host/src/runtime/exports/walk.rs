@@ -20,6 +20,8 @@ const MAX_NAME: usize = 64;
 /// One exported function served as a tool.
 pub struct Function {
     pub info: ToolInfo,
+    /// The function it calls, as WIT: `my:pkg/web@1.0.0#fetch(url: string) -> string`.
+    pub signature: String,
     pub index: ComponentExportIndex,
     pub params: Vec<(String, Type)>,
     pub result: Option<Type>,
@@ -146,14 +148,14 @@ fn function(found: Found, name: String, docs: &Docs) -> Result<Function, WalkErr
                 other => Some(other.clone()),
             };
             let result_schema = match &shown {
-                Some(t) => schema::of(t),
+                Some(t) => schema::of_result(t),
                 None => Ok(json!({"type": "null"})),
             }
             .map_err(|why| unsupported("result".into(), why))?;
             if let Type::Result(r) = ty
                 && let Some(err) = r.err()
             {
-                schema::of(&err).map_err(|why| unsupported("error type".into(), why))?;
+                schema::of_result(&err).map_err(|why| unsupported("error type".into(), why))?;
             }
             Some(json!({
                 "type": "object", "properties": {"result": result_schema}, "required": ["result"]
@@ -162,11 +164,19 @@ fn function(found: Found, name: String, docs: &Docs) -> Result<Function, WalkErr
         None => None,
     };
     let short = found.interface.as_deref().map(short_interface);
+    let signature = signature(&found, &params, result.as_ref());
     let description = docs
         .of(short, &found.name)
         .map(str::to_string)
-        .unwrap_or_else(|| generated(&found, &params, result.as_ref()));
+        .unwrap_or_else(|| match &found.interface {
+            Some(i) => format!("Calls `{signature}`, exported by interface `{i}` of this component."),
+            None => format!("Calls `{signature}`, exported by this component."),
+        });
     Ok(Function {
+        signature: match &found.interface {
+            Some(i) => format!("{i}#{signature}"),
+            None => signature,
+        },
         info: ToolInfo {
             name,
             title: None,
@@ -188,9 +198,9 @@ fn function(found: Found, name: String, docs: &Docs) -> Result<Function, WalkErr
     })
 }
 
-/// `fetch(url: string) -> result<string, string>, exported by my:pkg/web@1.0.0`.
-fn generated(found: &Found, params: &[(String, Type)], result: Option<&Type>) -> String {
-    let signature = format!(
+/// `fetch(url: string) -> result<string, string>`.
+fn signature(found: &Found, params: &[(String, Type)], result: Option<&Type>) -> String {
+    format!(
         "{}({}){}",
         found.name,
         params
@@ -201,11 +211,7 @@ fn generated(found: &Found, params: &[(String, Type)], result: Option<&Type>) ->
         result
             .map(|t| format!(" -> {}", schema::wit(t)))
             .unwrap_or_default()
-    );
-    match &found.interface {
-        Some(i) => format!("Calls `{signature}`, exported by interface `{i}` of this component."),
-        None => format!("Calls `{signature}`, exported by this component."),
-    }
+    )
 }
 
 /// `weather` of `my:pkg/weather@1.0.0`; a plain name stays as it is.

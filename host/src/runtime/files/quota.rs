@@ -145,6 +145,7 @@ pub fn count(root: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{BLOCK, Usage, cost, count};
+    use std::sync::Arc;
 
     #[test]
     fn entries_cost_whole_blocks() {
@@ -172,5 +173,37 @@ mod tests {
         // Space given back outside the count is found by the recount.
         std::fs::remove_file(dir.path().join("a")).expect("rm");
         assert!(usage.reserve(2 * BLOCK, 4 * BLOCK).is_ok());
+    }
+
+    /// Writers that reserve at once (threads here; instances of two conversations in
+    /// `tests/tests/plain_exports.rs`) share one count: together they get the quota, and
+    /// not one block more.
+    #[test]
+    fn writers_at_once_share_the_quota() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let quota = 4096 * BLOCK;
+        let start = std::sync::Barrier::new(8);
+        let granted: Vec<u64> = std::thread::scope(|s| {
+            let writers: Vec<_> = (0..8)
+                .map(|_| {
+                    // Each writer looks the directory up itself, as each instance does.
+                    let usage: Arc<Usage> = Usage::of(dir.path());
+                    let start = &start;
+                    s.spawn(move || {
+                        start.wait();
+                        let mut got = 0;
+                        while usage.reserve(BLOCK, quota).is_ok() {
+                            got += BLOCK;
+                        }
+                        got
+                    })
+                })
+                .collect();
+            writers
+                .into_iter()
+                .map(|w| w.join().expect("writer"))
+                .collect()
+        });
+        assert_eq!(granted.iter().sum::<u64>(), quota, "{granted:?}");
     }
 }

@@ -133,7 +133,10 @@ impl Guest for Component {
                     .and_then(|n| n.parse().ok())
                     .ok_or("fill: bytes how")?;
                 let how = words.next().unwrap_or("write");
-                fill(data()?, &format!("fill-{how}.bin"), total, how)
+                let name = words
+                    .next()
+                    .map_or_else(|| format!("fill-{how}.bin"), str::to_string);
+                fill(data()?, &name, total, how)
             }
             // Grow a file by set-size, or by one byte at a far offset.
             "grow" => {

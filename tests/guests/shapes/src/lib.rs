@@ -5,7 +5,7 @@
 
 wit_bindgen::generate!({ world: "shapes-world", path: "wit" });
 
-use exports::test::shapes::shapes::{Color, Guest as Shapes, Perms, Point, Shape};
+use exports::test::shapes::shapes::{Color, Guest as Shapes, Packet, Perms, Point, Shape};
 
 struct Component;
 
@@ -83,6 +83,32 @@ impl Shapes for Component {
     }
 
     fn ping() {}
+
+    fn reverse_bytes(data: Vec<u8>) -> (Vec<u8>, u32) {
+        let n = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        (data.into_iter().rev().collect(), n)
+    }
+
+    fn ratio(a: f64, b: f32) -> f64 {
+        a / f64::from(b)
+    }
+
+    fn maybe(v: Option<Option<String>>) -> (String, Option<Option<String>>) {
+        let said = match &v {
+            None => "none".to_string(),
+            Some(None) => "some(none)".to_string(),
+            Some(Some(s)) => format!("some(some({s}))"),
+        };
+        (said, v)
+    }
+
+    fn pack(p: Packet) -> Packet {
+        Packet {
+            perms: p.perms | Perms::EXEC,
+            payload: p.payload.into_iter().map(|b| b.wrapping_add(1)).collect(),
+            notes: p.notes,
+        }
+    }
 }
 
 export!(Component);
