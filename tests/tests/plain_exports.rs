@@ -344,7 +344,10 @@ async fn values_json_cannot_hold_plainly_have_one_exact_form() {
         "base64"
     );
     let reversed = f.ok("reverse_bytes", json!({"data": "AAEC/w=="})).await;
-    assert_eq!(reversed.structured, Some(json!({"result": ["/wIBAA==", 4]})));
+    assert_eq!(
+        reversed.structured,
+        Some(json!({"result": ["/wIBAA==", 4]}))
+    );
     let unpadded = f.ok("reverse_bytes", json!({"data": "AAEC/w"})).await;
     assert_eq!(unpadded.structured, reversed.structured);
     let empty = f.ok("reverse_bytes", json!({"data": ""})).await;
@@ -352,7 +355,10 @@ async fn values_json_cannot_hold_plainly_have_one_exact_form() {
 
     // s64/u64: exact numbers up to 2^53-1; beyond, decimal strings both ways.
     let (input, _, _) = f.schema("widths");
-    assert_eq!(input["properties"]["g"]["type"], json!(["integer", "string"]));
+    assert_eq!(
+        input["properties"]["g"]["type"],
+        json!(["integer", "string"])
+    );
     let small = json!({"a": 0, "b": 0, "c": 0, "d": 0, "e": 0,
         "f": -9_007_199_254_740_991_i64, "g": 9_007_199_254_740_991_u64});
     let answer = f.ok("widths", small).await.structured.expect("structured");
@@ -410,8 +416,10 @@ async fn values_json_cannot_hold_plainly_have_one_exact_form() {
     let r = f.ok("pack", json!({"p": packet})).await;
     assert_eq!(
         r.structured,
-        Some(json!({"result": {"perms": ["read", "exec"], "payload": "AgM=",
-            "notes": [null, {"some": null}, {"some": 7}, {"some": "18446744073709551615"}]}}))
+        Some(
+            json!({"result": {"perms": ["read", "exec"], "payload": "AgM=",
+            "notes": [null, {"some": null}, {"some": 7}, {"some": "18446744073709551615"}]}})
+        )
     );
     let (input, _, _) = f.schema("pack");
     let notes = &input["properties"]["p"]["properties"]["notes"]["items"];
@@ -872,7 +880,8 @@ async fn two_conversations_filling_one_quota_at_once_stop_at_it_together() {
     let fill = |client: &'static str| {
         let f = &f;
         async move {
-            let args = json!({"kind": "fill", "arg": format!("{} write fill-{client}.bin", 2 * quota)});
+            let args =
+                json!({"kind": "fill", "arg": format!("{} write fill-{client}.bin", 2 * quota)});
             let context = CallContext {
                 conversation: Conversation::client(Some(client)),
                 ..CallContext::default()
@@ -909,7 +918,10 @@ async fn two_conversations_filling_one_quota_at_once_stop_at_it_together() {
     assert!(wa + wb <= quota, "{wa} + {wb} bytes went in, over {quota}");
     let data = f.dir.path().join("data");
     let (bytes, paths) = tree(&data);
-    assert!(bytes <= quota, "the directory holds {bytes} bytes, over {quota}");
+    assert!(
+        bytes <= quota,
+        "the directory holds {bytes} bytes, over {quota}"
+    );
     assert!(bytes > quota / 2, "only {bytes} bytes went in");
     assert_eq!(paths.len(), 2, "{paths:?}");
     // Each call's writes are audited under its own client, with what it wrote.

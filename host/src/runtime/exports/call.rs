@@ -3,8 +3,8 @@
 //! tool result: `{"result": ...}` as structured content and as text, a `result::err` a tool
 //! error whose message is the error's payload.
 
-use super::{json, output};
 use super::walk::Function;
+use super::{json, output};
 use crate::runtime::bindings::{ContentBlock, ToolError, ToolOutput};
 use crate::runtime::state::PluginState;
 use serde_json::{Value, json};

@@ -43,9 +43,13 @@ pub fn json(val: &Val, ty: &Type) -> Value {
             let item = l.ty();
             Value::Array(items.iter().map(|v| json(v, &item)).collect())
         }
-        (Val::Tuple(items), Type::Tuple(t)) => {
-            Value::Array(items.iter().zip(t.types()).map(|(v, t)| json(v, &t)).collect())
-        }
+        (Val::Tuple(items), Type::Tuple(t)) => Value::Array(
+            items
+                .iter()
+                .zip(t.types())
+                .map(|(v, t)| json(v, &t))
+                .collect(),
+        ),
         (Val::Map(pairs), Type::Map(m)) => {
             let (key, value) = (m.key(), m.value());
             if matches!(key, Type::String) {
@@ -145,7 +149,10 @@ mod tests {
 
     #[test]
     fn integers_beyond_the_safe_range_are_digits_and_odd_floats_names() {
-        assert_eq!(wide(9_007_199_254_740_991), json!(9_007_199_254_740_991_i64));
+        assert_eq!(
+            wide(9_007_199_254_740_991),
+            json!(9_007_199_254_740_991_i64)
+        );
         assert_eq!(wide(9_007_199_254_740_992), json!("9007199254740992"));
         assert_eq!(wide(-9_007_199_254_740_992), json!("-9007199254740992"));
         assert_eq!(wide(i128::from(u64::MAX)), json!("18446744073709551615"));

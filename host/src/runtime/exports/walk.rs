@@ -169,7 +169,9 @@ fn function(found: Found, name: String, docs: &Docs) -> Result<Function, WalkErr
         .of(short, &found.name)
         .map(str::to_string)
         .unwrap_or_else(|| match &found.interface {
-            Some(i) => format!("Calls `{signature}`, exported by interface `{i}` of this component."),
+            Some(i) => {
+                format!("Calls `{signature}`, exported by interface `{i}` of this component.")
+            }
             None => format!("Calls `{signature}`, exported by this component."),
         });
     Ok(Function {

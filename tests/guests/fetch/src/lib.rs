@@ -26,7 +26,9 @@ fn split(url: &str) -> Result<(Scheme, String, String), String> {
     } else if let Some(rest) = url.strip_prefix("http://") {
         (Scheme::Http, rest)
     } else {
-        return Err(format!("invalid URL {url:?}: only http and https are fetched"));
+        return Err(format!(
+            "invalid URL {url:?}: only http and https are fetched"
+        ));
     };
     let rest = rest.split('#').next().unwrap_or(rest);
     let cut = rest.find(['/', '?']).unwrap_or(rest.len());
@@ -109,7 +111,11 @@ fn resolve(base: &str, location: &str) -> Result<String, String> {
     }
     if location.starts_with('/') {
         let (scheme, authority, _) = split(base)?;
-        let scheme = if matches!(scheme, Scheme::Https) { "https" } else { "http" };
+        let scheme = if matches!(scheme, Scheme::Https) {
+            "https"
+        } else {
+            "http"
+        };
         return Ok(format!("{scheme}://{authority}{location}"));
     }
     Err(format!("unsupported redirect location {location:?}"))
