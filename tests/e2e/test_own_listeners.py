@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from browser_helpers import CHROMIUM
