@@ -329,13 +329,7 @@ impl Connection {
                     .map_err(|e| self.read_error(e, what, layer.size, budget))
             })
             .await?;
-        if digest != layer.digest {
-            return Err(FetchError::LayerMismatch {
-                what: what.to_string(),
-                expected: layer.digest.clone(),
-                got: digest,
-            });
-        }
+        matches(layer, what, digest)?;
         Ok(bytes)
     }
 
@@ -357,14 +351,7 @@ impl Connection {
                     .map_err(|e| self.read_error(e, what, layer.size, budget))
             })
             .await?;
-        if digest != layer.digest {
-            return Err(FetchError::LayerMismatch {
-                what: what.to_string(),
-                expected: layer.digest.clone(),
-                got: digest,
-            });
-        }
-        Ok(())
+        matches(layer, what, digest)
     }
 
     async fn blob_response(&self, layer: &Descriptor, what: &str) -> Result<Response, FetchError> {
@@ -633,6 +620,18 @@ impl Connection {
             ReadError::Io(e) => FetchError::Store(e),
         }
     }
+}
+
+/// Whether the blob received for `layer` is the one it names (`digest`: what was received).
+fn matches(layer: &Descriptor, what: &str, digest: String) -> Result<(), FetchError> {
+    if digest == layer.digest {
+        return Ok(());
+    }
+    Err(FetchError::LayerMismatch {
+        what: what.to_string(),
+        expected: layer.digest.clone(),
+        got: digest,
+    })
 }
 
 /// `CODE: message; …` of a distribution API error body.

@@ -7,6 +7,7 @@
 
 use super::Prefetched;
 use crate::net::NetError;
+use crate::net::body::{self, BodyError};
 use crate::net::pinned::{self, PinnedError};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -69,6 +70,7 @@ pub enum FetchError {
 /// Send `req` and read the whole answer.
 pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
     let url = req.url;
+    let deadline = tokio::time::Instant::now() + req.timeout;
     let timed_out = || FetchError::Timeout(url.origin().ascii_serialization());
     let client =
         pinned::client_for(url, req.addrs, &req.user_agent, req.timeout).map_err(|e| match e {
@@ -131,22 +133,15 @@ pub async fn fetch(req: &Request<'_>) -> Result<Prefetched, FetchError> {
         .filter(|(name, _)| !FRAMING.contains(&name.as_str()))
         .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_string())))
         .collect();
-    if response.content_length().is_some_and(|n| n > max as u64) {
-        return Err(FetchError::TooLarge);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| {
-        if e.is_timeout() {
-            timed_out()
-        } else {
-            FetchError::Io(e.to_string())
-        }
-    })? {
-        if body.len() + chunk.len() > max {
-            return Err(FetchError::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
+    // Read as every answer from outside is: bounded in size (a length over the bound refused
+    // before a byte is read) and in time for the whole body.
+    let body = body::read(&mut response, max as u64, deadline)
+        .await
+        .map_err(|e| match e {
+            BodyError::Over { .. } => FetchError::TooLarge,
+            BodyError::Deadline => timed_out(),
+            BodyError::Transfer(e) => FetchError::Io(e.to_string()),
+        })?;
     Ok(Prefetched {
         url: without_fragment(url),
         status,
@@ -230,6 +225,68 @@ mod tests {
         let mut two = h("text/html");
         two.extend(h("text/plain"));
         assert_eq!(html_type(&two), None);
+    }
+
+    /// A document request to `server`, allowed `timeout`.
+    async fn fetch_from(server: &str, timeout: Duration) -> Result<Prefetched, FetchError> {
+        let url = Url::parse(server).expect("a URL");
+        let addr: SocketAddr = format!(
+            "{}:{}",
+            url.host_str().expect("a host"),
+            url.port().expect("a port")
+        )
+        .parse()
+        .expect("an address");
+        fetch(&Request {
+            url: &url,
+            dest: Dest::Document,
+            addrs: &[addr],
+            cookies: None,
+            user_agent: "test".into(),
+            accept_language: None,
+            timeout,
+        })
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_page_is_read_as_every_outside_answer_is_bounded_in_size_and_time() {
+        use crate::net::body::tests::{Answer, serve};
+        use std::sync::atomic::Ordering;
+        let honest = serve(Answer::Exact(3000), "200 OK");
+        let page = fetch_from(&honest.url, Duration::from_secs(5))
+            .await
+            .expect("read");
+        assert_eq!(page.body.len(), 3000);
+        // Said to be over the bound: refused before a byte of it is read.
+        let liar = serve(
+            Answer::Lying {
+                said: 400 << 20,
+                sent: 0,
+            },
+            "200 OK",
+        );
+        let err = fetch_from(&liar.url, Duration::from_secs(5)).await;
+        assert!(matches!(err, Err(FetchError::TooLarge)), "{err:?}");
+        // Sent without a length and without end: cut at the first byte over.
+        let endless = serve(Answer::Endless { cap: 400 << 20 }, "200 OK");
+        let err = fetch_from(&endless.url, Duration::from_secs(20)).await;
+        assert!(matches!(err, Err(FetchError::TooLarge)), "{err:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let sent = endless.sent.load(Ordering::Relaxed);
+        assert!(sent < 32 << 20, "the server sent {} MiB", sent >> 20);
+        // A trickle ends at the request's time, as a silence would.
+        let trickle = serve(
+            Answer::Trickle {
+                every: Duration::from_millis(50),
+                n: 10_000,
+            },
+            "200 OK",
+        );
+        let started = std::time::Instant::now();
+        let err = fetch_from(&trickle.url, Duration::from_millis(500)).await;
+        assert!(matches!(err, Err(FetchError::Timeout(_))), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
     }
 
     #[test]
