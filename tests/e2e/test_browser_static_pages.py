@@ -10,11 +10,8 @@ network guard forbids (a listener of the test's own on a guard's port receives n
 
 from __future__ import annotations
 
-import http.server
 import random
 import re
-import threading
-from typing import Any
 
 import psutil
 import pytest
@@ -22,7 +19,7 @@ import pytest
 from browser_helpers import CHROMIUM, browser_manifest, ok, ref_of
 from browser_site import Site, page, start_site
 from conftest import text_of, wait_for
-from local_site import PortRecorder
+from local_site import LocalSite, PortRecorder, QuietHandler
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -217,7 +214,7 @@ async def test_a_hostile_page_cannot_hide_script_from_the_check(start_warden, wr
 # Pages whose bytes, tree or style the host must read exactly as Chromium does, or hand over.
 
 
-class RawSite:
+class RawSite(LocalSite):
     """A site answering each path with the exact bytes and headers the test gives, recording
     every request (method and path), POSTs included."""
 
@@ -226,9 +223,7 @@ class RawSite:
         self.requests: list[str] = []
         site = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def _answer(self) -> None:
                 site.requests.append(f"{self.command} {self.path}")
                 length = int(self.headers.get("Content-Length", "0") or "0")
@@ -245,23 +240,7 @@ class RawSite:
             do_GET = _answer  # noqa: N815
             do_POST = _answer  # noqa: N815
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        return self.origin + path
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
