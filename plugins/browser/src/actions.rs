@@ -2,40 +2,18 @@
 //! in `fill.rs`).
 //! Each takes a `ref` from a snapshot and answers with what changed.
 
-use crate::after_action;
+use crate::answer::after_action;
+use crate::element_errors::named_error;
 use crate::refs::RefArg;
 use crate::state::{self, TabRefs};
 use std::time::Duration;
 use warden_sdk::browser::{ClickOptions, Modifiers, MouseButton};
 use warden_sdk::prelude::*;
 
-/// Turn the host's stale-element error into the agent's words.
-pub fn element_error(e: CapabilityError) -> ToolError {
-    match e {
-        CapabilityError::StaleElement(_) => ToolError::not_found(
-            "that element is gone from the page (the page changed since the snapshot); take a new snapshot (browse_snapshot) and use a fresh ref",
-        ),
-        other => other.into(),
-    }
-}
-
 /// The handle behind a ref, and the ref's text for messages.
 fn target(tab: &TabRefs, r: &RefArg) -> Result<(u64, String), ToolError> {
     let n = r.number()?;
     Ok((tab.refs.handle(n)?, format!("@e{n}")))
-}
-
-/// A host error about the element behind ref `name` (`@eN`), in the agent's words.
-pub(crate) fn named_error(e: CapabilityError, name: &str) -> ToolError {
-    match e {
-        CapabilityError::StaleElement(_) => ToolError::not_found(format!(
-            "{name} is gone from the page; take a new snapshot (browse_snapshot) and use a fresh ref"
-        )),
-        CapabilityError::InvalidArgument(m) => {
-            ToolError::invalid_arguments(m.replacen("that element", name, 1))
-        }
-        other => other.into(),
-    }
 }
 
 /// Run an action on the current tab, naming the ref in a "gone" error.

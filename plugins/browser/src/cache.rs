@@ -252,7 +252,7 @@ fn cache_search(args: SearchArgs) -> Result<String, ToolError> {
     let all = pages();
     let docs: Vec<&Page> = all.iter().map(|(_, _, p)| p).collect();
     let ranked = rank(&docs, query);
-    let q = crate::render::quoted(query);
+    let q = crate::text::quoted(query);
     if ranked.is_empty() {
         return Ok(format!(
             "No kept page matches {q} ({} page(s) kept). Pages are kept when browse_extract reads them.",
@@ -280,7 +280,7 @@ fn cache_search(args: SearchArgs) -> Result<String, ToolError> {
         out.push_str(&format!(
             "[c{}] {} {} (read {})\n  {}\n",
             i + 1,
-            crate::render::quoted(&p.title),
+            crate::text::quoted(&p.title),
             p.url,
             age(p.at),
             snippet(&p.text, query)
@@ -333,7 +333,7 @@ fn cache_get(args: GetArgs) -> Result<String, ToolError> {
     if part == 0 {
         return Err(ToolError::invalid_arguments("page counts from 1"));
     }
-    let (body, parts) = crate::extract::part(&page.text, max_chars, part);
+    let (body, parts) = crate::text::part(&page.text, max_chars, part);
     if part > parts {
         return Err(ToolError::invalid_arguments(format!(
             "page {part} is past the end: the content has {parts} page(s)"
@@ -349,7 +349,7 @@ fn cache_get(args: GetArgs) -> Result<String, ToolError> {
     if part < parts {
         out.push_str(&format!(
             "\n\n[part {part} of {parts}. More: cache_get {{\"url\": {}, \"page\": {}}}]",
-            crate::render::quoted(&page.url),
+            crate::text::quoted(&page.url),
             part + 1
         ));
     }
@@ -371,7 +371,7 @@ fn cache_stats(_: NoArgs) -> Result<String, ToolError> {
     for (_, n, p) in all.iter().rev() {
         out.push_str(&format!(
             "{} {} ({} KiB, read {})\n",
-            crate::render::quoted(&p.title),
+            crate::text::quoted(&p.title),
             p.url,
             n.div_ceil(1024),
             age(p.at)

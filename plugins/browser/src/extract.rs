@@ -26,22 +26,6 @@ struct ExtractArgs {
     page: Option<usize>,
 }
 
-/// Part `page` (from 1) of `text` cut at `max_chars`, on character boundaries, and the number
-/// of parts.
-pub fn part(text: &str, max_chars: usize, page: usize) -> (&str, usize) {
-    let total = text.chars().count();
-    let parts = total.div_ceil(max_chars).max(1);
-    let start = text
-        .char_indices()
-        .nth((page - 1) * max_chars)
-        .map_or(text.len(), |(i, _)| i);
-    let end = text[start..]
-        .char_indices()
-        .nth(max_chars)
-        .map_or(text.len(), |(i, _)| start + i);
-    (&text[start..end], parts)
-}
-
 fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
     let format = match args.format.unwrap_or_default() {
         FormatArg::Markdown => ContentFormat::Markdown,
@@ -65,7 +49,7 @@ fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
         };
         crate::cache::remember(&read.url, &read.title, label, &read.content);
     }
-    let (body, parts) = part(&read.content, max_chars, page);
+    let (body, parts) = crate::text::part(&read.content, max_chars, page);
     if page > parts {
         return Err(ToolError::invalid_arguments(format!(
             "page {page} is past the end: the content has {parts} page(s) of {} tokens",
@@ -96,18 +80,4 @@ pub fn register(p: Plugin) -> Plugin {
             .description("The page's main content as markdown, to read articles and docs.")
             .read_only(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::part;
-
-    #[test]
-    fn parts_cut_on_char_boundaries() {
-        let text = "ééééé";
-        assert_eq!(part(text, 2, 1), ("éé", 3));
-        assert_eq!(part(text, 2, 3), ("é", 3));
-        assert_eq!(part(text, 2, 4), ("", 3));
-        assert_eq!(part("", 10, 1), ("", 1));
-    }
 }

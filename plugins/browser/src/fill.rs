@@ -2,8 +2,8 @@
 //! (its ref, a value or a secret, that the element takes it, the secret's grant and origin)
 //! before the first is filled, so a bad field changes nothing on the page.
 
-use crate::actions::named_error;
-use crate::after_action;
+use crate::answer::after_action;
+use crate::element_errors::named_error;
 use crate::refs::RefArg;
 use crate::state::{self, TabRefs};
 use std::collections::HashSet;

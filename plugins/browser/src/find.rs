@@ -4,6 +4,7 @@
 
 use crate::refs::RefMap;
 use crate::render::{self, Mode};
+use crate::text;
 use std::collections::HashSet;
 use warden_sdk::browser::{Element, Snapshot};
 
@@ -13,11 +14,6 @@ const CONTEXT_REFS: usize = 8;
 const CONTEXT_CHARS: usize = 200;
 /// Without a row or card around it, a match's context is this many elements either side.
 const NEAR: usize = 3;
-
-/// The attributes the page script adds for the plugin, not for matching or showing.
-pub fn internal(key: &str) -> bool {
-    key == "group" || key == "name-from"
-}
 
 /// The container an element belongs to: (frame, container id, kind), from its `group`.
 fn group(e: &Element) -> Option<(u32, &str, &str)> {
@@ -91,7 +87,7 @@ fn rank(e: &Element, query: &str, role: Option<&str>) -> Option<Rank> {
             .is_some_and(|v| v.to_lowercase().contains(query))
             || e.attributes
                 .iter()
-                .any(|(k, v)| !internal(k) && v.to_lowercase().contains(query));
+                .any(|(k, v)| !render::internal(k) && v.to_lowercase().contains(query));
         elsewhere.then_some(Rank::Elsewhere)
     })
 }
@@ -140,7 +136,7 @@ fn short(e: &Element, refs: &mut RefMap) -> String {
         "@e{} [{}] {inferred}{}",
         refs.ref_of(e.handle),
         e.role,
-        render::quoted(&cut(&e.name, 40))
+        text::quoted(&cut(&e.name, 40))
     )
 }
 
@@ -186,7 +182,7 @@ fn context(snap: &Snapshot, at: usize, refs: &mut RefMap) -> Option<String> {
     };
     if !text.is_empty() {
         line.push(' ');
-        line.push_str(&render::quoted(&cut(&text.join(" · "), CONTEXT_CHARS)));
+        line.push_str(&text::quoted(&cut(&text.join(" · "), CONTEXT_CHARS)));
     }
     let shown: Vec<String> = controls.iter().map(|&i| short(&els[i], refs)).collect();
     if !shown.is_empty() {

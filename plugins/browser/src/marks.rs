@@ -50,7 +50,7 @@ pub fn shoot(tab: &mut TabRefs, area: Area, jpeg: bool) -> Result<(Vec<u8>, Stri
     let bytes = tab
         .page
         .screenshot_marked(area, jpeg, &marks)
-        .map_err(crate::actions::element_error)?;
+        .map_err(crate::element_errors::element_error)?;
     let mut note = format!("{} element(s) marked with their @eN ref", marks.len());
     if left_out > 0 {
         note.push_str(&format!(

@@ -3,6 +3,7 @@
 //! and a closing line that says what was left out and how to reach it.
 
 use crate::refs::RefMap;
+use crate::text::quoted;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use warden_sdk::browser::{Element, ElementStates, Snapshot};
@@ -44,10 +45,9 @@ fn quote(s: &str, max: usize) -> String {
     quoted(&s)
 }
 
-/// `s` in double quotes, character for character: a quote of the page's is escaped (`\"`),
-/// never changed into another character an agent would then fail to match.
-pub fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\\\""))
+/// The attributes the page script adds for the plugin, not for matching or showing.
+pub fn internal(key: &str) -> bool {
+    key == "group" || key == "name-from"
 }
 
 const STATES: &[(ElementStates, &str)] = &[
@@ -90,7 +90,7 @@ pub fn element_line(e: &Element, refs: &mut RefMap, mode: Mode, frames: &[String
             "href" if mode == Mode::Interactive && !e.name.is_empty() => {}
             "target" => line.push_str(" →new tab"),
             "multiline" => {}
-            k if crate::find::internal(k) => {}
+            k if internal(k) => {}
             _ => line.push_str(&format!(" {k}={}", quote(v, 120))),
         }
     }

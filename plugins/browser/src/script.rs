@@ -286,12 +286,12 @@ fn text_of(output: &ToolOutput) -> String {
 fn describe(step: &Step) -> String {
     let mut s = step.action.clone();
     if let Some(name) = &step.name {
-        s.push_str(&format!(" {}", crate::render::quoted(name)));
+        s.push_str(&format!(" {}", crate::text::quoted(name)));
     }
     for key in ["url", "ref", "key", "text"] {
         if let Some(v) = step.args.get(key) {
             match v {
-                Value::String(t) => s.push_str(&format!(" {}", crate::render::quoted(t))),
+                Value::String(t) => s.push_str(&format!(" {}", crate::text::quoted(t))),
                 other => s.push_str(&format!(" {key}={other}")),
             }
         }
@@ -311,9 +311,12 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-fn run_steps(steps: &[Step]) -> Result<String, ToolError> {
+/// The plugin whose tools a script's steps call: the whole plugin, handed in by `lib.rs`.
+type Catalog = fn() -> Plugin;
+
+fn run_steps(steps: &[Step], catalog: Catalog) -> Result<String, ToolError> {
     check_steps(steps)?;
-    let plugin = crate::plugin();
+    let plugin = catalog();
     let total = steps.len();
     let mut lines = Vec::with_capacity(total + 1);
     let mut last = String::new();
@@ -370,7 +373,7 @@ fn run_steps(steps: &[Step]) -> Result<String, ToolError> {
     ))
 }
 
-fn script_run(args: RunArgs) -> Result<String, ToolError> {
+fn script_run(args: RunArgs, catalog: Catalog) -> Result<String, ToolError> {
     let steps = match (args.steps, args.name) {
         (Some(steps), None) => steps,
         (None, Some(name)) => {
@@ -401,7 +404,7 @@ fn script_run(args: RunArgs) -> Result<String, ToolError> {
             ));
         }
     };
-    run_steps(&fill_params(&steps, &args.params)?)
+    run_steps(&fill_params(&steps, &args.params)?, catalog)
 }
 
 fn script_load(args: LoadArgs) -> Result<String, ToolError> {
@@ -493,9 +496,9 @@ fn script_list(_: NoArgs) -> Result<String, ToolError> {
     Ok(out.join("\n"))
 }
 
-pub fn register(p: Plugin) -> Plugin {
+pub fn register(p: Plugin, catalog: Catalog) -> Plugin {
     p.tool(
-        Tool::new("script_run", script_run)
+        Tool::new("script_run", move |a: RunArgs| script_run(a, catalog))
             .description(
                 "Run browser steps in one call, stopping at the first failure with the page as \
                  it is then. A step is a browse_* tool: {\"do\": \"click\", \"ref\": 5}; name \

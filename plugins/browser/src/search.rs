@@ -19,7 +19,7 @@ struct SearchArgs {
 }
 
 fn render(query: &str, page: u32, hits: &[SearchResult]) -> String {
-    let q = crate::render::quoted(query);
+    let q = crate::text::quoted(query);
     if hits.is_empty() {
         return format!("No results for {q} (page {page}).");
     }
@@ -28,7 +28,7 @@ fn render(query: &str, page: u32, hits: &[SearchResult]) -> String {
         out.push_str(&format!(
             "[r{}] {} {}\n",
             i + 1,
-            crate::render::quoted(&h.title),
+            crate::text::quoted(&h.title),
             h.url
         ));
         if !h.snippet.is_empty() {

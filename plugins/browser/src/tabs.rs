@@ -1,7 +1,8 @@
 //! Tabs, sessions and cookies: `browse_tabs`, `browse_session`, `browse_cookies`.
 
+use crate::answer::DEFAULT_MAX_TOKENS;
+use crate::render;
 use crate::state::{self, Session, TabRefs};
-use crate::{DEFAULT_MAX_TOKENS, render};
 use warden_sdk::browser::{self, Cookie};
 use warden_sdk::prelude::*;
 
