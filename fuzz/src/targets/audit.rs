@@ -6,7 +6,7 @@ use crate::Target;
 pub const TARGET: Target = Target {
     name: "audit",
     about: "audit log lines: one line per record, fields round-trip, terminal input escaped",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"\n",
         b"\r",
@@ -26,9 +26,9 @@ fn run(input: &[u8]) -> u64 {
         Some(i) => (&input[..i], &input[i + 1..]),
         None => (input, &[][..]),
     };
-    let v = super::json(head).unwrap_or_default();
-    let fields: [String; 6] = std::array::from_fn(|i| super::text(&v[i]));
-    let log = super::scratch().join("audit.jsonl");
+    let v = super::support::json(head).unwrap_or_default();
+    let fields: [String; 6] = std::array::from_fn(|i| super::support::text(&v[i]));
+    let log = super::support::scratch().join("audit.jsonl");
     let _ = std::fs::remove_file(&log);
     warden::fuzzing::audit_line(&log, &fields, raw)
 }

@@ -6,7 +6,7 @@ use crate::Target;
 pub const TARGET: Target = Target {
     name: "http",
     about: "http_get: URL parsing, header names/values, host-only headers, grant check, redirects",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"http://",
         b"https://",
@@ -32,17 +32,21 @@ pub const TARGET: Target = Target {
 };
 
 fn run(input: &[u8]) -> u64 {
-    let Some(v) = super::json(input) else {
+    let Some(v) = super::support::json(input) else {
         return 0;
     };
     let headers: Vec<(String, String)> = v["headers"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|h| (super::text(&h[0]), super::text(&h[1])))
+        .map(|h| (super::support::text(&h[0]), super::support::text(&h[1])))
         .collect();
-    let location = super::text(&v["location"]);
-    warden::fuzzing::http_request(&super::text(&v["url"]), &headers, location.as_bytes())
+    let location = super::support::text(&v["location"]);
+    warden::fuzzing::http_request(
+        &super::support::text(&v["url"]),
+        &headers,
+        location.as_bytes(),
+    )
 }
 
 const SEEDS: &[&str] = &[

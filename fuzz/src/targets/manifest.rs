@@ -6,7 +6,7 @@ use crate::Target;
 pub const TARGET: Target = Target {
     name: "manifest",
     about: "warden.toml: TOML, schema, grants, limits, profiles, secrets (every error a message)",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"[[plugin]]",
         b"[server]",
@@ -33,7 +33,9 @@ pub const TARGET: Target = Target {
         b"prefix",
     ],
     contained: &[],
-    run: |input| warden::fuzzing::manifest(&String::from_utf8_lossy(input), super::scratch()),
+    run: |input| {
+        warden::fuzzing::manifest(&String::from_utf8_lossy(input), super::support::scratch())
+    },
 };
 
 const SEEDS: &[&str] = &[

@@ -6,7 +6,7 @@ use crate::Target;
 pub const TARGET: Target = Target {
     name: "plugin_json",
     about: "plugin tool lists, schemas, outputs, structured content, resource contents, progress",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"\"type\"",
         b"\"object\"",
@@ -21,7 +21,7 @@ pub const TARGET: Target = Target {
         b"file:///etc/passwd",
     ],
     contained: &[],
-    run: |input| super::json(input).map_or(0, |v| warden::fuzzing::plugin_json(&v)),
+    run: |input| super::support::json(input).map_or(0, |v| warden::fuzzing::plugin_json(&v)),
 };
 
 const SEEDS: &[&str] = &[

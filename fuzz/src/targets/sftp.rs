@@ -6,7 +6,7 @@ use crate::Target;
 pub const TARGET: Target = Target {
     name: "sftp",
     about: "sftp path resolution: split, absolute, root confinement",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"..",
         b"/",
@@ -23,19 +23,19 @@ pub const TARGET: Target = Target {
 };
 
 fn run(input: &[u8]) -> u64 {
-    let Some(v) = super::json(input) else {
+    let Some(v) = super::support::json(input) else {
         return 0;
     };
     let roots: Vec<String> = v["roots"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(super::text)
+        .map(super::support::text)
         .collect();
     warden::fuzzing::sftp_path(
-        &super::text(&v["path"]),
+        &super::support::text(&v["path"]),
         &roots,
-        &super::text(&v["resolved"]),
+        &super::support::text(&v["resolved"]),
     )
 }
 

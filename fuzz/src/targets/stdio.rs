@@ -14,7 +14,7 @@ use warden::runtime::registry::Registry;
 pub const TARGET: Target = Target {
     name: "stdio",
     about: "stdio framing + JSON-RPC dispatch into tools, resources, prompts, completion, logging",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"\"jsonrpc\":\"2.0\"",
         b"\"id\":",

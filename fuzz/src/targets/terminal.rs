@@ -15,7 +15,7 @@ mod capture;
 pub const TARGET: Target = Target {
     name: "terminal",
     about: "terminal output: ring buffer, vt100 screen, markers, capture cap/cut, ANSI stripping",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"WDStok\n",
         b"WDEtok:0:/home\n",

@@ -9,7 +9,7 @@ use warden_sdk::prelude::*;
 pub const TARGET: Target = Target {
     name: "tool_args",
     about: "tool arguments decoded against typed tools (the SDK's call path) and their schemas",
-    seeds: || super::seeds(SEEDS),
+    seeds: || super::support::seeds(SEEDS),
     dict: &[
         b"add\n",
         b"options\n",

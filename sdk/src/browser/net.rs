@@ -1,8 +1,9 @@
 //! A tab's console and network logs, a session's routes and emulation, a page's storage,
 //! and saved session states.
 
-use super::{Page, wit};
+use super::page::Page;
 use crate::CapabilityError;
+use crate::bindings::warden::browser::browser as wit;
 
 pub use wit::{
     ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
