@@ -5,6 +5,8 @@
 
 use super::grants::{Denied, Fix, Grants, SecretFrame};
 use super::*;
+use std::path::Path;
+use std::sync::Arc;
 use crate::capabilities::browser::{Guard, navigation};
 use std::net::SocketAddr;
 use url::Url;

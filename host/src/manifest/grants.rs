@@ -1,89 +1,15 @@
 //! Grants compiled into allow-sets. Built once when the manifest loads and consulted by
 //! the capability providers on every call: the manifest is never trusted "at load only".
 
+use super::files::FileGrant;
+use super::http::{self, HttpGrant};
 use crate::net::pattern_host;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::PathBuf;
 use url::Url;
 
-/// A list of glob patterns, kept with their text for messages.
-#[derive(Debug, Clone)]
-pub struct GlobList {
-    patterns: Vec<String>,
-    set: GlobSet,
-}
-
-impl GlobList {
-    /// Compile `patterns` (case-insensitive; `*` also matches dots and slashes; an IPv6
-    /// literal in brackets is an address, not a character class).
-    pub fn new(patterns: &[String]) -> Result<Self, globset::Error> {
-        let mut builder = GlobSetBuilder::new();
-        for pattern in patterns {
-            builder.add(
-                GlobBuilder::new(&literal_brackets(pattern))
-                    .case_insensitive(true)
-                    .literal_separator(false)
-                    .build()?,
-            );
-        }
-        Ok(Self {
-            patterns: patterns.to_vec(),
-            set: builder.build()?,
-        })
-    }
-
-    pub fn empty() -> Self {
-        Self {
-            patterns: Vec::new(),
-            set: GlobSet::empty(),
-        }
-    }
-
-    pub fn is_match(&self, candidate: &str) -> bool {
-        self.set.is_match(candidate)
-    }
-
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-
-    /// The patterns that match `candidate`.
-    pub fn matching(&self, candidate: &str) -> Vec<&str> {
-        self.set
-            .matches(candidate)
-            .into_iter()
-            .filter_map(|i| self.patterns.get(i).map(String::as_str))
-            .collect()
-    }
-}
-
 pub use super::denied::{Denied, Fix};
-
-/// `pattern` with the brackets of an IPv6 literal (`http://[::1]:8080`, `[fd00::5]:*`)
-/// escaped, so they match themselves: a character class never holds a `:`, an address
-/// always does. The address itself may still hold globs (`[fd00::*]`).
-fn literal_brackets(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    let mut rest = pattern;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let inner = &rest[open + 1..];
-        match inner.find(']') {
-            Some(close) if inner[..close].contains(':') => {
-                out.push_str("[[]");
-                out.push_str(&inner[..close]);
-                out.push_str("[]]");
-                rest = &inner[close + 1..];
-            }
-            _ => {
-                out.push('[');
-                rest = inner;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+pub use super::glob::GlobList;
+pub use super::values::{host_port, size_text};
 
 /// Everything one plugin was granted.
 #[derive(Debug, Default)]
@@ -96,12 +22,12 @@ pub struct Grants {
     pub capture: Option<CaptureGrant>,
     pub browser: Option<BrowserGrant>,
     /// `grants.http`: standard `wasi:http` requests.
-    pub http: Option<super::http::HttpGrant>,
+    pub http: Option<HttpGrant>,
     pub terminal: Option<TerminalGrant>,
     pub sftp: Option<SftpGrant>,
     pub rdp: Option<RdpGrant>,
     /// `grants.files`: directories served as `wasi:filesystem` preopens.
-    pub files: Vec<super::files::FileGrant>,
+    pub files: Vec<FileGrant>,
     /// `grants.env`: the plugin's whole environment, name and value.
     pub env: Vec<(String, String)>,
 }
@@ -208,29 +134,17 @@ pub struct SftpGrant {
     pub write: bool,
 }
 
-/// A byte count as the manifest writes one: `"8MiB"`, `"64KiB"`, or plain bytes.
-pub fn size_text(bytes: u64) -> String {
-    const KIB: u64 = 1024;
-    match bytes {
-        0 => "0".to_string(),
-        b if b % (KIB * KIB * KIB) == 0 => format!("{}GiB", b / (KIB * KIB * KIB)),
-        b if b % (KIB * KIB) == 0 => format!("{}MiB", b / (KIB * KIB)),
-        b if b % KIB == 0 => format!("{}KiB", b / KIB),
-        b => b.to_string(),
-    }
-}
-
-/// `host:port` of a URL as grants match it (lowercase host, explicit port).
-pub fn host_port(url: &Url) -> Option<String> {
-    let host = match url.host()? {
-        url::Host::Domain(d) => d.to_ascii_lowercase(),
-        url::Host::Ipv4(ip) => ip.to_string(),
-        url::Host::Ipv6(ip) => format!("[{ip}]"),
-    };
-    Some(format!("{host}:{}", url.port_or_known_default()?))
-}
-
 impl Grants {
+    /// May this plugin send `method` to `url`? Returns its `grants.http` and the origin
+    /// patterns that matched (for the private-network rule).
+    pub fn check_http_request(
+        &self,
+        method: &str,
+        url: &Url,
+    ) -> Result<(&HttpGrant, Vec<&str>), Denied> {
+        http::check_request(self.http.as_ref(), &self.plugin, method, url)
+    }
+
     /// One line saying what was granted, for the start-up log.
     pub fn summary(&self) -> String {
         let parts = self.summary_parts();

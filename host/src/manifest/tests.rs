@@ -1,6 +1,8 @@
 //! Bad manifests, each with the exact message (and `file:line:col`) an admin will read.
 
 use super::*;
+use std::path::Path;
+use std::time::Duration;
 
 const BUILTINS: &[&str] = &["capture"];
 
