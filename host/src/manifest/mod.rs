@@ -21,6 +21,7 @@
 //! | `files.rs` | `grants.files` |
 //! | `env.rs` | `grants.env` |
 //! | `settings.rs` | `[plugin.settings]` |
+//! | `grant_kinds.rs` | the grant kinds (capture, browser, terminal, SFTP, RDP) as data |
 //! | `grants.rs` | [`Grants`]: everything one plugin was granted, checked on each call |
 //! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]` |
 //! | `search.rs` | `[search]` |
@@ -44,6 +45,7 @@ mod env;
 mod error;
 pub mod files;
 mod glob;
+mod grant_kinds;
 pub mod grants;
 mod hosts;
 pub mod http;
