@@ -297,40 +297,65 @@ impl Validator<'_> {
     }
 }
 
+/// Why a `[browser.profiles.NAME]` is refused (the text follows the profile's key).
+#[derive(Debug, thiserror::Error)]
+enum ProfileError {
+    #[error(
+        "proxy \"{proxy}\" is not a URL ({source}); write it like \"http://proxy.internal:3128\" or \"socks5://127.0.0.1:1080\""
+    )]
+    ProxyNotUrl {
+        proxy: String,
+        source: url::ParseError,
+    },
+    #[error(
+        "proxy scheme \"{0}\" is not supported; use http, socks4 or socks5 (Warden's network guard chains to it)"
+    )]
+    ProxyScheme(String),
+    #[error(
+        "proxy credentials in the URL are not supported (Chromium ignores them); use a proxy that authorizes by address"
+    )]
+    ProxyCredentials,
+    #[error("proxy \"{0}\" must be scheme://host[:port] with nothing after it")]
+    ProxyNotOrigin(String),
+    #[error("proxy_bypass needs proxy")]
+    BypassWithoutProxy,
+    #[error(
+        "proxy_bypass entry \"{0}\" must be one host pattern (no spaces, commas or semicolons)"
+    )]
+    BypassEntry(String),
+    /// The emulation values Chromium would refuse (`emulation.rs` says which).
+    #[error("{0}")]
+    Emulation(String),
+}
+
 /// Check a profile: a proxy URL Chromium can use, and emulation values it accepts.
-fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> {
+fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, ProfileError> {
     if let Some(proxy) = &spec.proxy {
-        let url = url::Url::parse(proxy).map_err(|e| {
-            format!("proxy \"{proxy}\" is not a URL ({e}); write it like \"http://proxy.internal:3128\" or \"socks5://127.0.0.1:1080\"")
+        let url = url::Url::parse(proxy).map_err(|source| ProfileError::ProxyNotUrl {
+            proxy: proxy.clone(),
+            source,
         })?;
         // The browser's network guard chains to this proxy itself (guard/upstream.rs), and
         // speaks plain HTTP CONNECT or SOCKS to it.
         if !matches!(url.scheme(), "http" | "socks4" | "socks5") {
-            return Err(format!(
-                "proxy scheme \"{}\" is not supported; use http, socks4 or socks5 (Warden's network guard chains to it)",
-                url.scheme()
-            ));
+            return Err(ProfileError::ProxyScheme(url.scheme().to_string()));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err("proxy credentials in the URL are not supported (Chromium ignores them); use a proxy that authorizes by address".into());
+            return Err(ProfileError::ProxyCredentials);
         }
         if url.host_str().is_none_or(str::is_empty) || url.path().len() > 1 || url.query().is_some()
         {
-            return Err(format!(
-                "proxy \"{proxy}\" must be scheme://host[:port] with nothing after it"
-            ));
+            return Err(ProfileError::ProxyNotOrigin(proxy.clone()));
         }
     } else if !spec.proxy_bypass.is_empty() {
-        return Err("proxy_bypass needs proxy".into());
+        return Err(ProfileError::BypassWithoutProxy);
     }
     if let Some(rule) = spec
         .proxy_bypass
         .iter()
         .find(|r| r.is_empty() || r.contains([',', ';', ' ']))
     {
-        return Err(format!(
-            "proxy_bypass entry \"{rule}\" must be one host pattern (no spaces, commas or semicolons)"
-        ));
+        return Err(ProfileError::BypassEntry(rule.clone()));
     }
     let viewport = spec
         .viewport
@@ -349,7 +374,7 @@ fn browser_profile(spec: schema::ProfileSpec) -> Result<BrowserProfile, String> 
         timezone: spec.timezone.clone(),
         ..Default::default()
     };
-    emulation.validate()?;
+    emulation.validate().map_err(ProfileError::Emulation)?;
     Ok(BrowserProfile {
         proxy: spec.proxy,
         proxy_bypass: spec.proxy_bypass,
