@@ -5,10 +5,10 @@
 
 use super::grants::{Denied, Fix, Grants, SecretFrame};
 use super::*;
-use std::path::Path;
-use std::sync::Arc;
 use crate::capabilities::browser::{Guard, navigation};
 use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
 use url::Url;
 
 /// A manifest that defines everything grants can name, and one plugin, `p`, whose grants
