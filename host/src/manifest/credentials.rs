@@ -4,8 +4,8 @@
 //! request) and is bound to origins: only a request to one of them gets it, whatever the
 //! plugin's grant allows.
 
-use super::Validator;
-use super::grants::GlobList;
+use super::glob::GlobList;
+use super::validate::{Validator, valid_name};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -177,7 +177,7 @@ impl Validator<'_> {
         for (name, spec) in specs {
             let span = spec.span();
             let spec = spec.into_inner();
-            if !super::valid_name(&name) {
+            if !valid_name(&name) {
                 self.error(
                     span.clone(),
                     format!("credentials: name \"{name}\" must match [a-zA-Z0-9_-]{{1,32}}"),

@@ -3,7 +3,8 @@
 //! anything is pulled.
 
 use super::schema::{IdentitySpec, PluginEntry, RegistrySpec, TrustSection};
-use super::{PluginSource, Validator, valid_name};
+use super::source::PluginSource;
+use super::validate::{Validator, valid_name};
 use crate::distribution::{
     Distribution, OciRef, OciSource, RegistrySettings, Trust, TrustRoot, TrustedIdentity,
     TrustedKey,

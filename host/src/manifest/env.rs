@@ -4,7 +4,7 @@
 //! never a credential: a plugin can print, log or send whatever it reads here; credentials
 //! stay with the host (`[credentials]`), which adds them to the plugin's requests.
 
-use super::Validator;
+use super::validate::Validator;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;

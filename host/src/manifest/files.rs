@@ -3,7 +3,8 @@
 //! every conversation of the plugin (and by any other plugin granted the same directory):
 //! it is the admin's directory, not a per-conversation scratch space.
 
-use super::Validator;
+use super::validate::Validator;
+use super::values::size_text;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -47,7 +48,7 @@ impl FileGrant {
         let mode = if self.write {
             format!(
                 "mode = \"read-write\", quota = \"{}\"",
-                super::grants::size_text(self.quota)
+                size_text(self.quota)
             )
         } else {
             "mode = \"read-only\"".to_string()

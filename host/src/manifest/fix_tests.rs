@@ -7,6 +7,8 @@ use super::grants::{Denied, Fix, Grants, SecretFrame};
 use super::*;
 use crate::capabilities::browser::{Guard, navigation};
 use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
 use url::Url;
 
 /// A manifest that defines everything grants can name, and one plugin, `p`, whose grants

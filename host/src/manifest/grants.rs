@@ -1,89 +1,20 @@
 //! Grants compiled into allow-sets. Built once when the manifest loads and consulted by
 //! the capability providers on every call: the manifest is never trusted "at load only".
 
+use super::files::FileGrant;
+use super::http::{self, HttpGrant};
 use crate::net::pattern_host;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::PathBuf;
 use url::Url;
 
-/// A list of glob patterns, kept with their text for messages.
-#[derive(Debug, Clone)]
-pub struct GlobList {
-    patterns: Vec<String>,
-    set: GlobSet,
-}
-
-impl GlobList {
-    /// Compile `patterns` (case-insensitive; `*` also matches dots and slashes; an IPv6
-    /// literal in brackets is an address, not a character class).
-    pub fn new(patterns: &[String]) -> Result<Self, globset::Error> {
-        let mut builder = GlobSetBuilder::new();
-        for pattern in patterns {
-            builder.add(
-                GlobBuilder::new(&literal_brackets(pattern))
-                    .case_insensitive(true)
-                    .literal_separator(false)
-                    .build()?,
-            );
-        }
-        Ok(Self {
-            patterns: patterns.to_vec(),
-            set: builder.build()?,
-        })
-    }
-
-    pub fn empty() -> Self {
-        Self {
-            patterns: Vec::new(),
-            set: GlobSet::empty(),
-        }
-    }
-
-    pub fn is_match(&self, candidate: &str) -> bool {
-        self.set.is_match(candidate)
-    }
-
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-
-    /// The patterns that match `candidate`.
-    pub fn matching(&self, candidate: &str) -> Vec<&str> {
-        self.set
-            .matches(candidate)
-            .into_iter()
-            .filter_map(|i| self.patterns.get(i).map(String::as_str))
-            .collect()
-    }
-}
-
 pub use super::denied::{Denied, Fix};
-
-/// `pattern` with the brackets of an IPv6 literal (`http://[::1]:8080`, `[fd00::5]:*`)
-/// escaped, so they match themselves: a character class never holds a `:`, an address
-/// always does. The address itself may still hold globs (`[fd00::*]`).
-fn literal_brackets(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    let mut rest = pattern;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let inner = &rest[open + 1..];
-        match inner.find(']') {
-            Some(close) if inner[..close].contains(':') => {
-                out.push_str("[[]");
-                out.push_str(&inner[..close]);
-                out.push_str("[]]");
-                rest = &inner[close + 1..];
-            }
-            _ => {
-                out.push('[');
-                rest = inner;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+pub use super::glob::GlobList;
+pub use super::grant_kinds::{
+    BrowserGrant, Caps, CaptureGrant, DEFAULT_BROWSER_SESSIONS, DEFAULT_BROWSER_TABS,
+    DEFAULT_CAPTURE_TABS, DEFAULT_MAX_BODY, Defined, RdpGrant, SecretFrame, SecretGrant, SftpGrant,
+    TerminalGrant,
+};
+pub use super::values::{host_port, size_text};
 
 /// Everything one plugin was granted.
 #[derive(Debug, Default)]
@@ -96,141 +27,27 @@ pub struct Grants {
     pub capture: Option<CaptureGrant>,
     pub browser: Option<BrowserGrant>,
     /// `grants.http`: standard `wasi:http` requests.
-    pub http: Option<super::http::HttpGrant>,
+    pub http: Option<HttpGrant>,
     pub terminal: Option<TerminalGrant>,
     pub sftp: Option<SftpGrant>,
     pub rdp: Option<RdpGrant>,
     /// `grants.files`: directories served as `wasi:filesystem` preopens.
-    pub files: Vec<super::files::FileGrant>,
+    pub files: Vec<FileGrant>,
     /// `grants.env`: the plugin's whole environment, name and value.
     pub env: Vec<(String, String)>,
 }
 
-#[derive(Debug)]
-pub struct CaptureGrant {
-    pub http_hosts: GlobList,
-    pub max_body: u64,
-    pub origins: GlobList,
-    pub cookies: bool,
-    pub http_only_cookies: bool,
-}
-
-#[derive(Debug)]
-pub struct BrowserGrant {
-    pub origins: GlobList,
-    /// Origins pages may load sub-resources from (scripts, images, fetch, WebSocket, ...)
-    /// without navigating to them; the navigation origins when the manifest names none.
-    pub resource_origins: GlobList,
-    pub cookies: bool,
-    pub eval_js: bool,
-    pub upload_dirs: Vec<PathBuf>,
-    /// Where downloads are saved (`None`: refused), and the largest one saved.
-    pub download_dir: Option<PathBuf>,
-    pub download_max: u64,
-    pub secrets: Vec<SecretGrant>,
-    pub profiles: Vec<String>,
-}
-
-/// A secret the plugin may have typed, with the origins (`[browser.secrets.NAME] origins`)
-/// whose fields it may go into.
-#[derive(Debug)]
-pub struct SecretGrant {
-    pub name: String,
-    pub origins: GlobList,
-}
-
-/// The names a manifest defines that grants refer to: a grant of an undefined name is a load
-/// error, so a refusal suggests adding a name only when it is defined.
-#[derive(Debug, Clone, Default)]
-pub struct Defined {
-    /// `[browser.secrets.NAME]`
-    pub secrets: Vec<String>,
-    /// `[browser.profiles.NAME]`
-    pub profiles: Vec<String>,
-    /// `[ssh.hosts.NAME]`
-    pub ssh_hosts: Vec<String>,
-    /// `[rdp.hosts.NAME]`
-    pub rdp_hosts: Vec<String>,
-}
-
-/// Per-plugin caps on the host resources the browser capabilities create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps {
-    /// `limits.browser_sessions`
-    pub browser_sessions: usize,
-    /// `limits.browser_tabs`
-    pub browser_tabs: usize,
-    /// `limits.capture_tabs`
-    pub capture_tabs: usize,
-}
-
-/// Default `limits.browser_sessions`, `limits.browser_tabs` and `limits.capture_tabs`.
-pub const DEFAULT_BROWSER_SESSIONS: usize = 8;
-pub const DEFAULT_BROWSER_TABS: usize = 32;
-pub const DEFAULT_CAPTURE_TABS: usize = 4;
-
-impl Default for Caps {
-    fn default() -> Self {
-        Self {
-            browser_sessions: DEFAULT_BROWSER_SESSIONS,
-            browser_tabs: DEFAULT_BROWSER_TABS,
-            capture_tabs: DEFAULT_CAPTURE_TABS,
-        }
-    }
-}
-
-/// A frame a secret would be typed into, as the browser reports it (never as page script does).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecretFrame {
-    /// The frame's document URL.
-    pub url: String,
-    /// The frame's security origin (`null` or empty when opaque: sandboxed, `data:`).
-    pub security_origin: String,
-}
-
-#[derive(Debug)]
-pub struct TerminalGrant {
-    pub local: bool,
-    pub ssh_hosts: Vec<String>,
-    pub read_only: bool,
-}
-
-#[derive(Debug)]
-pub struct RdpGrant {
-    pub hosts: Vec<String>,
-    pub read_only: bool,
-}
-
-#[derive(Debug)]
-pub struct SftpGrant {
-    pub hosts: Vec<String>,
-    pub roots: Vec<String>,
-    pub write: bool,
-}
-
-/// A byte count as the manifest writes one: `"8MiB"`, `"64KiB"`, or plain bytes.
-pub fn size_text(bytes: u64) -> String {
-    const KIB: u64 = 1024;
-    match bytes {
-        0 => "0".to_string(),
-        b if b % (KIB * KIB * KIB) == 0 => format!("{}GiB", b / (KIB * KIB * KIB)),
-        b if b % (KIB * KIB) == 0 => format!("{}MiB", b / (KIB * KIB)),
-        b if b % KIB == 0 => format!("{}KiB", b / KIB),
-        b => b.to_string(),
-    }
-}
-
-/// `host:port` of a URL as grants match it (lowercase host, explicit port).
-pub fn host_port(url: &Url) -> Option<String> {
-    let host = match url.host()? {
-        url::Host::Domain(d) => d.to_ascii_lowercase(),
-        url::Host::Ipv4(ip) => ip.to_string(),
-        url::Host::Ipv6(ip) => format!("[{ip}]"),
-    };
-    Some(format!("{host}:{}", url.port_or_known_default()?))
-}
-
 impl Grants {
+    /// May this plugin send `method` to `url`? Returns its `grants.http` and the origin
+    /// patterns that matched (for the private-network rule).
+    pub fn check_http_request(
+        &self,
+        method: &str,
+        url: &Url,
+    ) -> Result<(&HttpGrant, Vec<&str>), Denied> {
+        http::check_request(self.http.as_ref(), &self.plugin, method, url)
+    }
+
     /// One line saying what was granted, for the start-up log.
     pub fn summary(&self) -> String {
         let parts = self.summary_parts();
@@ -942,206 +759,6 @@ fn short(url: &str) -> String {
     s
 }
 
-/// Default `grants.capture.max_body`.
-pub const DEFAULT_MAX_BODY: u64 = 4 * 1024 * 1024;
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn grants(hosts: &[&str]) -> Grants {
-        let hosts: Vec<String> = hosts.iter().map(|s| s.to_string()).collect();
-        Grants {
-            plugin: "p".into(),
-            capture: Some(CaptureGrant {
-                http_hosts: GlobList::new(&hosts).expect("valid globs"),
-                max_body: DEFAULT_MAX_BODY,
-                origins: GlobList::empty(),
-                cookies: false,
-                http_only_cookies: false,
-            }),
-            ..Grants::default()
-        }
-    }
-
-    fn url(s: &str) -> Url {
-        Url::parse(s).expect("valid url")
-    }
-
-    #[test]
-    fn host_globs_match_host_and_port() {
-        let g = grants(&["127.0.0.1:*", "*.example.com", "api.test:8443"]);
-        assert!(g.check_http(&url("http://127.0.0.1:8000/x")).is_ok());
-        assert!(g.check_http(&url("https://a.b.example.com/")).is_ok());
-        assert!(g.check_http(&url("http://www.EXAMPLE.com/")).is_ok());
-        assert!(g.check_http(&url("https://api.test:8443/")).is_ok());
-        // No port in the pattern: only the default port matches.
-        assert!(g.check_http(&url("https://a.example.com:8443/")).is_err());
-        assert!(g.check_http(&url("https://example.com/")).is_err());
-        assert!(g.check_http(&url("http://localhost:8000/")).is_err());
-        assert!(g.check_http(&url("http://127.0.0.2:80/")).is_err());
-        assert!(g.check_http(&url("ftp://127.0.0.1:21/")).is_err());
-    }
-
-    #[test]
-    fn denial_names_the_grant_to_add() {
-        let err = grants(&[])
-            .check_http(&url("http://10.1.2.3/"))
-            .expect_err("denied");
-        assert_eq!(err.grant, "grants.capture.http_hosts");
-        assert_eq!(err.target, "10.1.2.3:80");
-        assert!(
-            err.message.contains("add \"10.1.2.3:80\""),
-            "{}",
-            err.message
-        );
-        assert!(err.message.contains("plugin 'p'"), "{}", err.message);
-    }
-
-    fn capture(origins: &[&str], cookies: bool, http_only_cookies: bool) -> Grants {
-        let origins: Vec<String> = origins.iter().map(|s| s.to_string()).collect();
-        Grants {
-            plugin: "p".into(),
-            capture: Some(CaptureGrant {
-                http_hosts: GlobList::empty(),
-                max_body: DEFAULT_MAX_BODY,
-                origins: GlobList::new(&origins).expect("valid globs"),
-                cookies,
-                http_only_cookies,
-            }),
-            ..Grants::default()
-        }
-    }
-
-    #[test]
-    fn capture_origins_match_scheme_host_and_port() {
-        let g = capture(
-            &[
-                "https://app.example.test",
-                "http://127.0.0.1:*",
-                "https://*.corp.test",
-                "http://intranet.test:8080",
-            ],
-            false,
-            false,
-        );
-        let ok = |u: &str| g.check_capture_origin(&url(u)).is_ok();
-        // Exact origin; a pattern without a port means the scheme's default port.
-        assert!(ok("https://app.example.test/dashboard?x=1"));
-        assert!(ok("https://APP.example.test:443/"));
-        assert!(!ok("https://app.example.test:8443/"));
-        // The scheme is part of the origin.
-        assert!(!ok("http://app.example.test/"));
-        // Port globs.
-        assert!(ok("http://127.0.0.1:8000/"));
-        assert!(ok("http://127.0.0.1/"));
-        assert!(!ok("https://127.0.0.1:8000/"));
-        assert!(!ok("http://127.0.0.2:8000/"));
-        // Host globs cover subdomains, not the parent, and not look-alike suffixes.
-        assert!(ok("https://a.b.corp.test/"));
-        assert!(!ok("https://corp.test/"));
-        assert!(!ok("https://evilcorp.test/"));
-        assert!(!ok("https://a.corp.test.evil.test/"));
-        // Explicit ports must match exactly.
-        assert!(ok("http://intranet.test:8080/"));
-        assert!(!ok("http://intranet.test/"));
-        // Documents without an origin of their own stay allowed (the browser's blank pages).
-        assert!(ok("about:blank"));
-        let denied = g
-            .check_capture_origin(&url("https://other.test/x"))
-            .expect_err("denied");
-        assert_eq!(denied.grant, "grants.capture.origins");
-        assert!(
-            denied.message.contains("add \"https://other.test\""),
-            "{}",
-            denied.message
-        );
-        // No capture grant at all: nothing.
-        let none = Grants {
-            plugin: "p".into(),
-            ..Grants::default()
-        };
-        assert!(
-            none.check_capture_origin(&url("https://app.example.test/"))
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn capture_cookies_need_the_origin_and_the_flags() {
-        let page = url("https://app.example.test/");
-        let none = capture(&["https://app.example.test"], false, false);
-        let err = none
-            .check_capture_cookies(&page, false)
-            .expect_err("no cookies");
-        assert_eq!(err.grant, "grants.capture.cookies");
-
-        let plain = capture(&["https://app.example.test"], true, false);
-        assert!(plain.check_capture_cookies(&page, false).is_ok());
-        let err = plain
-            .check_capture_cookies(&page, true)
-            .expect_err("httpOnly");
-        assert_eq!(err.grant, "grants.capture.http_only_cookies");
-        // The origin is checked first: cookies of an origin not granted are refused.
-        let err = plain
-            .check_capture_cookies(&url("https://other.test/"), false)
-            .expect_err("origin");
-        assert_eq!(err.grant, "grants.capture.origins");
-
-        let full = capture(&["https://app.example.test"], true, true);
-        assert!(full.check_capture_cookies(&page, true).is_ok());
-    }
-
-    #[test]
-    fn cookie_domains_are_covered_by_origin_hosts() {
-        let g = capture(
-            &[
-                "https://app.example.test",
-                "http://127.0.0.1:*",
-                "https://*.corp.test:8443",
-            ],
-            true,
-            false,
-        );
-        let ok = |d: &str| g.check_capture_cookie_domain(d, false).is_ok();
-        assert!(ok("app.example.test"));
-        assert!(ok(".APP.example.test"));
-        assert!(ok("127.0.0.1"));
-        assert!(ok("wiki.corp.test"));
-        // A parent domain is not covered by an origin on one of its hosts.
-        assert!(!ok("example.test"));
-        assert!(!ok("corp.test"));
-        assert!(!ok("other.test"));
-        let err = g
-            .check_capture_cookie_domain("other.test", false)
-            .expect_err("denied");
-        assert_eq!(err.grant, "grants.capture.origins");
-        assert!(
-            err.message.contains("https://other.test"),
-            "{}",
-            err.message
-        );
-        let err = g
-            .check_capture_cookie_domain("app.example.test", true)
-            .expect_err("httpOnly");
-        assert_eq!(err.grant, "grants.capture.http_only_cookies");
-        assert_eq!(pattern_host("https://[::1]:8080"), "::1");
-        assert_eq!(pattern_host("*"), "*");
-    }
-
-    #[test]
-    fn no_capture_grant_denies_everything() {
-        let g = Grants {
-            plugin: "p".into(),
-            ..Grants::default()
-        };
-        assert!(g.check_http(&url("http://127.0.0.1:1/")).is_err());
-        assert!(g.check_terminal_local().is_err());
-        assert!(g.check_terminal_ssh("web1").is_err());
-        assert!(g.check_sftp_host("web1").is_err());
-        assert!(g.check_sftp_write().is_err());
-        assert!(g.check_terminal_write().is_err());
-        assert!(g.sftp_roots().is_empty());
-        assert!(g.check_browser().is_err());
-    }
-}
+#[path = "grants_tests.rs"]
+mod tests;

@@ -3,9 +3,11 @@
 //! how long, how many at once, and which `[credentials.NAME]` the host adds to them. Checked
 //! by the host on every request (`capabilities/http`).
 
-use super::Validator;
 use super::credentials::Credential;
-use super::grants::{Denied, Fix, GlobList, Grants};
+use super::denied::{Denied, Fix};
+use super::glob::GlobList;
+use super::validate::Validator;
+use super::values::size_text;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -95,8 +97,8 @@ impl HttpGrant {
             } else {
                 format!(" (added by the host: {})", added.join(", "))
             },
-            super::grants::size_text(self.max_request_body),
-            super::grants::size_text(self.max_response_body),
+            size_text(self.max_request_body),
+            size_text(self.max_response_body),
             humantime::format_duration(self.timeout),
             humantime::format_duration(self.connect_timeout),
             self.concurrency,
@@ -127,64 +129,63 @@ pub fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-impl Grants {
-    /// May this plugin send `method` to `url`? Returns its `grants.http` and the origin
-    /// patterns that matched (for the private-network rule).
-    pub fn check_http_request(
-        &self,
-        method: &str,
-        url: &Url,
-    ) -> Result<(&HttpGrant, Vec<&str>), Denied> {
-        const ORIGINS: &str = "grants.http.origins";
-        const METHODS_KEY: &str = "grants.http.methods";
-        if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+/// May `plugin`, granted `grant`, send `method` to `url`? Its `grants.http` and the origin
+/// patterns that matched (for the private-network rule); `Grants::check_http_request`.
+pub(super) fn check_request<'g>(
+    grant: Option<&'g HttpGrant>,
+    plugin: &str,
+    method: &str,
+    url: &Url,
+) -> Result<(&'g HttpGrant, Vec<&'g str>), Denied> {
+    const ORIGINS: &str = "grants.http.origins";
+    const METHODS_KEY: &str = "grants.http.methods";
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(Denied::unfixable(
+            ORIGINS,
+            url.scheme().to_string(),
+            format!(
+                "only http and https URLs with a host can be requested, not {}:",
+                url.scheme()
+            ),
+        ));
+    }
+    let origin = origin_of(url);
+    let Some(grant) = grant else {
+        return Err(Denied::fixable(
+            plugin,
+            ORIGINS,
+            format!("{method} {origin}"),
+            Fix::add(ORIGINS, origin),
+        ));
+    };
+    let matched = origin_patterns(&grant.origins, url);
+    if matched.is_empty() {
+        return Err(Denied::fixable(
+            plugin,
+            ORIGINS,
+            format!("{method} {origin}"),
+            Fix::add(ORIGINS, origin),
+        ));
+    }
+    if !grant.methods.iter().any(|m| m == method) {
+        if !METHODS.contains(&method) {
             return Err(Denied::unfixable(
-                ORIGINS,
-                url.scheme().to_string(),
+                METHODS_KEY,
+                format!("{method} {origin}"),
                 format!(
-                    "only http and https URLs with a host can be requested, not {}:",
-                    url.scheme()
+                    "the method {method} cannot be granted; grants.http.methods may name {}",
+                    METHODS.join(", ")
                 ),
             ));
         }
-        let origin = origin_of(url);
-        let Some(grant) = self.http.as_ref() else {
-            return Err(Denied::fixable(
-                &self.plugin,
-                ORIGINS,
-                format!("{method} {origin}"),
-                Fix::add(ORIGINS, origin),
-            ));
-        };
-        let matched = origin_patterns(&grant.origins, url);
-        if matched.is_empty() {
-            return Err(Denied::fixable(
-                &self.plugin,
-                ORIGINS,
-                format!("{method} {origin}"),
-                Fix::add(ORIGINS, origin),
-            ));
-        }
-        if !grant.methods.iter().any(|m| m == method) {
-            if !METHODS.contains(&method) {
-                return Err(Denied::unfixable(
-                    METHODS_KEY,
-                    format!("{method} {origin}"),
-                    format!(
-                        "the method {method} cannot be granted; grants.http.methods may name {}",
-                        METHODS.join(", ")
-                    ),
-                ));
-            }
-            return Err(Denied::fixable(
-                &self.plugin,
-                METHODS_KEY,
-                format!("{method} {origin}"),
-                Fix::add(METHODS_KEY, method),
-            ));
-        }
-        Ok((grant, matched))
+        return Err(Denied::fixable(
+            plugin,
+            METHODS_KEY,
+            format!("{method} {origin}"),
+            Fix::add(METHODS_KEY, method),
+        ));
     }
+    Ok((grant, matched))
 }
 
 impl Validator<'_> {

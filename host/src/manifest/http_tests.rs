@@ -3,6 +3,7 @@
 
 use super::credentials::{CredentialKind, OAuthFlow, ValueSource};
 use super::*;
+use std::path::Path;
 use url::Url;
 
 fn parse(text: &str) -> Result<Manifest, String> {

@@ -1,13 +1,42 @@
 //! `[server.http.oauth]`: the checks made when the manifest loads, so a typo in an issuer,
 //! an http JWKS URL or a client rule is an error with its line, not a refused token later.
 
+use super::client_limits::ClientLimits;
 use super::schema::{HttpClient, OAuthSection};
-use super::{
-    ClientLimits, DEFAULT_JWKS_MIN_REFRESH, OAuthClientRule, OAuthConfig, Validator, valid_name,
-};
+use super::validate::{Validator, valid_name};
 use std::collections::BTreeMap;
+use std::time::Duration;
 use toml::Spanned;
 use url::Url;
+
+/// `[server.http.oauth]`, validated.
+#[derive(Debug, Clone)]
+pub struct OAuthConfig {
+    pub issuer: String,
+    pub jwks_url: url::Url,
+    /// As written (the metadata and the default audience use it verbatim).
+    pub resource: String,
+    pub resource_url: url::Url,
+    pub audience: String,
+    pub scopes_supported: Vec<String>,
+    pub required_scopes: Vec<String>,
+    /// In name order: the first that matches a token names it.
+    pub clients: Vec<OAuthClientRule>,
+    pub default_client: Option<String>,
+    pub jwks_min_refresh: Duration,
+}
+
+/// `[server.http.oauth.clients.NAME]`: a token is this client's when every set field matches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthClientRule {
+    pub name: String,
+    pub subject: Option<String>,
+    pub client_id: Option<String>,
+    pub scope: Option<String>,
+}
+
+/// Default `[server.http.oauth] jwks_min_refresh`.
+pub const DEFAULT_JWKS_MIN_REFRESH: Duration = Duration::from_secs(30);
 
 /// A URL Warden fetches or names must be https, or http to this machine (tests, a local IdP).
 fn secure_or_loopback(url: &Url) -> bool {

@@ -3,7 +3,7 @@
 //! Settings are configuration, not privileges: the plugin reads them without a grant, so
 //! they must not hold credentials (those stay in the host's grants and secrets).
 
-use super::Validator;
+use super::validate::Validator;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use toml::Spanned;

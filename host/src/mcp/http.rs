@@ -14,6 +14,7 @@
 //!   granted loopback cannot call tools as another client.
 
 use super::WardenServer;
+pub use super::identity::ClientIdentity;
 use super::oauth::{OAuth, OAuthError, Refusal};
 use crate::audit::{self, Outcome, Record};
 use crate::manifest::{HttpConfig, SecretSource};
@@ -31,10 +32,6 @@ use std::sync::Arc;
 
 /// Path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
-
-/// The name of the client that made a request, set by the token check.
-#[derive(Debug, Clone)]
-pub struct ClientIdentity(pub Arc<str>);
 
 /// The HTTP transport could not start.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! client over its limits is answered 429 with `Retry-After` while the others go on.
 //! Requests without a client name (loopback without tokens) are not limited here.
 
-use super::http::ClientIdentity;
+use super::identity::ClientIdentity;
 use crate::manifest::{ClientLimits, Rate};
 use axum::body::Body;
 use axum::extract::{Request, State};

@@ -15,7 +15,7 @@
 //!
 //! A server without tokens has one client, so every session is its own.
 
-use super::http::ClientIdentity;
+use super::identity::{BoundSession, ClientIdentity};
 use crate::audit::{self, Outcome, Record};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -30,10 +30,6 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Sessions recorded between two sweeps of the ones that ended.
 const SWEEP_EVERY: usize = 64;
-
-/// Set on a request whose `Mcp-Session-Id` names a session of the requesting client.
-#[derive(Debug, Clone)]
-pub struct BoundSession(pub Arc<str>);
 
 /// Who opened each live session of this server.
 pub struct SessionOwners {

@@ -195,7 +195,7 @@ fn same_peer(a: &Peer<RoleServer>, b: &Peer<RoleServer>) -> bool {
 pub fn forward(
     events: &ResourceEvents,
     subscriptions: Arc<Subscriptions>,
-    registry: Arc<RwLock<Arc<super::Served>>>,
+    registry: Arc<RwLock<Arc<super::served::Served>>>,
 ) {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return;

@@ -74,12 +74,27 @@ fn input_request(question: &Question) -> Result<InputRequest, AskFailure> {
         .map_err(|e| AskFailure::Failed(format!("cannot encode the request: {e}")))
 }
 
+/// A client's answer that is not a result of the question it answers.
+#[derive(Debug, thiserror::Error)]
+enum BadAnswer {
+    #[error("not an elicitation result (action, content): {0}")]
+    Elicit(serde_json::Error),
+    #[error("not an elicitation result (action): {0}")]
+    ElicitUrl(serde_json::Error),
+    #[error("not a sampling result (role, content, model): {0}")]
+    Sample(serde_json::Error),
+    #[error("not a roots/list result (roots): {0}")]
+    Roots(serde_json::Error),
+    /// The parsed answer could not be encoded again for the plugin.
+    #[error("{0}")]
+    Encode(serde_json::Error),
+}
+
 /// Read the client's `result` for `question`.
-fn answer(question: &Question, result: Value) -> Result<Answer, String> {
+fn answer(question: &Question, result: Value) -> Result<Answer, BadAnswer> {
     match question {
         Question::Elicit { .. } => {
-            let result: ElicitResult = serde_json::from_value(result)
-                .map_err(|e| format!("not an elicitation result (action, content): {e}"))?;
+            let result: ElicitResult = serde_json::from_value(result).map_err(BadAnswer::Elicit)?;
             Ok(Answer::Elicit(match result.action {
                 ElicitationAction::Accept => FormAnswer::Accept(
                     result
@@ -91,8 +106,8 @@ fn answer(question: &Question, result: Value) -> Result<Answer, String> {
             }))
         }
         Question::ElicitUrl { .. } => {
-            let result: ElicitResult = serde_json::from_value(result)
-                .map_err(|e| format!("not an elicitation result (action): {e}"))?;
+            let result: ElicitResult =
+                serde_json::from_value(result).map_err(BadAnswer::ElicitUrl)?;
             Ok(Answer::Elicit(match result.action {
                 ElicitationAction::Accept => FormAnswer::Opened,
                 ElicitationAction::Decline => FormAnswer::Decline,
@@ -100,18 +115,18 @@ fn answer(question: &Question, result: Value) -> Result<Answer, String> {
             }))
         }
         Question::Sample(_) => {
-            let result: CreateMessageResult = serde_json::from_value(result)
-                .map_err(|e| format!("not a sampling result (role, content, model): {e}"))?;
+            let result: CreateMessageResult =
+                serde_json::from_value(result).map_err(BadAnswer::Sample)?;
             serde_json::to_string(&result)
                 .map(Answer::Sample)
-                .map_err(|e| e.to_string())
+                .map_err(BadAnswer::Encode)
         }
         Question::ListRoots => {
-            let result: ListRootsResult = serde_json::from_value(result)
-                .map_err(|e| format!("not a roots/list result (roots): {e}"))?;
+            let result: ListRootsResult =
+                serde_json::from_value(result).map_err(BadAnswer::Roots)?;
             serde_json::to_string(&result.roots)
                 .map(Answer::Roots)
-                .map_err(|e| e.to_string())
+                .map_err(BadAnswer::Encode)
         }
     }
 }
@@ -250,8 +265,8 @@ mod tests {
             json!({"action": "accept", "content": {"name": "Ada"}}),
         );
         assert_eq!(
-            ok,
-            Ok(Answer::Elicit(FormAnswer::Accept(
+            ok.ok(),
+            Some(Answer::Elicit(FormAnswer::Accept(
                 r#"{"name":"Ada"}"#.into()
             )))
         );

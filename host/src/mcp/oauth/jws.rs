@@ -298,12 +298,12 @@ pub(super) mod tests {
     use ring::rand::SystemRandom;
     use ring::signature::{EcdsaKeyPair, Ed25519KeyPair, KeyPair};
 
-    pub(in crate::mcp::oauth) fn b64e(bytes: &[u8]) -> String {
+    pub(crate) fn b64e(bytes: &[u8]) -> String {
         URL_SAFE_NO_PAD.encode(bytes)
     }
 
     /// A P-256 key pair and its JWK.
-    pub(in crate::mcp::oauth) fn es256(kid: &str) -> (EcdsaKeyPair, serde_json::Value) {
+    pub(crate) fn es256(kid: &str) -> (EcdsaKeyPair, serde_json::Value) {
         let rng = SystemRandom::new();
         let alg = &signature::ECDSA_P256_SHA256_FIXED_SIGNING;
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(alg, &rng).expect("keygen");
@@ -316,7 +316,7 @@ pub(super) mod tests {
         (pair, jwk)
     }
 
-    pub(in crate::mcp::oauth) fn sign_es256(
+    pub(crate) fn sign_es256(
         pair: &EcdsaKeyPair,
         header: &serde_json::Value,
         claims: &serde_json::Value,

@@ -12,7 +12,7 @@
 //!
 //! Nothing else is touched, and a message that does not parse passes as it came.
 
-use super::Method;
+use super::method::Method;
 use crate::mcp::WardenServer;
 use crate::runtime::bindings::TaskSupport;
 use axum::body::{Body, Bytes};

@@ -1,0 +1,176 @@
+//! `[ssh.hosts.NAME]` and `[rdp.hosts.NAME]`: the machines the terminal, SFTP and RDP
+//! capabilities reach, by alias. They live only in the host; grants name them.
+
+use super::schema::{self, SecretSpec};
+use super::secret::SecretSource;
+use super::validate::{Validator, valid_name};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use toml::Spanned;
+
+/// One validated `[ssh.hosts.NAME]`. Lives only in the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshHostConfig {
+    pub address: String,
+    pub user: String,
+    pub identity_file: Option<PathBuf>,
+    /// Decrypts `identity_file`; resolved when connecting, never shown.
+    pub identity_passphrase: Option<SecretSource>,
+    pub agent: bool,
+    pub known_hosts: Option<PathBuf>,
+}
+
+/// One validated `[rdp.hosts.NAME]`. Lives only in the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RdpHostConfig {
+    pub address: String,
+    pub user: String,
+    pub domain: Option<String>,
+    /// Resolved when connecting, never shown.
+    pub password: SecretSource,
+    /// Lowercase hex, 64 digits; `None`: every certificate is refused (its fingerprint shown).
+    pub cert_sha256: Option<String>,
+    /// Offer RemoteFX (else the server sends bitmap updates).
+    pub remotefx: bool,
+}
+
+impl Validator<'_> {
+    /// `[ssh.hosts]`: aliases, `host:port` addresses, a way to authenticate, and a passphrase
+    /// only for an identity file.
+    pub(super) fn ssh_hosts(
+        &mut self,
+        hosts: BTreeMap<String, Spanned<schema::SshHost>>,
+    ) -> BTreeMap<String, SshHostConfig> {
+        let mut ssh_hosts = BTreeMap::new();
+        for (alias, host) in hosts {
+            let span = host.span();
+            let host = host.into_inner();
+            self.remote_host("ssh", &alias, span.clone(), &host.address, "");
+            if host.identity_file.is_none() && !host.agent {
+                self.error(span.clone(), format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
+            }
+            let identity_passphrase = host.identity_passphrase.and_then(|spec| {
+                let span = spec.span();
+                let spec = spec.into_inner();
+                if host.identity_file.is_none() {
+                    self.error(span.clone(), format!("ssh.hosts.{alias}.identity_passphrase: it decrypts identity_file, which is not set"));
+                }
+                match (spec.env, spec.value) {
+                    (Some(var), None) => Some(SecretSource::Env(var)),
+                    (None, Some(value)) => Some(SecretSource::Literal(value)),
+                    _ => {
+                        self.error(span, format!("ssh.hosts.{alias}.identity_passphrase: set exactly one of env (preferred) or value"));
+                        None
+                    }
+                }
+            });
+            ssh_hosts.insert(
+                alias,
+                SshHostConfig {
+                    address: host.address.into_inner(),
+                    user: host.user,
+                    identity_file: host.identity_file.map(|p| self.resolve(&p)),
+                    identity_passphrase,
+                    agent: host.agent,
+                    known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
+                },
+            );
+        }
+        ssh_hosts
+    }
+
+    /// A `[ssh.hosts]` or `[rdp.hosts]` entry's alias and `host:port` address; `hint` ends the
+    /// address error.
+    pub(super) fn remote_host(
+        &mut self,
+        kind: &str,
+        alias: &str,
+        span: std::ops::Range<usize>,
+        address: &Spanned<String>,
+        hint: &str,
+    ) {
+        if !valid_name(alias) {
+            self.error(
+                span,
+                format!("{kind} host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
+            );
+        }
+        if address
+            .get_ref()
+            .rsplit_once(':')
+            .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+        {
+            self.error(
+                address.span(),
+                format!(
+                    "{kind}.hosts.{alias}.address: \"{}\" must be host:port{hint}",
+                    address.get_ref()
+                ),
+            );
+        }
+    }
+
+    /// `[rdp.hosts]`: aliases, `host:port` addresses, one password source, and a well-formed
+    /// certificate fingerprint.
+    pub(super) fn rdp_hosts(
+        &mut self,
+        hosts: BTreeMap<String, Spanned<schema::RdpHost>>,
+    ) -> BTreeMap<String, RdpHostConfig> {
+        let mut out = BTreeMap::new();
+        for (alias, host) in hosts {
+            let span = host.span();
+            let host = host.into_inner();
+            self.remote_host(
+                "rdp",
+                &alias,
+                span.clone(),
+                &host.address,
+                " (RDP's port is usually 3389)",
+            );
+            let password_span = host.password.span();
+            let password = match host.password.into_inner() {
+                SecretSpec {
+                    env: Some(var),
+                    value: None,
+                } => SecretSource::Env(var),
+                SecretSpec {
+                    env: None,
+                    value: Some(value),
+                } => SecretSource::Literal(value),
+                _ => {
+                    self.error(password_span, format!("rdp.hosts.{alias}.password: set exactly one of env (preferred) or value"));
+                    SecretSource::Literal(String::new())
+                }
+            };
+            let cert_sha256 = host.cert_sha256.and_then(|pin| {
+                let normalized = normalize_fingerprint(pin.get_ref());
+                if normalized.is_none() {
+                    self.error(pin.span(), format!("rdp.hosts.{alias}.cert_sha256: \"{}\" is not a SHA-256 fingerprint (64 hex digits, colons allowed); connect once without it to see the server's", pin.get_ref()));
+                }
+                normalized
+            });
+            out.insert(
+                alias,
+                RdpHostConfig {
+                    address: host.address.into_inner(),
+                    user: host.user,
+                    domain: host.domain,
+                    password,
+                    cert_sha256,
+                    remotefx: host.remotefx.unwrap_or(true),
+                },
+            );
+        }
+        out
+    }
+}
+
+/// A SHA-256 fingerprint as lowercase hex without separators, or `None` when `text` is not one.
+pub fn normalize_fingerprint(text: &str) -> Option<String> {
+    let hex: String = text
+        .chars()
+        .filter(|c| *c != ':' && !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    (hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit())).then_some(hex)
+}
