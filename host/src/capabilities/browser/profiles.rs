@@ -6,7 +6,7 @@ use super::bindings::warden::browser::types::Error;
 use super::emulation::{Emulation, Viewport};
 use super::error::{BrowserError, Result};
 use super::live::Live;
-use super::state::Owner;
+use super::model::state::Owner;
 use crate::audit::GuestScope;
 use crate::capabilities::View;
 use crate::manifest::BrowserProfile;

@@ -3,7 +3,7 @@
 //! with `[browser] endpoints` every session gets a connection of its own to a member of the
 //! remote fleet (`fleet.rs`). The running browser itself is [`Live`] (`live.rs`).
 
-use super::caps::TabCensus;
+use super::model::census::TabCensus;
 use super::conversations::Conversations;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
@@ -12,7 +12,7 @@ use super::guard::Guard;
 use super::launch::Persistent;
 use super::live::Live;
 use super::saved_state::SavedStates;
-use super::state::Owner;
+use super::model::state::Owner;
 use crate::audit::Used;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -11,8 +11,8 @@ use super::bindings::warden::browser::browser::SavedState as WitState;
 use super::bindings::warden::browser::types::Error;
 use super::cdp::s;
 use super::error::{BrowserError, Result};
-use super::guard::navigation::Navigation;
-use super::holding::Door;
+use super::model::navigation::Navigation;
+use super::model::hold::Door;
 use super::live::Live;
 use super::scope::SessionKey;
 use super::tab::{Tab, WaitUntil};
@@ -44,7 +44,7 @@ pub struct State {
     left_out: u32,
     /// Origins a secret was typed into in the saved session: a session opened from the
     /// state never reads their storage or cookie values back either (`holding.rs`).
-    secret_origins: super::holding::SecretOrigins,
+    secret_origins: super::model::hold::SecretOrigins,
     /// The client whose call saved it: the caps count per client.
     client: crate::capabilities::conversation::Owner,
 }

@@ -21,58 +21,38 @@
 mod deny_log;
 pub mod failures;
 pub mod listen;
-pub mod navigation;
 pub mod policy;
 mod proxy;
 pub mod upstream;
 
-use super::downloads::Place;
-use super::error::BrowserError;
-use super::live::Live;
-use super::state::Owner;
-use crate::manifest::grants::Grants;
+use super::model::owner::Owner;
 use crate::net::forbidden::{Registration, Service};
 use deny_log::DenyLog;
 use policy::{Refusal, Target};
-use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock, Weak};
 use tokio_util::sync::CancellationToken;
 use upstream::Upstream;
 use url::Url;
 
-/// Which grant the origin guard checks: the agents' browser or the capture profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    Browser,
-    Capture,
-}
-
-impl Guard {
-    pub(super) fn check(self, grants: &Grants, url: &Url) -> std::result::Result<(), String> {
-        match self {
-            Self::Browser => grants.check_browser_origin(url),
-            Self::Capture => grants.check_capture_origin(url),
-        }
-        .map_err(|d| d.message)
-    }
-
-    pub(super) fn capability(self) -> &'static str {
-        match self {
-            Self::Browser => "browser",
-            Self::Capture => "capture.page",
-        }
-    }
-}
-
 /// Chromium's bypass list for a guarded context: no implicit bypass of loopback, so requests
 /// to 127.0.0.1 and `localhost` go through the guard like any other.
 pub const BYPASS: &str = "<-loopback>";
 
+pub use super::model::owner::Guard;
+
+/// Where a guard reads whose grants apply to a connection of its context: the running
+/// browser (`live/guarded.rs`), asked at each connection so a manifest reload applies at once.
+pub trait Owners: Send + Sync {
+    /// The owners whose grants a request of `context` (`None`: the default context) is
+    /// checked against.
+    fn owners_of(&self, context: Option<&str>) -> Vec<Owner>;
+}
+
 /// Which browser context a guard serves, filled in once the context exists.
 #[derive(Default)]
 struct OwnerSource {
-    live: OnceLock<Weak<Live>>,
+    live: OnceLock<Weak<dyn Owners>>,
     /// The context id; unset for a launched browser's default context.
     context: OnceLock<String>,
 }
@@ -267,7 +247,7 @@ impl NetGuard {
     }
 
     /// Serve the browser context `context` of `live` (`None`: its default context).
-    pub fn bind(&self, live: Weak<Live>, context: Option<String>) {
+    pub fn bind(&self, live: Weak<dyn Owners>, context: Option<String>) {
         let _ = self.shared.owners.live.set(live);
         if let Some(context) = context {
             let _ = self.shared.owners.context.set(context);
@@ -279,72 +259,5 @@ impl Drop for NetGuard {
     fn drop(&mut self) {
         self.task.abort();
         self.shared.deny_log.flush();
-    }
-}
-
-impl Live {
-    /// Create a browser context whose every connection goes through a network guard of its
-    /// own (chained to `upstream`, a profile's proxy and bypass rules, when given), and whose
-    /// downloads go to `downloads` or are refused: no context exists without both rules.
-    pub(super) async fn guarded_context(
-        &self,
-        upstream: Option<(&str, &[String])>,
-        downloads: Option<Place>,
-    ) -> Result<String, BrowserError> {
-        let guard = NetGuard::start(self.guard, upstream, &self.listen)
-            .await
-            .map_err(BrowserError::Io)?;
-        let created = self
-            .cdp
-            .call_raw(
-                None,
-                "Target.createBrowserContext",
-                json!({
-                    "disposeOnDetach": true,
-                    "proxyServer": guard.proxy_server(),
-                    "proxyBypassList": BYPASS,
-                }),
-            )
-            .await?;
-        let id = created["browserContextId"]
-            .as_str()
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| BrowserError::Io("the browser created a context without an id".into()))?
-            .to_string();
-        guard.bind(self.me.clone(), Some(id.clone()));
-        self.lock().guards.insert(id.clone(), guard);
-        if let Err(e) = self.set_downloads(&id, downloads).await {
-            let _ = self
-                .cdp
-                .call_raw(
-                    None,
-                    "Target.disposeBrowserContext",
-                    json!({ "browserContextId": id }),
-                )
-                .await;
-            self.lock().guards.remove(&id);
-            return Err(e);
-        }
-        Ok(id)
-    }
-
-    /// Whose grants a request of `context` (`None`: the default context) is checked against:
-    /// the plugin whose session it is; in the default context, the plugin whose capture calls
-    /// occupy it (`occupancy.rs`), never the union of the plugins whose tabs it shows.
-    fn owners_of(&self, context: Option<&str>) -> Vec<Owner> {
-        let st = self.lock();
-        let Some(context) = context.or(st.default_context.as_deref()) else {
-            return Vec::new();
-        };
-        let mut owners: Vec<Owner> = st.contexts.get(context).cloned().into_iter().collect();
-        if st.default_context.as_deref() == Some(context)
-            && let Some(occupant) = &st.occupant
-            && !owners
-                .iter()
-                .any(|o| o.scope.plugin == occupant.owner.scope.plugin)
-        {
-            owners.push(occupant.owner.clone());
-        }
-        owners
     }
 }

@@ -2,7 +2,7 @@
 //! `wait-downloads`).
 
 use super::super::bindings::warden::browser::browser::{Download, DownloadStatus};
-use super::super::downloads::{self, Status};
+use super::super::model::downloads::{self, Status};
 use super::super::error::{BrowserError, Result};
 use super::super::tab::Tab;
 use std::time::Duration;

@@ -9,8 +9,8 @@ use super::super::bindings::warden::browser::browser::{
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::emulation::{self, Emulation as Emu};
-use super::super::holding::{self, Door};
-use super::super::routes::{self, Action};
+use super::super::model::hold::{self as holding, Door};
+use super::super::model::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
@@ -96,7 +96,7 @@ impl View<'_, BrowserCtx> {
                     kind.as_deref()
                         .is_none_or(|k| e.resource_type.eq_ignore_ascii_case(k))
                 })
-                .filter(|(_, e)| !query.failed_only || super::super::observe::failed(e))
+                .filter(|(_, e)| !query.failed_only || super::super::model::log::failed(e))
                 .map(|(seq, e)| NetworkEntry {
                     seq,
                     method: e.method,

@@ -20,10 +20,10 @@ use super::bindings::warden::browser::browser::{
 };
 use super::bindings::warden::browser::types::{self, Error};
 use super::error::BrowserError;
-use super::holding::{self, Door};
+use super::model::hold::{self as holding, Door};
 use super::live::Live;
 use super::scope::SessionKey;
-use super::state::Owner;
+use super::model::owner::Owner;
 use super::tab::{self, Click, Tab};
 use super::{BrowserCtx, DEFAULT_SESSION, PageHandle, keys};
 use crate::capabilities::View;

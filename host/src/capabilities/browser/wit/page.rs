@@ -11,7 +11,7 @@ use super::super::bindings::warden::browser::browser::{
 use super::super::bindings::warden::browser::types::Error;
 use super::super::error::BrowserError;
 use super::super::guard::Guard;
-use super::super::holding::{self, Door};
+use super::super::model::hold::{self as holding, Door};
 use super::super::keys::{self, Clipboard};
 use super::super::tab::{self, Area};
 use super::snapshot::to_wit_snapshot;

@@ -5,7 +5,7 @@
 use super::super::bindings::warden::browser::browser::{
     Element, ElementStates, FrameInfo, Overlay, PageMeta, Rect, Snapshot,
 };
-use super::super::holding;
+use super::super::model::hold as holding;
 use super::super::tab::{FrameSnapshot, Tab};
 
 pub(super) fn to_wit_snapshot(tab: &Tab, frames: &[FrameSnapshot], include_text: bool) -> Snapshot {

@@ -36,9 +36,8 @@
 //!   Every text the plugin reads of any tab of the session is masked for every secret typed
 //!   in the session, not only in that tab.
 
-use super::error::Result;
+
 use super::state::State;
-use super::tab::Tab;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashSet};
 use url::Url;
@@ -318,7 +317,7 @@ impl State {
     /// it from now on; the session remembers the origin and every form of the secret (to
     /// mask them in all its tabs), the browser that its clipboard may carry a secret.
     /// Returns the `window.name` guards to register first: (session, command parameters).
-    pub(super) fn hold_secret(
+    pub(crate) fn hold_secret(
         &mut self,
         target: &str,
         origin: &str,
@@ -370,7 +369,7 @@ impl State {
     }
 
     /// Every form of every secret typed in `context`'s session, longest first.
-    pub(super) fn session_secrets(&self, context: &str) -> &[String] {
+    pub(crate) fn session_secrets(&self, context: &str) -> &[String] {
         self.extras
             .get(context)
             .map_or(&[], |x| x.secret_variants.as_slice())
@@ -378,7 +377,7 @@ impl State {
 
     /// Does a tab that can message tab `target` (its opener, a window it opened) hold a
     /// secret now? A cross-origin window still reaches the other by `postMessage`.
-    pub(super) fn family_holds_secret(&self, target: &str) -> bool {
+    pub(crate) fn family_holds_secret(&self, target: &str) -> bool {
         let Some(tab) = self.tabs.get(target) else {
             return false;
         };
@@ -390,57 +389,17 @@ impl State {
     }
 
     /// Has `origin` had a secret typed into it in `context`'s session?
-    pub(super) fn secret_origin(&self, context: &str, origin: &str) -> bool {
+    pub(crate) fn secret_origin(&self, context: &str, origin: &str) -> bool {
         self.extras
             .get(context)
             .is_some_and(|x| x.secret_origins.contains(origin))
     }
 
     /// Does a tab of `context` hold a secret now?
-    pub(super) fn context_holds_secret(&self, context: &str) -> bool {
+    pub(crate) fn context_holds_secret(&self, context: &str) -> bool {
         self.tabs
             .values()
             .any(|t| t.context == context && t.holds_secret())
-    }
-}
-
-impl Tab {
-    /// Does the document this tab shows hold a secret the host typed?
-    pub fn holds_secret(&self) -> Result<bool> {
-        self.state(|t| t.holds_secret())
-    }
-
-    /// Has any tab of this tab's browser held a secret (its clipboard may carry one)?
-    pub fn browser_held_secret(&self) -> bool {
-        self.live.lock().secret_typed
-    }
-
-    /// The tab's URL as the plugin reads it: scrubbed, and while the page holds a secret
-    /// without its query and fragment.
-    pub fn shown_url(&self) -> Result<String> {
-        let (url, held) = self.state(|t| (t.shown().0.to_string(), t.holds_secret()))?;
-        Ok(self.scrub(&if held { without_query(&url) } else { url }))
-    }
-
-    /// Has the origin of the page this tab shows had a secret typed into it in its session?
-    pub fn shows_secret_origin(&self) -> Result<bool> {
-        let (url, context) = self.state(|t| (t.url.clone(), t.context.clone()))?;
-        let origin = Url::parse(&url)
-            .map(|u| u.origin().ascii_serialization())
-            .unwrap_or_default();
-        Ok(self.live.lock().secret_origin(&context, &origin))
-    }
-
-    /// The origins of this tab's session that had a secret typed into them.
-    pub fn secret_origins(&self) -> Result<SecretOrigins> {
-        let context = self.state(|t| t.context.clone())?;
-        Ok(self
-            .live
-            .lock()
-            .extras
-            .get(&context)
-            .map(|x| x.secret_origins.clone())
-            .unwrap_or_default())
     }
 }
 

@@ -2,16 +2,16 @@
 //! grants guard each, and every tab's state. Plain data, changed only by the event reducer
 //! (`events.rs`) and the operations in `live.rs` and `tab/`.
 
+use super::census::TabCensus;
 use super::downloads::Downloads;
-use super::guard::NetGuard;
-use super::holding::Hold;
-use super::observe::TabLog;
+use super::hold::Hold;
+use super::log::TabLog;
 use super::routes::SessionExtras;
-use crate::audit::GuestScope;
-use crate::manifest::grants::Grants;
+use super::snapshot::Kept as SnapshotKept;
+use super::static_page::{Prefetched, StaticView};
+pub use super::owner::Owner;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// A JavaScript dialog waiting for an answer.
 #[derive(Debug, Clone)]
@@ -19,13 +19,6 @@ pub struct Dialog {
     pub kind: String,
     pub message: String,
     pub default_prompt: String,
-}
-
-/// Who owns a browser context or a tab: whose grants its origin guard checks.
-#[derive(Clone)]
-pub struct Owner {
-    pub grants: Arc<Grants>,
-    pub scope: GuestScope,
 }
 
 /// A request in flight that an action may wait for.
@@ -97,45 +90,49 @@ pub struct TabState {
     /// Nodes (backend ids) already marked clickable in Warden's world (`tab/clickable.rs`).
     pub clickable: HashSet<u64>,
     /// The last snapshot without and with text (`tab/snapshot.rs`).
-    pub snapshots: [Option<std::sync::Arc<super::tab::SnapshotKept>>; 2],
+    pub snapshots: [Option<std::sync::Arc<SnapshotKept>>; 2],
     /// A page the host read without the browser, shown in place of the tab's document
     /// until an action needs the browser (`tab/static_view.rs`).
-    pub view: Option<Box<super::static_page::StaticView>>,
+    pub view: Option<Box<StaticView>>,
     /// A response the host holds for the browser's next request of its URL (a document).
-    pub prefetched: Option<super::static_page::Prefetched>,
+    pub prefetched: Option<Prefetched>,
+}
+
+/// Who holds the default context, and how many of its calls are under way.
+pub(crate) struct Occupant {
+    pub(crate) owner: Owner,
+    pub(crate) calls: usize,
 }
 
 #[derive(Default)]
-pub(super) struct State {
-    pub(super) contexts: HashMap<String, Owner>,
+pub(crate) struct State {
+    pub(crate) contexts: HashMap<String, Owner>,
     /// The browser's default (persistent) context, whose tabs the capture provider opens.
-    pub(super) default_context: Option<String>,
-    pub(super) by_owner: HashMap<(String, String), String>,
-    pub(super) tabs: HashMap<String, TabState>,
-    pub(super) sessions: HashMap<String, String>,
+    pub(crate) default_context: Option<String>,
+    pub(crate) by_owner: HashMap<(String, String), String>,
+    pub(crate) tabs: HashMap<String, TabState>,
+    pub(crate) sessions: HashMap<String, String>,
     /// Routes and emulation of each context that has any.
-    pub(super) extras: HashMap<String, SessionExtras>,
+    pub(crate) extras: HashMap<String, SessionExtras>,
     /// The blank tab a browser started with on a persistent profile: kept (a browser without
     /// a tab may quit) but never listed.
-    pub(super) startup: HashSet<String>,
-    /// The network guard of each context Warden created (see `guard/`).
-    pub(super) guards: HashMap<String, NetGuard>,
+    pub(crate) startup: HashSet<String>,
     /// How many tabs have attached so far (gives each its `opened`).
-    pub(super) attached: u64,
+    pub(crate) attached: u64,
     /// The tab the browser shows in front: the newest, or the last brought to the front.
-    pub(super) front: Option<String>,
+    pub(crate) front: Option<String>,
     /// Where each session saves downloads, and every session's downloads.
-    pub(super) downloads: Downloads,
+    pub(crate) downloads: Downloads,
     /// The tabs of the other browsers of this provider (profiles', fleet sessions'), so a
     /// plugin's tab cap holds across them: this browser's generation and the shared count.
-    pub(super) census: Option<(u64, std::sync::Arc<super::caps::TabCensus>)>,
+    pub(crate) census: Option<(u64, std::sync::Arc<TabCensus>)>,
     /// How many tabs this browser had when it last told the census.
-    pub(super) census_told: Option<usize>,
+    pub(crate) census_told: Option<usize>,
     /// The plugin whose capture calls hold the default context (`occupancy.rs`).
-    pub(super) occupant: Option<super::occupancy::Occupant>,
+    pub(crate) occupant: Option<Occupant>,
     /// A tab of this browser has held a secret: its clipboard and selection may carry one
     /// (`holding.rs`). Never cleared while the browser runs.
-    pub(super) secret_typed: bool,
+    pub(crate) secret_typed: bool,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -234,13 +231,13 @@ impl TabState {
 
 impl State {
     /// Make browser context `id` the session `key` (plugin, session) of `owner`.
-    pub(super) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
+    pub(crate) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
         self.contexts.insert(id.clone(), owner);
         self.by_owner.insert(key, id);
     }
 
     /// The CDP sessions of the tabs of `context`.
-    pub(super) fn tab_sessions(&self, context: &str) -> Vec<String> {
+    pub(crate) fn tab_sessions(&self, context: &str) -> Vec<String> {
         self.tabs
             .values()
             .filter(|t| t.context == context)
