@@ -10,8 +10,8 @@
 use super::error::{BrowserError, Result};
 use super::events::Effect;
 use super::live::Live;
-use super::provider::BrowserProvider;
 use super::model::state::{Owner, State};
+use super::provider::BrowserProvider;
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use std::collections::HashMap;

@@ -304,7 +304,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         return Reduced::default();
     };
     // A document that holds a secret and hands its URL to another origin as the referrer
-    // passes the hold on (`holding.rs`).
+    // passes the hold on (`model/hold.rs`).
     if method == "Network.requestWillBeSent"
         && s(p, "type") == "Document"
         && s(p, "frameId") == target
@@ -340,7 +340,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         }
         _ => {}
     }
-    // What a page logs while it holds a secret stays withheld (`holding.rs`).
+    // What a page logs while it holds a secret stays withheld (`model/hold.rs`).
     tab.log.held = tab.holds_secret();
     if tab.log.on_event(method, p) {
         return Reduced {
@@ -479,7 +479,6 @@ pub(crate) fn ready_popups(st: &State, opener: &str) -> usize {
         .filter(|t| (!t.url.is_empty() && t.url != "about:blank") || t.blocked_seq > 0)
         .count()
 }
-
 
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,10 @@
 //! The reducer's part for downloads: a download begins (placed or refused), progresses
 //! (cancelled past the cap), completes.
 
+use super::effect::{Effect, Reduced};
 use crate::capabilities::browser::model::downloads::{Download, Status, safe_name, source};
 use crate::capabilities::browser::model::event::s;
 use crate::capabilities::browser::model::state::{State, TabState};
-use super::effect::{Effect, Reduced};
 use serde_json::Value;
 use std::time::Instant;
 
@@ -26,7 +26,7 @@ pub(crate) fn will_begin(st: &mut State, p: &Value) -> Reduced {
     let mut shown = source(s(p, "url"));
     let mut file_name = safe_name(s(p, "suggestedFilename"));
     let status = if held {
-        // A page that holds a secret may be saving it (`holding.rs`): cancelled, and what
+        // A page that holds a secret may be saving it (`model/hold.rs`): cancelled, and what
         // the browser wrote of it removed; its name and path stay withheld.
         effects.push(Effect::CancelDownload {
             guid: guid.clone(),
@@ -147,4 +147,3 @@ fn tab_of_frame<'a>(st: &'a mut State, frame: &str) -> Option<&'a mut TabState> 
     };
     st.tabs.get_mut(&id)
 }
-

@@ -8,18 +8,19 @@
 //! plugin was not granted is failed before it leaves the browser and the page never receives
 //! the response.
 
+use crate::audit::GuestScope;
 use crate::capabilities::browser::cdp::{Cdp, Event, s};
-use crate::capabilities::browser::model::downloads::Place;
 use crate::capabilities::browser::emulation::Emulation;
 use crate::capabilities::browser::error::{BrowserError, Result};
 use crate::capabilities::browser::events::ready_popups;
 use crate::capabilities::browser::fleet;
 use crate::capabilities::browser::guard::listen::Listen;
 use crate::capabilities::browser::guard::{Guard, NetGuard, Owners};
-use crate::capabilities::browser::launch::{self, Launched};
-use crate::capabilities::browser::provider::{BrowserProvider, SETUP_TIMEOUT};
+use crate::capabilities::browser::launch::{self, Launched, Persistent};
+use crate::capabilities::browser::model::census::TabCensus;
+use crate::capabilities::browser::model::downloads::Place;
 use crate::capabilities::browser::model::state::{Owner, State, TabState};
-use crate::audit::GuestScope;
+use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Grants;
 use crate::net::forbidden::{Registration, Service};
 use serde_json::{Value, json};
@@ -29,6 +30,20 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::watch;
 use url::Url;
+
+/// How long set-up steps (starting the browser, opening a tab) may take.
+pub(crate) const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a browser is started with: its provider's settings.
+pub(crate) struct Setup<'a> {
+    pub config: &'a BrowserConfig,
+    pub guard: Guard,
+    pub persistent: Option<&'a Persistent>,
+    /// A remote browser to attach to; `None`: launch one.
+    pub endpoint: Option<&'a String>,
+    pub census: Arc<TabCensus>,
+    pub profile_session: Option<Emulation>,
+}
 
 /// How long a closing browser may take to write its profile and exit before it is killed.
 const CLOSE_GRACE: Duration = Duration::from_secs(10);
@@ -116,12 +131,12 @@ async fn addresses_of(url: &str) -> Vec<std::net::SocketAddr> {
 }
 
 impl Live {
-    pub(crate) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
-        let (config, guard) = (&provider.config, provider.guard);
-        let persistent = provider.persistent.as_ref();
+    pub(crate) async fn start(provider: Setup<'_>, generation: u64) -> Result<Arc<Self>> {
+        let (config, guard) = (provider.config, provider.guard);
+        let persistent = provider.persistent;
         let mut control = Vec::new();
         let mut listen = Listen::loopback();
-        let (cdp, events, process, net_guard) = match &provider.endpoint {
+        let (cdp, events, process, net_guard) = match provider.endpoint {
             Some(endpoint) => {
                 let ws = fleet::resolve(endpoint).await.map_err(|e| {
                     BrowserError::Io(format!("the browser at {}: {e}", fleet::shown(endpoint)))
@@ -174,12 +189,12 @@ impl Live {
             _control: control,
             listen,
             state: Mutex::new(State {
-                census: Some((generation, provider.census.clone())),
+                census: Some((generation, provider.census)),
                 ..State::default()
             }),
             changed: watch::channel(0).0,
             reduced: AtomicU64::new(0),
-            profile_session: provider.profile_session.clone(),
+            profile_session: provider.profile_session,
             process: Mutex::new(process),
             opening: Mutex::default(),
         });

@@ -1,9 +1,9 @@
 //! A running browser's downloads: where each context saves them, and moving a finished one
 //! to its own name.
 
-use crate::capabilities::browser::model::downloads::{Download, Place, Status, unique};
 use super::browser::Live;
 use crate::audit::Used;
+use crate::capabilities::browser::model::downloads::{Download, Place, Status, unique};
 use serde_json::json;
 use std::time::Duration;
 
@@ -177,4 +177,3 @@ impl Live {
         });
     }
 }
-

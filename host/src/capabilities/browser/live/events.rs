@@ -2,10 +2,10 @@
 //! waiters.
 
 use super::browser::Live;
-use serde_json::json;
-use crate::capabilities::browser::events::{Effect, reduce};
 use crate::capabilities::browser::error::CdpError;
+use crate::capabilities::browser::events::{Effect, reduce};
 use crate::capabilities::browser::model::event::Event;
+use serde_json::json;
 
 impl Live {
     /// Reduce one event and carry out what it calls for.

@@ -55,7 +55,6 @@ impl Live {
         }
         Ok(id)
     }
-
 }
 
 impl Owners for Live {

@@ -16,4 +16,4 @@ mod guarded;
 mod routes;
 
 pub use browser::Live;
-pub(crate) use browser::control_endpoint;
+pub(crate) use browser::{SETUP_TIMEOUT, Setup, control_endpoint};

@@ -46,4 +46,3 @@ impl Live {
             .unwrap_or_default()
     }
 }
-

@@ -28,4 +28,3 @@ impl TabCensus {
         self.lock().remove(&generation);
     }
 }
-

@@ -7,12 +7,10 @@
 //! reducer follows its progress (cancelling it past the cap) and, once complete, the host
 //! moves it to its own name (the page's suggestion, made safe and unique) and audits it.
 
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use url::Url;
-
 
 /// A session lists at most this many downloads (the newest); older files stay on disk.
 const KEPT_PER_SESSION: usize = 64;

@@ -14,4 +14,3 @@ pub struct Event {
 pub(in crate::capabilities::browser) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
 }
-

@@ -36,8 +36,6 @@
 //!   Every text the plugin reads of any tab of the session is masked for every secret typed
 //!   in the session, not only in that tab.
 
-
-use super::state::State;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashSet};
 use url::Url;
@@ -308,98 +306,6 @@ pub fn origin_only(url: &str) -> String {
         }
         Ok(u) => format!("{}:… {WITHHELD}", u.scheme()),
         Err(_) => WITHHELD.to_string(),
-    }
-}
-
-impl State {
-    /// The host is about to type a secret bound to `origin` into tab `target`: its document,
-    /// and those of the tabs that can script it (its openers and the windows it opened), hold
-    /// it from now on; the session remembers the origin and every form of the secret (to
-    /// mask them in all its tabs), the browser that its clipboard may carry a secret.
-    /// Returns the `window.name` guards to register first: (session, command parameters).
-    pub(crate) fn hold_secret(
-        &mut self,
-        target: &str,
-        origin: &str,
-        variants: &[String],
-    ) -> Vec<(String, Value)> {
-        self.secret_typed = true;
-        let Some(context) = self.tabs.get(target).map(|t| t.context.clone()) else {
-            return Vec::new();
-        };
-        let mut family = vec![target.to_string()];
-        let mut i = 0;
-        while i < family.len() {
-            let me = family[i].clone();
-            let opener = self.tabs.get(&me).and_then(|t| t.opener.clone());
-            let opened = self
-                .tabs
-                .iter()
-                .filter(|(_, t)| t.context == context && t.opener.as_deref() == Some(me.as_str()))
-                .map(|(id, _)| id.clone());
-            for id in opener.into_iter().chain(opened.collect::<Vec<_>>()) {
-                if !family.contains(&id) {
-                    family.push(id);
-                }
-            }
-            i += 1;
-        }
-        let mut guards = Vec::new();
-        for id in &family {
-            if let Some(t) = self.tabs.get_mut(id) {
-                let loader = t.loader.clone();
-                t.hold.take(&loader);
-                if let Some(guard) = t.hold.guard_name(origin) {
-                    guards.push((t.session.clone(), guard));
-                }
-            }
-        }
-        let extras = self.extras.entry(context).or_default();
-        extras.secret_origins.insert(origin.to_string());
-        for v in variants {
-            if !extras.secret_variants.contains(v) {
-                extras.secret_variants.push(v.clone());
-            }
-        }
-        // Longest first, so a variant that contains another is masked whole.
-        extras
-            .secret_variants
-            .sort_by_key(|s| std::cmp::Reverse(s.len()));
-        guards
-    }
-
-    /// Every form of every secret typed in `context`'s session, longest first.
-    pub(crate) fn session_secrets(&self, context: &str) -> &[String] {
-        self.extras
-            .get(context)
-            .map_or(&[], |x| x.secret_variants.as_slice())
-    }
-
-    /// Does a tab that can message tab `target` (its opener, a window it opened) hold a
-    /// secret now? A cross-origin window still reaches the other by `postMessage`.
-    pub(crate) fn family_holds_secret(&self, target: &str) -> bool {
-        let Some(tab) = self.tabs.get(target) else {
-            return false;
-        };
-        let opener = tab.opener.as_ref().and_then(|o| self.tabs.get(o));
-        opener.is_some_and(|o| o.context == tab.context && o.holds_secret())
-            || self.tabs.values().any(|t| {
-                t.context == tab.context && t.opener.as_deref() == Some(target) && t.holds_secret()
-            })
-    }
-
-    /// Has `origin` had a secret typed into it in `context`'s session?
-    pub(crate) fn secret_origin(&self, context: &str, origin: &str) -> bool {
-        self.extras
-            .get(context)
-            .is_some_and(|x| x.secret_origins.contains(origin))
-    }
-
-    /// Does a tab of `context` hold a secret now?
-    pub(crate) fn context_holds_secret(&self, context: &str) -> bool {
-        self.tabs
-            .values()
-            .any(|t| t.context == context && t.holds_secret())
     }
 }
 

@@ -13,9 +13,11 @@
 //! | `routes.rs` | a session's routes (block, mock) and emulation |
 //! | `snapshot.rs` | a tab's frames and its last element snapshot |
 //! | `static_page.rs` | a page the host read without the browser, and the response it holds |
+//! | `conversations.rs` | the conversations that opened sessions and can end |
 //! | `census.rs` | each plugin's tabs across the browsers of one provider |
 
 pub mod census;
+pub mod conversations;
 pub mod downloads;
 pub mod event;
 pub mod hold;

@@ -51,10 +51,10 @@ pub struct SessionExtras {
     pub mocked: bool,
     /// Windows its pages opened that were closed for going over a tab cap (`caps.rs`).
     pub popups_closed: u64,
-    /// Origins a secret was typed into in this session (`holding.rs`). Never cleared.
+    /// Origins a secret was typed into in this session (`model/hold.rs`). Never cleared.
     pub secret_origins: super::hold::SecretOrigins,
     /// Every form of every secret typed into this session, longest first: masked in what any
-    /// of its tabs shows (`holding.rs`). Never cleared.
+    /// of its tabs shows (`model/hold.rs`). Never cleared.
     pub secret_variants: Vec<String>,
 }
 

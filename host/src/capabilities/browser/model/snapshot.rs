@@ -29,4 +29,3 @@ pub struct FrameSnapshot {
     /// could not be read.
     pub data: Option<(u32, Value)>,
 }
-

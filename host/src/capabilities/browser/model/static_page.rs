@@ -1,8 +1,8 @@
 //! What the fast path (`static_page/`) leaves in a tab: the page the host read without the
 //! browser, and the response the browser is answered with when it asks for that document.
 
-use crate::capabilities::browser::static_page::parse::identity::Identity;
 use super::navigation::Navigation;
+use crate::capabilities::browser::static_page::parse::identity::Identity;
 use serde_json::Value;
 
 /// A response the host fetched and the browser is answered with when it asks for the same

@@ -44,4 +44,3 @@ impl Tab {
             .unwrap_or_default())
     }
 }
-

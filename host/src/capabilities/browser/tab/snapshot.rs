@@ -5,8 +5,8 @@
 //! the answer, so paging through a huge page reads it once.
 
 use super::Tab;
-pub use crate::capabilities::browser::model::snapshot::{Frame, FrameSnapshot, Kept};
 use crate::capabilities::browser::error::Result;
+pub use crate::capabilities::browser::model::snapshot::{Frame, FrameSnapshot, Kept};
 use serde_json::json;
 use std::sync::Arc;
 

@@ -7,8 +7,8 @@ use super::navigate::WaitUntil;
 use super::script::Frame;
 use super::snapshot::FrameSnapshot;
 use crate::capabilities::browser::error::{BrowserError, Result};
-use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::guard::{HostRequests, NetGuard};
+use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::static_page::fetch::{self, Dest, FetchError, Request};
 use crate::capabilities::browser::static_page::parse::{self, Parsed};
 use crate::capabilities::browser::static_page::{Prefetched, StaticView, response};
@@ -214,7 +214,12 @@ impl Tab {
 
     /// The network guard of the tab's browser context, for the host's own requests.
     fn host_requests(&self) -> Result<Option<HostRequests>> {
-        let Some(context) = self.live.lock().tabs.get(&self.target).map(|t| t.context.clone())
+        let Some(context) = self
+            .live
+            .lock()
+            .tabs
+            .get(&self.target)
+            .map(|t| t.context.clone())
         else {
             return Err(BrowserError::NotFound(
                 "the tab is closed; open a page with browse_navigate".into(),

@@ -1,8 +1,6 @@
 //! The WIT side of a tab's logs (console, network), a session's routes and emulation, and a
 //! page's storage. Everything read from a tab is scrubbed of the secrets typed into it.
 
-use super::super::BrowserCtx;
-use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
     NetworkQuery, Route, RouteAction, StorageArea, Viewport,
@@ -12,6 +10,8 @@ use super::super::emulation::{self, Emulation as Emu};
 use super::super::model::hold::{self as holding, Door};
 use super::super::model::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
+use super::ctx::BrowserCtx;
+use super::handle::PageHandle;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
@@ -41,7 +41,7 @@ impl View<'_, BrowserCtx> {
         Ok(ConsoleLog {
             entries: entries
                 .into_iter()
-                // What the page logged while it held a secret stays withheld (`holding.rs`).
+                // What the page logged while it held a secret stays withheld (`model/hold.rs`).
                 .map(|(seq, e)| ConsoleEntry {
                     seq,
                     level: e.level.to_string(),
@@ -234,7 +234,7 @@ impl View<'_, BrowserCtx> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
         // Storage outlives the document: an origin a secret was typed into keeps it for
-        // the session's life (`holding.rs`).
+        // the session's life (`model/hold.rs`).
         self.unheld(&tab, Door::Storage)?;
         if tab.shows_secret_origin()? {
             return Err(self.held(&tab, Door::Storage));

@@ -2,8 +2,6 @@
 //! The interface's other functions are forwarded to `extras.rs`, `../profiles.rs` and
 //! `../saved_state.rs`.
 
-use super::super::BrowserCtx;
-use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, SavedState,
     SearchResult, StorageArea, TabInfo,
@@ -12,6 +10,8 @@ use super::super::bindings::warden::browser::types::Error;
 use super::super::scope::SessionKey;
 use super::super::search::{self, SearchError};
 use super::super::tab::Tab;
+use super::ctx::BrowserCtx;
+use super::handle::PageHandle;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
@@ -257,7 +257,7 @@ impl Host for View<'_, BrowserCtx> {
         session: String,
         profile: Option<String>,
     ) -> Result<(), Error> {
-        self.create_session_impl(session, profile).await
+        self.open_profile_session(session, profile).await
     }
 
     // Saved states: see `../saved_state.rs`.
@@ -267,7 +267,7 @@ impl Host for View<'_, BrowserCtx> {
         session: Option<String>,
         name: String,
     ) -> Result<SavedState, Error> {
-        self.save_state_impl(session, name).await
+        self.save_session_state(session, name).await
     }
 
     async fn create_session_from_state(
@@ -275,14 +275,14 @@ impl Host for View<'_, BrowserCtx> {
         session: String,
         state: String,
     ) -> Result<SavedState, Error> {
-        self.create_session_from_state_impl(session, state).await
+        self.open_session_from_state(session, state).await
     }
 
     async fn list_states(&mut self) -> Result<Vec<SavedState>, Error> {
-        self.list_states_impl()
+        self.saved_state_summaries()
     }
 
     async fn delete_state(&mut self, name: String) -> Result<(), Error> {
-        self.delete_state_impl(name)
+        self.forget_saved_state(name)
     }
 }

@@ -12,7 +12,7 @@ pub(super) fn to_wit_snapshot(tab: &Tab, frames: &[FrameSnapshot], include_text:
     records(&|s: &str| tab.scrub(s), frames, include_text)
 }
 
-/// What a snapshot of a page that holds a secret keeps (`holding.rs`): every element and its
+/// What a snapshot of a page that holds a secret keeps (`model/hold.rs`): every element and its
 /// name, but no field's value (the page may have moved the secret into any of them) and no
 /// URL query; `url` is the tab's URL as shown. Text blocks were not asked for.
 pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String) {
