@@ -27,7 +27,7 @@ fn count(n: usize) -> u32 {
 }
 
 impl View<'_, BrowserCtx> {
-    pub(super) async fn console_messages_impl(
+    pub(super) async fn scrubbed_console_log(
         &mut self,
         page: Resource<PageHandle>,
         since_last: bool,
@@ -59,7 +59,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn network_requests_impl(
+    pub(super) async fn scrubbed_network_log(
         &mut self,
         page: Resource<PageHandle>,
         query: NetworkQuery,
@@ -116,7 +116,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn add_route_impl(
+    pub(super) async fn checked_add_route(
         &mut self,
         session: Option<String>,
         url_glob: String,
@@ -140,7 +140,7 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
-    pub(super) async fn remove_route_impl(
+    pub(super) async fn remove_session_route(
         &mut self,
         session: Option<String>,
         id: u32,
@@ -149,7 +149,7 @@ impl View<'_, BrowserCtx> {
         Ok(live.change_routes(&context, |x| x.remove_route(id)).await?)
     }
 
-    pub(super) async fn list_routes_impl(
+    pub(super) async fn session_routes(
         &mut self,
         session: Option<String>,
     ) -> Result<Vec<Route>, Error> {
@@ -173,7 +173,7 @@ impl View<'_, BrowserCtx> {
             .collect())
     }
 
-    pub(super) async fn set_emulation_impl(
+    pub(super) async fn apply_emulation(
         &mut self,
         session: Option<String>,
         e: Emulation,
@@ -200,7 +200,7 @@ impl View<'_, BrowserCtx> {
         Ok(live.set_emulation(&context, emu).await?)
     }
 
-    pub(super) async fn get_emulation_impl(
+    pub(super) async fn session_emulation(
         &mut self,
         session: Option<String>,
     ) -> Result<Emulation, Error> {
@@ -226,7 +226,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn storage_items_impl(
+    pub(super) async fn scrubbed_storage_items(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,
@@ -247,7 +247,7 @@ impl View<'_, BrowserCtx> {
             .collect())
     }
 
-    pub(super) async fn set_storage_item_impl(
+    pub(super) async fn write_storage_item(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,
@@ -261,7 +261,7 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
-    pub(super) async fn clear_storage_impl(
+    pub(super) async fn clear_storage_area(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,
