@@ -22,24 +22,9 @@ use tokio::net::unix::pipe;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-/// Why a command failed.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum CdpError {
-    #[error("the browser connection is closed (the browser exited or was killed)")]
-    Closed,
-    #[error("the browser refused {method}: {message}")]
-    Protocol { method: String, message: String },
-    #[error("unexpected answer to {method}: {message}")]
-    Decode { method: String, message: String },
-}
-
-/// An event from the browser: its method, the session it belongs to, and its parameters.
-#[derive(Debug)]
-pub struct Event {
-    pub method: String,
-    pub session: Option<String>,
-    pub params: Value,
-}
+pub use super::error::CdpError;
+pub use super::model::event::Event;
+pub(super) use super::model::event::s;
 
 /// An event as it arrives. (chromiumoxide's `CdpJsonEventMessage` does not read the
 /// top-level `sessionId`, which flatten mode depends on.)
@@ -370,11 +355,6 @@ async fn drive(
         }
     }
     close_all(&mut pending, &closed);
-}
-
-/// Read a string field of a JSON object.
-pub(super) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -8,40 +8,11 @@ use super::provider::BrowserProvider;
 use super::scope;
 use crate::audit::{AuditLog, Record};
 use crate::capabilities::conversation::Conversation;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// How often ended conversations are looked for.
 const REAP_EVERY: Duration = Duration::from_secs(5);
-
-/// The conversations that opened sessions and can end, by key.
-#[derive(Default)]
-pub(crate) struct Conversations {
-    open: Mutex<HashMap<String, Conversation>>,
-    watching: std::sync::atomic::AtomicBool,
-    /// Where the closes are audited (the server's one audit log).
-    audit: OnceLock<Arc<AuditLog>>,
-}
-
-impl Conversations {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Conversation>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The conversations that ended since the last look, forgotten here.
-    fn ended(&self) -> Vec<String> {
-        let mut ended = Vec::new();
-        self.lock().retain(|key, c| {
-            let alive = c.is_alive();
-            if !alive {
-                ended.push(key.clone());
-            }
-            alive
-        });
-        ended
-    }
-}
 
 impl BrowserProvider {
     /// `conversation` is about to use a session: watch for its end.

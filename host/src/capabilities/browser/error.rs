@@ -1,6 +1,15 @@
 //! Why a browser operation failed; `wit/` maps it onto the WIT error variant.
 
-use super::cdp::CdpError;
+/// Why a command failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CdpError {
+    #[error("the browser connection is closed (the browser exited or was killed)")]
+    Closed,
+    #[error("the browser refused {method}: {message}")]
+    Protocol { method: String, message: String },
+    #[error("unexpected answer to {method}: {message}")]
+    Decode { method: String, message: String },
+}
 
 /// Why a browser operation failed.
 #[derive(Debug, thiserror::Error)]

@@ -2,76 +2,24 @@
 //! detached, requests paused by the guard, navigations, dialogs, requests in flight, console
 //! and network entries) into the browser's [`State`], and returns the commands the event
 //! calls for ([`Effect`]: set up a new tab, answer a paused request, write an audit line). It
-//! does no I/O itself; [`Live::on_event`] carries the effects out and wakes the waiters.
+//! does no I/O itself; `Live::on_event` (`live/events.rs`) carries the effects out and wakes the waiters.
 
-use super::cdp::{CdpError, Event, s};
-use super::downloads;
-use super::guard::Guard;
-use super::live::Live;
-use super::routes::{self, Action};
-use super::state::{Dialog, InFlight, MAX_TRACKED_REQUESTS, State, TabState};
-use crate::audit::GuestScope;
+mod downloads;
+mod effect;
+
+pub(crate) use effect::{Effect, Reduced};
+
+use super::model::event::{Event, s};
+use super::model::hold::referrer_of;
+use super::model::owner::Guard;
+use super::model::routes::{self, Action};
+use super::model::state::{Dialog, InFlight, MAX_TRACKED_REQUESTS, State, TabState};
+use super::model::static_page::Prefetched;
 use serde_json::{Value, json};
 use url::Url;
 
-/// A command an event calls for.
-#[derive(Debug)]
-pub(super) enum Effect {
-    /// A tab of ours attached, paused: send these on its session, in order (the guard first,
-    /// `Runtime.runIfWaitingForDebugger` last).
-    SetUp {
-        session: String,
-        commands: Vec<(&'static str, Value)>,
-    },
-    /// A target that is not a tab of ours (a worker, the browser's first blank tab): let it
-    /// run, unwatched.
-    Release { session: String },
-    /// A window over the tab cap: let it run with every request failed, then close it.
-    ClosePopup {
-        session: Option<String>,
-        target: String,
-    },
-    /// Answer a request the browser paused (failing it if the browser refuses the answer).
-    Answer {
-        session: Option<String>,
-        request_id: String,
-        method: &'static str,
-        params: Value,
-    },
-    /// A download completed: move it to its own name in the session's directory.
-    PlaceDownload { guid: String },
-    /// A download passed the session's size cap: cancel it.
-    CancelDownload { guid: String, context: String },
-    /// A navigation ended a tab's secret hold: drop the tab's history, so no step back
-    /// (form restoration, the back/forward cache) shows the document that held it.
-    DropHistory { session: String },
-    /// A `capability_denied` audit line.
-    Deny {
-        scope: GuestScope,
-        capability: &'static str,
-        target: String,
-        reason: String,
-    },
-}
-
-/// What one event did: the commands it calls for, and whether waiters should look again.
-#[derive(Debug, Default)]
-pub(super) struct Reduced {
-    pub effects: Vec<Effect>,
-    pub changed: bool,
-}
-
-impl Reduced {
-    fn changed() -> Self {
-        Self {
-            effects: Vec::new(),
-            changed: true,
-        }
-    }
-}
-
 /// Fold `ev` into `st`; `guard` says which grant checks the tabs' document requests.
-pub(super) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
+pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
     let p = &ev.params;
     match ev.method.as_str() {
         "Target.attachedToTarget" => attached(st, p),
@@ -219,7 +167,7 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
         .map(|owner| {
             let decision = match Url::parse(&url) {
                 Ok(_) if !document => Ok(()),
-                Ok(parsed) => guard.check(&owner.grants, &parsed),
+                Ok(parsed) => guard.check(&owner.grants, &parsed).map_err(|d| d.message),
                 Err(e) => Err(format!("{url} is not a valid URL: {e}")),
             };
             (decision, owner.scope.clone())
@@ -356,12 +304,12 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         return Reduced::default();
     };
     // A document that holds a secret and hands its URL to another origin as the referrer
-    // passes the hold on (`holding.rs`).
+    // passes the hold on (`model/hold.rs`).
     if method == "Network.requestWillBeSent"
         && s(p, "type") == "Document"
         && s(p, "frameId") == target
         && tab.holds_secret()
-        && let Some(referrer) = super::holding::referrer_of(&p["request"], &tab.url)
+        && let Some(referrer) = referrer_of(&p["request"], &tab.url)
     {
         tab.hold
             .referred(s(p, "loaderId"), s(&p["request"], "url"), &referrer);
@@ -392,7 +340,7 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
         }
         _ => {}
     }
-    // What a page logs while it holds a secret stays withheld (`holding.rs`).
+    // What a page logs while it holds a secret stays withheld (`model/hold.rs`).
     tab.log.held = tab.holds_secret();
     if tab.log.on_event(method, p) {
         return Reduced {
@@ -505,7 +453,7 @@ fn commit(tab: &mut TabState, target: &str, loader: &str, family_holds: bool) ->
 }
 
 /// The `Fetch.fulfillRequest` parameters of a response the host fetched.
-fn fulfill_prefetched(request_id: &str, r: &super::static_page::Prefetched) -> Value {
+fn fulfill_prefetched(request_id: &str, r: &Prefetched) -> Value {
     use base64::Engine as _;
     let headers: Vec<Value> = r
         .headers
@@ -524,114 +472,12 @@ fn method_of(p: &Value) -> String {
     s(&p["request"], "method").to_string()
 }
 
-pub(super) fn ready_popups(st: &State, opener: &str) -> usize {
+pub(crate) fn ready_popups(st: &State, opener: &str) -> usize {
     st.tabs
         .values()
         .filter(|t| t.opener.as_deref() == Some(opener))
         .filter(|t| (!t.url.is_empty() && t.url != "about:blank") || t.blocked_seq > 0)
         .count()
-}
-
-impl Live {
-    /// Reduce one event and carry out what it calls for.
-    pub(super) fn on_event(&self, ev: Event) {
-        tracing::trace!(method = %ev.method, session = ?ev.session, "browser event");
-        let reduced = {
-            let mut st = self.lock();
-            let reduced = reduce(&mut st, self.guard, &ev);
-            st.tell_census();
-            reduced
-        };
-        self.reduced
-            .fetch_add(1, std::sync::atomic::Ordering::Release);
-        for effect in reduced.effects {
-            self.apply(effect);
-        }
-        if reduced.changed {
-            self.bump();
-        }
-    }
-
-    fn apply(&self, effect: Effect) {
-        match effect {
-            Effect::SetUp { session, commands } => {
-                for (method, params) in commands {
-                    self.cdp.send_raw(Some(&session), method, params);
-                }
-            }
-            Effect::Release { session } => {
-                let cdp = self.cdp.clone();
-                tokio::spawn(async move {
-                    let _ = cdp
-                        .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                    let _ = cdp
-                        .call_raw(
-                            None,
-                            "Target.detachFromTarget",
-                            json!({ "sessionId": session }),
-                        )
-                        .await;
-                });
-            }
-            Effect::ClosePopup { session, target } => {
-                // A paused popup can hold up the renderer it shares with its opener: let it
-                // run, with every request paused (and failed), then close it.
-                let cdp = self.cdp.clone();
-                tokio::spawn(async move {
-                    if let Some(session) = session {
-                        let all = json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] });
-                        let _ = cdp.call_raw(Some(&session), "Fetch.enable", all).await;
-                        let _ = cdp
-                            .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
-                            .await;
-                    }
-                    if let Err(e) = cdp
-                        .call_raw(None, "Target.closeTarget", json!({ "targetId": target }))
-                        .await
-                    {
-                        tracing::debug!("closing a window over the tab cap failed: {e}");
-                    }
-                });
-            }
-            Effect::Answer {
-                session,
-                request_id,
-                method,
-                params,
-            } => {
-                let cdp = self.cdp.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = cdp.call_raw(session.as_deref(), method, params).await {
-                        tracing::debug!("{method} failed: {e}");
-                        // Still paused (the browser refused the answer): fail it rather than
-                        // let it hang, and never let it through.
-                        if method != "Fetch.failRequest" && !matches!(e, CdpError::Closed) {
-                            let _ = cdp
-                                .call_raw(
-                                    session.as_deref(),
-                                    "Fetch.failRequest",
-                                    json!({ "requestId": request_id, "errorReason": "Failed" }),
-                                )
-                                .await;
-                        }
-                    }
-                });
-            }
-            Effect::DropHistory { session } => {
-                self.cdp
-                    .send_raw(Some(&session), "Page.resetNavigationHistory", json!({}));
-            }
-            Effect::PlaceDownload { guid } => self.place_download(guid),
-            Effect::CancelDownload { guid, context } => self.cancel_download(guid, context),
-            Effect::Deny {
-                scope,
-                capability,
-                target,
-                reason,
-            } => scope.denied(capability, &target, &reason),
-        }
-    }
 }
 
 #[cfg(test)]

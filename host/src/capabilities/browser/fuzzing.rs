@@ -4,8 +4,8 @@
 use super::cdp::{self, Event, RawEvent};
 use super::events::reduce;
 use super::guard::Guard;
-use super::observe::TabLog;
-use super::state::{Owner, State};
+use super::model::log::TabLog;
+use super::model::state::{Owner, State};
 use super::tab::FrameSnapshot;
 use super::tab::script::Frame;
 use crate::audit::{AuditLog, GuestScope};

@@ -13,16 +13,10 @@
 
 use super::error::{BrowserError, Result};
 use super::live::Live;
-use super::state::{Owner, State};
+use super::model::state::{Occupant, Owner, State};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// Who holds the default context, and how many of its calls are under way.
-pub(super) struct Occupant {
-    pub(super) owner: Owner,
-    calls: usize,
-}
 
 /// One call's hold on the default context; dropping it ends the hold.
 pub struct Occupancy {

@@ -1,26 +1,25 @@
 //! The browser provider: starts Chromium on first use and restarts it after a crash; a
 //! session opened with a profile that has a `user_data_dir` gets a browser of its own, and
 //! with `[browser] endpoints` every session gets a connection of its own to a member of the
-//! remote fleet (`fleet.rs`). The running browser itself is [`Live`] (`live.rs`).
+//! remote fleet (`fleet.rs`). The running browser itself is [`Live`] (`live/`).
 
-use super::caps::TabCensus;
-use super::conversations::Conversations;
 use super::emulation::Emulation;
 use super::error::{BrowserError, Result};
 use super::fleet::{CONNECT_TIMEOUT, Fleet};
 use super::guard::Guard;
 use super::launch::Persistent;
-use super::live::Live;
+use super::live::{Live, Setup};
+use super::model::census::TabCensus;
+use super::model::conversations::Conversations;
+use super::model::state::Owner;
 use super::saved_state::SavedStates;
-use super::state::Owner;
 use crate::audit::Used;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// How long set-up steps (starting the browser, opening a tab) may take.
-pub(super) const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) use super::live::SETUP_TIMEOUT;
 
 /// Numbers every browser process Warden starts or attaches to, across all providers, so a
 /// handle to a tab of one can never be taken for a tab of another.
@@ -95,6 +94,18 @@ pub fn exited_message() -> String {
 }
 
 impl BrowserProvider {
+    /// What its browsers are started with.
+    fn setup(&self) -> Setup<'_> {
+        Setup {
+            config: &self.config,
+            guard: self.guard,
+            persistent: self.persistent.as_ref(),
+            endpoint: self.endpoint.as_ref(),
+            census: self.census.clone(),
+            profile_session: self.profile_session.clone(),
+        }
+    }
+
     fn with(
         config: BrowserConfig,
         guard: Guard,
@@ -169,7 +180,7 @@ impl BrowserProvider {
             tracing::warn!("the browser is gone; starting a fresh one");
         }
         let generation = GENERATION.fetch_add(1, Ordering::Relaxed) + 1;
-        let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(self, generation))
+        let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(self.setup(), generation))
             .await
             .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
         *guard = Some(live.clone());

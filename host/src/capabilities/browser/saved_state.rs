@@ -6,18 +6,11 @@
 //!
 //! States live in memory until Warden stops; a persistent profile keeps a session on disk.
 
-use super::BrowserCtx;
-use super::bindings::warden::browser::browser::SavedState as WitState;
-use super::bindings::warden::browser::types::Error;
 use super::cdp::s;
 use super::error::{BrowserError, Result};
-use super::guard::navigation::Navigation;
-use super::holding::Door;
 use super::live::Live;
-use super::scope::SessionKey;
+use super::model::navigation::Navigation;
 use super::tab::{Tab, WaitUntil};
-use crate::audit::Used;
-use crate::capabilities::View;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -26,31 +19,31 @@ use url::Url;
 
 /// States one plugin may keep at once for one client (so one client's states never stop
 /// another's from being saved).
-const MAX_STATES: usize = 32;
+pub(crate) const MAX_STATES: usize = 32;
 /// The largest state kept (cookie and storage names and values together).
-const MAX_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_BYTES: usize = 8 * 1024 * 1024;
 /// What one plugin's states of one client may hold together: host memory, so bounded well
 /// below the product of the two caps above.
-const MAX_TOTAL_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_TOTAL_BYTES: usize = 32 * 1024 * 1024;
 /// How long writing one origin's storage may take.
 const RESTORE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What a state holds; the values stay here.
 #[derive(Clone, Default)]
 pub struct State {
-    cookies: Vec<Value>,
+    pub(crate) cookies: Vec<Value>,
     /// Origin to its `localStorage` items.
-    local: BTreeMap<String, Vec<(String, String)>>,
-    left_out: u32,
+    pub(crate) local: BTreeMap<String, Vec<(String, String)>>,
+    pub(crate) left_out: u32,
     /// Origins a secret was typed into in the saved session: a session opened from the
-    /// state never reads their storage or cookie values back either (`holding.rs`).
-    secret_origins: super::holding::SecretOrigins,
+    /// state never reads their storage or cookie values back either (`model/hold.rs`).
+    pub(crate) secret_origins: super::model::hold::SecretOrigins,
     /// The client whose call saved it: the caps count per client.
-    client: crate::capabilities::conversation::Owner,
+    pub(crate) client: crate::capabilities::conversation::Owner,
 }
 
 impl State {
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         let cookies: usize = self
             .cookies
             .iter()
@@ -63,15 +56,6 @@ impl State {
             .map(|(k, v)| k.len() + v.len())
             .sum();
         cookies + local
-    }
-
-    fn summary(&self, name: &str) -> WitState {
-        WitState {
-            name: name.to_string(),
-            cookies: u32::try_from(self.cookies.len()).unwrap_or(u32::MAX),
-            origins: self.local.keys().cloned().collect(),
-            left_out: self.left_out,
-        }
     }
 }
 
@@ -94,7 +78,7 @@ impl SavedStates {
         gone
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), State>> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), State>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -128,7 +112,7 @@ fn cookie_param(c: &Value) -> Value {
 impl Live {
     /// Read `context`'s cookies and the local storage of its tabs' origins, leaving out
     /// every value that holds a secret typed into one of its tabs.
-    async fn read_state(&self, context: &str) -> Result<State> {
+    pub(crate) async fn read_state(&self, context: &str) -> Result<State> {
         let answer = self
             .cdp
             .call_raw(
@@ -208,7 +192,7 @@ impl Live {
     /// through a document of that origin, so a first tab (kept as the session's) shows an
     /// empty document of each origin, made by the host (no request leaves the browser, no
     /// page script runs), and ends on `about:blank`.
-    async fn write_state(&self, context: &str, state: &State) -> Result<()> {
+    pub(crate) async fn write_state(&self, context: &str, state: &State) -> Result<()> {
         if !state.secret_origins.is_empty() {
             self.lock()
                 .extras
@@ -272,161 +256,6 @@ impl Live {
         tab.navigate(&Navigation::blank(), WaitUntil::Load, RESTORE_TIMEOUT)
             .await?;
         Ok(())
-    }
-}
-
-impl View<'_, BrowserCtx> {
-    pub(super) async fn save_state_impl(
-        &mut self,
-        session: Option<String>,
-        name: String,
-    ) -> std::result::Result<WitState, Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(session)?;
-        let name = self.session_key(Some(name)).map_err(|_| {
-            Error::InvalidArgument("a state's name is 1-64 letters, digits, '-' or '_'".into())
-        })?;
-        let plugin = self.plugin().to_string();
-        let live = self
-            .browser
-            .current_for(&plugin, &session)
-            .await
-            .filter(|l| l.has_session(&plugin, &session))
-            .ok_or_else(|| Error::NotFound(format!("no session named \"{session}\" is open")))?;
-        let context = live
-            .context(&plugin, &session, &self.grants, &self.scope)
-            .await?;
-        // A page that holds a secret may have put it anywhere its state reaches.
-        if live.lock().context_holds_secret(&context) {
-            return Err(self.held_at(&format!("session {session}"), Door::SaveState));
-        }
-        let mut state = live.read_state(&context).await?;
-        state.client = self.conversation.owner().clone();
-        if state.bytes() > MAX_BYTES {
-            return Err(Error::LimitReached(format!(
-                "session \"{session}\" holds {} bytes of cookies and storage, more than a saved state keeps ({MAX_BYTES}); clear what it does not need (browse_storage, browse_cookies) first",
-                state.bytes()
-            )));
-        }
-        let summary = state.summary(&name.to_string());
-        {
-            let mut states = self.browser.states.lock();
-            let key = (plugin.clone(), name.clone().into_key());
-            // The state it replaces does not count: saving again under a name frees the old.
-            // Other clients' states do not count either.
-            let others = states
-                .iter()
-                .filter(|(k, st)| k.0 == plugin && **k != key && st.client == state.client);
-            let (mine, held) = others.fold((0, 0), |(n, b), (_, st)| (n + 1, b + st.bytes()));
-            if mine >= MAX_STATES {
-                return Err(Error::LimitReached(format!(
-                    "this plugin keeps {MAX_STATES} saved states of yours already; delete one (browse_session {{\"action\": \"delete_state\"}}) first"
-                )));
-            }
-            if held + state.bytes() > MAX_TOTAL_BYTES {
-                return Err(Error::LimitReached(format!(
-                    "your saved states in this plugin hold {held} bytes; with this one ({} bytes) they would pass {MAX_TOTAL_BYTES}; delete one (browse_session {{\"action\": \"delete_state\"}}) first",
-                    state.bytes()
-                )));
-            }
-            states.insert(key, state);
-        }
-        self.scope.used(&Used {
-            capability: "browser.save_state",
-            target: &name,
-            detail: Some(&format!(
-                "session {session}: {} cookies, local storage of {} origins, {} values left out",
-                summary.cookies,
-                summary.origins.len(),
-                summary.left_out
-            )),
-            ..Default::default()
-        });
-        Ok(summary)
-    }
-
-    pub(super) async fn create_session_from_state_impl(
-        &mut self,
-        session: String,
-        state: String,
-    ) -> std::result::Result<WitState, Error> {
-        self.browser_allowed()?;
-        let session = self.session_key(Some(session))?;
-        let plugin = self.plugin().to_string();
-        let key = self.state_key(&state)?;
-        let saved = self
-            .browser
-            .states
-            .lock()
-            .get(&(plugin.clone(), key))
-            .cloned()
-            .ok_or_else(|| {
-                Error::NotFound(format!(
-                    "this plugin saved no state named \"{state}\"; list them with browse_session"
-                ))
-            })?;
-        if self.browser.is_profile_session(&plugin, &session) {
-            return Err(Error::InvalidArgument(format!(
-                "session \"{session}\" runs on a persistent profile, which keeps its own cookies and storage; open the state in another session"
-            )));
-        }
-        let live = self.session_browser(&session).await?;
-        if live.has_session(&plugin, &session) {
-            return Err(Error::InvalidArgument(format!(
-                "session \"{session}\" is open already; close it (browse_session close) or pick another name to open the state in"
-            )));
-        }
-        let context = live
-            .context(&plugin, &session, &self.grants, &self.scope)
-            .await?;
-        if let Err(e) = live.write_state(&context, &saved).await {
-            let _ = live.close_session(&plugin, &session).await;
-            return Err(
-                BrowserError::Io(format!("could not restore state \"{state}\": {e}")).into(),
-            );
-        }
-        self.scope.used(&Used {
-            capability: "browser.restore_state",
-            target: &state,
-            detail: Some(&format!("into session {session}")),
-            ..Default::default()
-        });
-        Ok(saved.summary(&state))
-    }
-
-    /// A state's name as the host keeps it (scoped like a session's); a name no state can
-    /// have is simply not found.
-    fn state_key(&self, name: &str) -> std::result::Result<String, Error> {
-        SessionKey::new(name, &self.conversation)
-            .map(SessionKey::into_key)
-            .map_err(|_| Error::NotFound(format!("this plugin saved no state named \"{name}\"")))
-    }
-
-    pub(super) fn list_states_impl(&self) -> std::result::Result<Vec<WitState>, Error> {
-        self.browser_allowed()?;
-        let plugin = self.plugin();
-        let states = self.browser.states.lock();
-        let mut list: Vec<WitState> = states
-            .iter()
-            .filter(|((p, _), _)| p == plugin)
-            .filter_map(|((_, key), st)| {
-                SessionKey::visible(key, &self.conversation).map(|name| st.summary(name))
-            })
-            .collect();
-        list.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(list)
-    }
-
-    pub(super) fn delete_state_impl(&self, name: String) -> std::result::Result<(), Error> {
-        self.browser_allowed()?;
-        let plugin = self.plugin().to_string();
-        let key = self.state_key(&name)?;
-        self.browser
-            .states
-            .lock()
-            .remove(&(plugin, key))
-            .map(|_| ())
-            .ok_or_else(|| Error::NotFound(format!("this plugin saved no state named \"{name}\"")))
     }
 }
 

@@ -5,8 +5,8 @@
 //! names. Every name a plugin passes goes through [`SessionKey::new`], and every name the
 //! host hands back through [`SessionKey::visible`].
 
-use super::bindings::warden::browser::types::Error;
 use crate::capabilities::conversation::Conversation;
+use crate::capabilities::errors::Error;
 
 const SEPARATOR: char = '~';
 

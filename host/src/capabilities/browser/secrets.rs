@@ -13,7 +13,7 @@
 //!
 //! A page of a bound origin runs its own script, which the admin trusted by binding the
 //! secret to it: it can show the value, copy it, log it, store it. From the moment the value
-//! is typed the page holds it (`holding.rs`), and what the plugin can read of it is refused
+//! is typed the page holds it (`model/hold.rs`), and what the plugin can read of it is refused
 //! or withheld by that rule. Scrubbing masks the value in what the plugin reads back
 //! (snapshot names, URLs, storage, dialogs) in the encodings a page can apply in one call
 //! (URL, base64, JSON, hex, reversed: `crate::scrub`); it is the second layer, not the rule.
@@ -62,7 +62,7 @@ impl Tab {
     pub async fn type_secret(&self, handle: u64, value: &str, origin: &str) -> Result<()> {
         self.no_dialog()?;
         let before = self.mark()?;
-        // The document holds the secret before the page can see it (`holding.rs`), and the
+        // The document holds the secret before the page can see it (`model/hold.rs`), and the
         // session remembers what to scrub; no later document of another origin in the tab
         // (or a tab that can script it) reads what the page leaves in `window.name`.
         let variants = variants(value);

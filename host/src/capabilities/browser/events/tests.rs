@@ -4,7 +4,7 @@ use super::{Effect, Reduced, reduce};
 use crate::audit::GuestScope;
 use crate::capabilities::browser::cdp::Event;
 use crate::capabilities::browser::guard::Guard;
-use crate::capabilities::browser::state::{Owner, State};
+use crate::capabilities::browser::model::state::{Owner, State};
 use crate::manifest::grants::{BrowserGrant, GlobList, Grants};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -576,7 +576,7 @@ fn windows_over_the_tab_cap_are_closed_before_they_run() {
 #[test]
 fn the_tab_cap_counts_the_plugins_tabs_in_its_other_browsers() {
     // Two browsers of one provider (say two fleet sessions): what one holds counts in the other.
-    let census = Arc::new(crate::capabilities::browser::caps::TabCensus::default());
+    let census = Arc::new(crate::capabilities::browser::model::census::TabCensus::default());
     let mut first = State {
         census: Some((1, census.clone())),
         ..state()

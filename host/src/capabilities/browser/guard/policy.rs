@@ -7,8 +7,8 @@
 //! `super::HostRequests`) are both decided by [`decide`], so a rule added here holds on both
 //! paths. Pure except for name resolution.
 
-use super::super::state::Owner;
-use super::Guard;
+use super::super::model::owner::Guard;
+use super::super::model::owner::Owner;
 use super::failures::Failure;
 use crate::audit::GuestScope;
 use crate::net;

@@ -4,9 +4,9 @@
 //! decided by [`super::policy::decide`] and, when allowed, connected to the address that was
 //! checked; a refusal is a `403` whose body says why, and an aggregated audit line.
 
-use super::Shared;
 use super::failures::Failure;
 use super::policy::{Refusal, Target};
+use super::shared::Shared;
 use super::upstream::{self, Upstream};
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;

@@ -6,16 +6,7 @@
 use super::Prefetched;
 use super::encoding;
 use super::fetch::{header, html_type};
-
-/// Content security policy directives that can stop the page's own styles (or sandbox it),
-/// so what the browser shows is not what its markup and style sheets say.
-const STYLE_DIRECTIVES: &[&str] = &[
-    "default-src",
-    "style-src",
-    "style-src-elem",
-    "style-src-attr",
-    "sandbox",
-];
+use super::parse::policy_restricts_styles;
 
 /// The text of a response the fast path can read whole, or why the browser reads it.
 pub fn readable(response: &Prefetched) -> Result<&str, String> {
@@ -101,18 +92,6 @@ fn styles_restricted(headers: &[(String, String)]) -> bool {
         .iter()
         .filter(|(n, _)| n.eq_ignore_ascii_case("content-security-policy"))
         .any(|(_, policy)| policy_restricts_styles(policy))
-}
-
-/// Does this policy (a header's value, or a `<meta http-equiv>`'s `content`) name one of
-/// [`STYLE_DIRECTIVES`]?
-pub fn policy_restricts_styles(policy: &str) -> bool {
-    policy.split([',', ';']).any(|d| {
-        d.split_ascii_whitespace().next().is_some_and(|name| {
-            STYLE_DIRECTIVES
-                .iter()
-                .any(|s| name.eq_ignore_ascii_case(s))
-        })
-    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
-use crate::capabilities::browser::state::Dialog;
+use crate::capabilities::browser::model::state::Dialog;
 use serde_json::json;
 
 impl Tab {

@@ -5,8 +5,8 @@
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
 use crate::capabilities::browser::guard::failures::Failure;
-use crate::capabilities::browser::guard::navigation::Navigation;
-use crate::capabilities::browser::state::TabState;
+use crate::capabilities::browser::model::navigation::Navigation;
+use crate::capabilities::browser::model::state::TabState;
 use crate::net::NetError;
 use crate::net::lookup::LookupError;
 use serde_json::{Value, json};

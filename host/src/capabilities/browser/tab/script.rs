@@ -9,14 +9,7 @@ const PAGE_JS: &str = include_str!("../page.js");
 /// The isolated world Warden's script runs in (shared by all calls, so node numbers stay).
 pub(super) const WORLD: &str = "__warden__";
 
-/// A frame of the tab, in document order (parents before children).
-#[derive(Debug, Clone)]
-pub struct Frame {
-    pub id: String,
-    pub parent: Option<usize>,
-    pub url: String,
-    pub name: String,
-}
+pub use crate::capabilities::browser::model::snapshot::Frame;
 
 impl Tab {
     /// The tab's frames, parents first.

@@ -5,28 +5,10 @@
 //! the answer, so paging through a huge page reads it once.
 
 use super::Tab;
-use super::script::Frame;
 use crate::capabilities::browser::error::Result;
-use serde_json::{Value, json};
+pub use crate::capabilities::browser::model::snapshot::{Frame, FrameSnapshot, Kept};
+use serde_json::json;
 use std::sync::Arc;
-
-/// A tab's last snapshot of one kind (with or without text), and what it was read from.
-pub struct Kept {
-    /// Each frame's id, and its document and stamp when it was read (none: not read).
-    stamps: Vec<(String, Option<(u32, String)>)>,
-    frames: Arc<Vec<FrameSnapshot>>,
-}
-
-/// What the snapshot of one frame gave.
-#[derive(Debug)]
-pub struct FrameSnapshot {
-    pub frame: Frame,
-    /// Offset of the frame's viewport in the main frame's viewport.
-    pub offset: (f64, f64),
-    /// The document number and the result of `page.js` `snapshot()`, or none when the frame
-    /// could not be read.
-    pub data: Option<(u32, Value)>,
-}
 
 impl Tab {
     pub async fn snapshot(&self, include_text: bool) -> Result<Arc<Vec<FrameSnapshot>>> {

@@ -7,8 +7,8 @@ use super::navigate::WaitUntil;
 use super::script::Frame;
 use super::snapshot::FrameSnapshot;
 use crate::capabilities::browser::error::{BrowserError, Result};
-use crate::capabilities::browser::guard::navigation::Navigation;
 use crate::capabilities::browser::guard::{HostRequests, NetGuard};
+use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::static_page::fetch::{self, Dest, FetchError, Request};
 use crate::capabilities::browser::static_page::parse::{self, Parsed};
 use crate::capabilities::browser::static_page::{Prefetched, StaticView, response};
@@ -214,13 +214,22 @@ impl Tab {
 
     /// The network guard of the tab's browser context, for the host's own requests.
     fn host_requests(&self) -> Result<Option<HostRequests>> {
-        let live = self.live.lock();
-        let Some(tab) = live.tabs.get(&self.target) else {
+        let Some(context) = self
+            .live
+            .lock()
+            .tabs
+            .get(&self.target)
+            .map(|t| t.context.clone())
+        else {
             return Err(BrowserError::NotFound(
                 "the tab is closed; open a page with browse_navigate".into(),
             ));
         };
-        Ok(live.guards.get(&tab.context).map(NetGuard::host_requests))
+        Ok(self
+            .live
+            .guards()
+            .get(&context)
+            .map(NetGuard::host_requests))
     }
 
     /// The `Cookie` header the browser would send to `url` from this tab's session.

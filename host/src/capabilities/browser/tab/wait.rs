@@ -44,9 +44,9 @@ impl Tab {
     }
 
     pub async fn wait_url(&self, pattern: &str, timeout: Duration) -> Result<()> {
-        let glob = crate::capabilities::browser::routes::url_glob(pattern)?;
+        let glob = crate::capabilities::browser::model::routes::url_glob(pattern)?;
         self.poll(timeout, &format!("URL matching \"{pattern}\""), || async {
-            // The URL as the plugin may read it (`holding.rs`): a glob is an oracle too.
+            // The URL as the plugin may read it (`model/hold.rs`): a glob is an oracle too.
             Ok(glob.is_match(self.shown_url()?))
         })
         .await

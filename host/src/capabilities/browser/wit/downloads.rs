@@ -2,8 +2,8 @@
 //! `wait-downloads`).
 
 use super::super::bindings::warden::browser::browser::{Download, DownloadStatus};
-use super::super::downloads::{self, Status};
 use super::super::error::{BrowserError, Result};
+use super::super::model::downloads::{self, Status};
 use super::super::tab::Tab;
 use std::time::Duration;
 

@@ -1,17 +1,17 @@
 //! The WIT side of a tab's logs (console, network), a session's routes and emulation, and a
 //! page's storage. Everything read from a tab is scrubbed of the secrets typed into it.
 
-use super::super::BrowserCtx;
-use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ConsoleEntry, ConsoleLog, Emulation, Geolocation, MockResponse, NetworkEntry, NetworkLog,
     NetworkQuery, Route, RouteAction, StorageArea, Viewport,
 };
 use super::super::bindings::warden::browser::types::Error;
 use super::super::emulation::{self, Emulation as Emu};
-use super::super::holding::{self, Door};
-use super::super::routes::{self, Action};
+use super::super::model::hold::{self as holding, Door};
+use super::super::model::routes::{self, Action};
 use super::super::tab::StorageArea as Area;
+use super::ctx::BrowserCtx;
+use super::handle::PageHandle;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
@@ -27,7 +27,7 @@ fn count(n: usize) -> u32 {
 }
 
 impl View<'_, BrowserCtx> {
-    pub(super) async fn console_messages_impl(
+    pub(super) async fn scrubbed_console_log(
         &mut self,
         page: Resource<PageHandle>,
         since_last: bool,
@@ -41,7 +41,7 @@ impl View<'_, BrowserCtx> {
         Ok(ConsoleLog {
             entries: entries
                 .into_iter()
-                // What the page logged while it held a secret stays withheld (`holding.rs`).
+                // What the page logged while it held a secret stays withheld (`model/hold.rs`).
                 .map(|(seq, e)| ConsoleEntry {
                     seq,
                     level: e.level.to_string(),
@@ -59,7 +59,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn network_requests_impl(
+    pub(super) async fn scrubbed_network_log(
         &mut self,
         page: Resource<PageHandle>,
         query: NetworkQuery,
@@ -96,7 +96,7 @@ impl View<'_, BrowserCtx> {
                     kind.as_deref()
                         .is_none_or(|k| e.resource_type.eq_ignore_ascii_case(k))
                 })
-                .filter(|(_, e)| !query.failed_only || super::super::observe::failed(e))
+                .filter(|(_, e)| !query.failed_only || super::super::model::log::failed(e))
                 .map(|(seq, e)| NetworkEntry {
                     seq,
                     method: e.method,
@@ -116,7 +116,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn add_route_impl(
+    pub(super) async fn checked_add_route(
         &mut self,
         session: Option<String>,
         url_glob: String,
@@ -140,7 +140,7 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
-    pub(super) async fn remove_route_impl(
+    pub(super) async fn remove_session_route(
         &mut self,
         session: Option<String>,
         id: u32,
@@ -149,7 +149,7 @@ impl View<'_, BrowserCtx> {
         Ok(live.change_routes(&context, |x| x.remove_route(id)).await?)
     }
 
-    pub(super) async fn list_routes_impl(
+    pub(super) async fn session_routes(
         &mut self,
         session: Option<String>,
     ) -> Result<Vec<Route>, Error> {
@@ -173,7 +173,7 @@ impl View<'_, BrowserCtx> {
             .collect())
     }
 
-    pub(super) async fn set_emulation_impl(
+    pub(super) async fn apply_emulation(
         &mut self,
         session: Option<String>,
         e: Emulation,
@@ -200,7 +200,7 @@ impl View<'_, BrowserCtx> {
         Ok(live.set_emulation(&context, emu).await?)
     }
 
-    pub(super) async fn get_emulation_impl(
+    pub(super) async fn session_emulation(
         &mut self,
         session: Option<String>,
     ) -> Result<Emulation, Error> {
@@ -226,7 +226,7 @@ impl View<'_, BrowserCtx> {
         })
     }
 
-    pub(super) async fn storage_items_impl(
+    pub(super) async fn scrubbed_storage_items(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,
@@ -234,7 +234,7 @@ impl View<'_, BrowserCtx> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
         // Storage outlives the document: an origin a secret was typed into keeps it for
-        // the session's life (`holding.rs`).
+        // the session's life (`model/hold.rs`).
         self.unheld(&tab, Door::Storage)?;
         if tab.shows_secret_origin()? {
             return Err(self.held(&tab, Door::Storage));
@@ -247,7 +247,7 @@ impl View<'_, BrowserCtx> {
             .collect())
     }
 
-    pub(super) async fn set_storage_item_impl(
+    pub(super) async fn write_storage_item(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,
@@ -261,7 +261,7 @@ impl View<'_, BrowserCtx> {
             .await?)
     }
 
-    pub(super) async fn clear_storage_impl(
+    pub(super) async fn clear_storage_area(
         &mut self,
         page: Resource<PageHandle>,
         a: StorageArea,

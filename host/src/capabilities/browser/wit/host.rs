@@ -2,8 +2,6 @@
 //! The interface's other functions are forwarded to `extras.rs`, `../profiles.rs` and
 //! `../saved_state.rs`.
 
-use super::super::BrowserCtx;
-use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ConsoleLog, Emulation, Host, NetworkLog, NetworkQuery, Route, RouteAction, SavedState,
     SearchResult, StorageArea, TabInfo,
@@ -12,6 +10,8 @@ use super::super::bindings::warden::browser::types::Error;
 use super::super::scope::SessionKey;
 use super::super::search::{self, SearchError};
 use super::super::tab::Tab;
+use super::ctx::BrowserCtx;
+use super::handle::PageHandle;
 use crate::capabilities::View;
 use wasmtime::component::Resource;
 
@@ -186,7 +186,7 @@ impl Host for View<'_, BrowserCtx> {
         since_last: bool,
         clear: bool,
     ) -> Result<ConsoleLog, Error> {
-        self.console_messages_impl(page, since_last, clear).await
+        self.scrubbed_console_log(page, since_last, clear).await
     }
 
     async fn network_requests(
@@ -194,7 +194,7 @@ impl Host for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         query: NetworkQuery,
     ) -> Result<NetworkLog, Error> {
-        self.network_requests_impl(page, query).await
+        self.scrubbed_network_log(page, query).await
     }
 
     async fn add_route(
@@ -203,15 +203,15 @@ impl Host for View<'_, BrowserCtx> {
         url_glob: String,
         action: RouteAction,
     ) -> Result<u32, Error> {
-        self.add_route_impl(session, url_glob, action).await
+        self.checked_add_route(session, url_glob, action).await
     }
 
     async fn remove_route(&mut self, session: Option<String>, id: u32) -> Result<(), Error> {
-        self.remove_route_impl(session, id).await
+        self.remove_session_route(session, id).await
     }
 
     async fn list_routes(&mut self, session: Option<String>) -> Result<Vec<Route>, Error> {
-        self.list_routes_impl(session).await
+        self.session_routes(session).await
     }
 
     async fn set_emulation(
@@ -219,11 +219,11 @@ impl Host for View<'_, BrowserCtx> {
         session: Option<String>,
         emulation: Emulation,
     ) -> Result<(), Error> {
-        self.set_emulation_impl(session, emulation).await
+        self.apply_emulation(session, emulation).await
     }
 
     async fn get_emulation(&mut self, session: Option<String>) -> Result<Emulation, Error> {
-        self.get_emulation_impl(session).await
+        self.session_emulation(session).await
     }
 
     async fn storage_items(
@@ -231,7 +231,7 @@ impl Host for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         area: StorageArea,
     ) -> Result<Vec<(String, String)>, Error> {
-        self.storage_items_impl(page, area).await
+        self.scrubbed_storage_items(page, area).await
     }
 
     async fn set_storage_item(
@@ -241,7 +241,7 @@ impl Host for View<'_, BrowserCtx> {
         key: String,
         value: Option<String>,
     ) -> Result<(), Error> {
-        self.set_storage_item_impl(page, area, key, value).await
+        self.write_storage_item(page, area, key, value).await
     }
 
     async fn clear_storage(
@@ -249,7 +249,7 @@ impl Host for View<'_, BrowserCtx> {
         page: Resource<PageHandle>,
         area: StorageArea,
     ) -> Result<(), Error> {
-        self.clear_storage_impl(page, area).await
+        self.clear_storage_area(page, area).await
     }
 
     async fn create_session(
@@ -257,7 +257,7 @@ impl Host for View<'_, BrowserCtx> {
         session: String,
         profile: Option<String>,
     ) -> Result<(), Error> {
-        self.create_session_impl(session, profile).await
+        self.open_profile_session(session, profile).await
     }
 
     // Saved states: see `../saved_state.rs`.
@@ -267,7 +267,7 @@ impl Host for View<'_, BrowserCtx> {
         session: Option<String>,
         name: String,
     ) -> Result<SavedState, Error> {
-        self.save_state_impl(session, name).await
+        self.save_session_state(session, name).await
     }
 
     async fn create_session_from_state(
@@ -275,14 +275,14 @@ impl Host for View<'_, BrowserCtx> {
         session: String,
         state: String,
     ) -> Result<SavedState, Error> {
-        self.create_session_from_state_impl(session, state).await
+        self.open_session_from_state(session, state).await
     }
 
     async fn list_states(&mut self) -> Result<Vec<SavedState>, Error> {
-        self.list_states_impl()
+        self.saved_state_summaries()
     }
 
     async fn delete_state(&mut self, name: String) -> Result<(), Error> {
-        self.delete_state_impl(name)
+        self.forget_saved_state(name)
     }
 }

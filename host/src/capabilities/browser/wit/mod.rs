@@ -9,10 +9,14 @@
 //! | `extras.rs` | logs, routes, emulation, storage |
 //! | `downloads.rs` | the session's downloads |
 
+mod ctx;
 mod downloads;
 mod extras;
+mod handle;
 mod host;
 mod page;
+mod profiles;
+mod saved_state;
 pub(super) mod snapshot;
 
 use super::bindings::warden::browser::browser::{
@@ -20,14 +24,17 @@ use super::bindings::warden::browser::browser::{
 };
 use super::bindings::warden::browser::types::{self, Error};
 use super::error::BrowserError;
-use super::holding::{self, Door};
+use super::keys;
 use super::live::Live;
+use super::model::hold::{self as holding, Door};
+use super::model::owner::Owner;
 use super::scope::SessionKey;
-use super::state::Owner;
 use super::tab::{self, Click, Tab};
-use super::{BrowserCtx, DEFAULT_SESSION, PageHandle, keys};
 use crate::capabilities::View;
 use crate::manifest::grants::Denied;
+use ctx::DEFAULT_SESSION;
+pub use ctx::{BrowserCtx, add_to_linker};
+pub use handle::PageHandle;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,7 +130,7 @@ impl View<'_, BrowserCtx> {
     }
 
     /// Refuse `door` (with an audit line) while `tab`'s document holds a secret the host
-    /// typed (`holding.rs`).
+    /// typed (`model/hold.rs`).
     pub(super) fn unheld(&self, tab: &Tab, door: Door) -> Result<(), Error> {
         if tab.holds_secret()? {
             return Err(self.held(tab, door));

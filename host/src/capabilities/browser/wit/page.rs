@@ -1,8 +1,6 @@
 //! The `page` resource: navigation, actions on element handles, waits, output, cookies and
 //! dialogs. Each call checks its grant, then hands the work to the tab (`../tab/`).
 
-use super::super::BrowserCtx;
-use super::super::PageHandle;
 use super::super::bindings::warden::browser::browser::{
     ClickOptions, ContentFormat, Cookie, DialogInfo, Download, DragKind, DragOptions, DragTarget,
     HostPage, MouseButton, PageContent, PdfOptions, Rect, ScreenshotArea, Snapshot, WaitCondition,
@@ -11,9 +9,11 @@ use super::super::bindings::warden::browser::browser::{
 use super::super::bindings::warden::browser::types::Error;
 use super::super::error::BrowserError;
 use super::super::guard::Guard;
-use super::super::holding::{self, Door};
 use super::super::keys::{self, Clipboard};
+use super::super::model::hold::{self as holding, Door};
 use super::super::tab::{self, Area};
+use super::ctx::BrowserCtx;
+use super::handle::PageHandle;
 use super::snapshot::to_wit_snapshot;
 use super::{click, cookie_from_json, timeout, wait_until};
 use crate::capabilities::View;
@@ -131,7 +131,7 @@ impl HostPage for View<'_, BrowserCtx> {
         include_text: bool,
     ) -> Result<Snapshot, Error> {
         let tab = self.shown_tab(&page).await?;
-        // A page that holds a secret gives its elements, not its text (`holding.rs`).
+        // A page that holds a secret gives its elements, not its text (`model/hold.rs`).
         let held = tab.holds_secret()?;
         let include_text = include_text && !held;
         let frames = tab.snapshot(include_text).await?;
@@ -232,7 +232,7 @@ impl HostPage for View<'_, BrowserCtx> {
 
     async fn press(&mut self, page: Resource<PageHandle>, combo: String) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        // Keys that move text through the clipboard (`holding.rs`): no copy out of a page
+        // Keys that move text through the clipboard (`model/hold.rs`): no copy out of a page
         // that holds a secret, no paste anywhere once a tab of the browser held one.
         let (modifiers, key) = keys::combo(&combo).map_err(Error::InvalidArgument)?;
         match keys::clipboard_use(modifiers, &key) {
@@ -383,7 +383,7 @@ impl HostPage for View<'_, BrowserCtx> {
         let tab = self.tab(&page).await?;
         self.unheld(&tab, Door::Cookies)?;
         // A page of an origin a secret was typed into may have put it in a cookie of its
-        // host or a parent domain: those values stay in the browser (`holding.rs`).
+        // host or a parent domain: those values stay in the browser (`model/hold.rs`).
         let secret_origins = tab.secret_origins()?;
         Ok(tab
             .cookies()
@@ -572,7 +572,7 @@ impl HostPage for View<'_, BrowserCtx> {
 
 impl View<'_, BrowserCtx> {
     /// A middle click pastes the selection on Linux: refused once a tab of the browser held
-    /// a secret (`holding.rs`).
+    /// a secret (`model/hold.rs`).
     fn no_middle_paste(&self, tab: &tab::Tab, options: &ClickOptions) -> Result<(), Error> {
         if matches!(options.button, MouseButton::Middle) && tab.browser_held_secret() {
             return Err(self.held(tab, Door::MiddleClick));

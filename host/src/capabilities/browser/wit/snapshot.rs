@@ -5,14 +5,14 @@
 use super::super::bindings::warden::browser::browser::{
     Element, ElementStates, FrameInfo, Overlay, PageMeta, Rect, Snapshot,
 };
-use super::super::holding;
+use super::super::model::hold as holding;
 use super::super::tab::{FrameSnapshot, Tab};
 
 pub(super) fn to_wit_snapshot(tab: &Tab, frames: &[FrameSnapshot], include_text: bool) -> Snapshot {
     records(&|s: &str| tab.scrub(s), frames, include_text)
 }
 
-/// What a snapshot of a page that holds a secret keeps (`holding.rs`): every element and its
+/// What a snapshot of a page that holds a secret keeps (`model/hold.rs`): every element and its
 /// name, but no field's value (the page may have moved the secret into any of them) and no
 /// URL query; `url` is the tab's URL as shown. Text blocks were not asked for.
 pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String) {

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use dom_query::{Document, NodeData, NodeRef, TreeNode};
 
-use super::has;
 use super::text::js_len;
+use super::vocab::has;
 
 // ----------------------------------------------------------------- parsing as Chromium does
 

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use super::dom::{Dom, Ix, Ns};
-use super::has;
 use super::text::{css_space, js_number_string};
+use super::vocab::has;
 
 /// `(el.getAttribute('type') || 'text').toLowerCase()`.
 pub(super) fn input_type(dom: &Dom, el: Ix) -> String {

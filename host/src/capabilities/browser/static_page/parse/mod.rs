@@ -24,6 +24,8 @@
 //!
 //! | file | job |
 //! |---|---|
+//! | `vocab.rs` | the word lists and role sets the files share; which policies restrict styles |
+//! | `needs_browser.rs` | why a page needs the browser |
 //! | `text.rs` | JS string semantics: white space, `trim`, `length`, page.js `clean`, `Number` |
 //! | `dom.rs` | parsing as Chromium does, and the DOM arena |
 //! | `style.rs` | declarations page.js's answers depend on, the UA sheet's `display`, clips |
@@ -43,20 +45,23 @@ mod dom;
 mod forms;
 pub mod identity;
 mod names;
+mod needs_browser;
 mod page;
 mod select;
 mod sheets;
 mod states;
 mod style;
 mod text;
+mod vocab;
 mod walk;
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 
 use dom::{Dom, Ix, Ns, scripted_parse};
 use identity::Identity;
+pub use needs_browser::NeedsBrowser;
 use page::Page;
+pub use vocab::policy_restricts_styles;
 
 /// The snapshots of a static page, as `page.js` would report them in the browser.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,45 +76,6 @@ pub struct Parsed {
     pub nodes: Vec<Identity>,
     /// How many elements the document has (`getElementsByTagName('*').length`).
     pub elements: u64,
-}
-
-/// Why a page's snapshot needs the browser: what it shows or does cannot be known from its
-/// markup alone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NeedsBrowser {
-    /// A `<script>` that runs (JavaScript, a module or an import map).
-    Script,
-    /// An `on…` attribute or a `javascript:` URL.
-    InlineHandler,
-    /// An iframe, frame, frameset, object or embed.
-    Frames,
-    /// A `<meta http-equiv="refresh">`.
-    Refresh,
-    /// An element whose name has a `-`: a custom element, which only script renders.
-    CustomElements,
-    /// A dialog shown on load, which covers the page.
-    Modal,
-    /// Markup whose document or rendering in Chromium the host does not build the same way
-    /// (a declarative shadow root, a `<selectedcontent>`, a tree deeper than Chromium's
-    /// parser nests, a policy or style sheet set that changes which styles apply...).
-    Unmodelled(&'static str),
-    /// Fewer than [`MIN_CONTROLS`] controls: probably an app shell that script fills in.
-    TooFewControls(usize),
-}
-
-impl fmt::Display for NeedsBrowser {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Script => f.write_str("it runs scripts"),
-            Self::InlineHandler => f.write_str("it has inline event handlers"),
-            Self::Frames => f.write_str("it embeds other documents"),
-            Self::Refresh => f.write_str("it refreshes itself"),
-            Self::CustomElements => f.write_str("it uses custom elements"),
-            Self::Modal => f.write_str("it opens with a dialog"),
-            Self::Unmodelled(what) => write!(f, "it has {what}, which only the browser shows"),
-            Self::TooFewControls(n) => write!(f, "it has only {n} controls"),
-        }
-    }
 }
 
 /// The fewest controls a page parsed here may have; fewer sends it to the browser.
@@ -304,66 +270,6 @@ fn stylesheets(dom: &Dom, url: &url::Url) -> Result<(Vec<Source>, Vec<url::Url>)
 
 // ----------------------------------------------------------------- page.js constants
 // Each as page.js names it; see there for why.
-
-/// What a secret field's value reads as.
-const MASK: &str = "••••";
-/// A control's longest name.
-const NAME_MAX: usize = 200;
-/// The longest text beside a field that still reads as its label.
-const LABEL_MAX: usize = 60;
-/// Roles that make an element a control.
-#[rustfmt::skip]
-const INTERACTIVE_ROLES: &[&str] = &[
-    "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio",
-    "switch", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem",
-    "listbox",
-];
-/// Input types whose value is text.
-#[rustfmt::skip]
-const TEXT_INPUTS: &[&str] = &[
-    "text", "email", "tel", "url", "search", "number", "date", "datetime-local", "month", "week",
-    "time", "color", "",
-];
-/// Roles of boxes of choices: a control only while no control is inside.
-const CONTAINER_ROLES: &[&str] = &[
-    "listbox", "menu", "menubar", "tree", "tablist", "grid", "treegrid",
-];
-/// Controls whose missing name the text around them can stand for.
-#[rustfmt::skip]
-const LABELLED_ROLES: &[&str] = &[
-    "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "slider", "spinbutton",
-    "password", "file", "switch",
-];
-/// Words of an icon's class or file name that say what the control does.
-const ICON_WORDS: &[&str] = &[
-    "add", "archive", "back", "bookmark", "cart", "close", "collapse", "copy", "delete",
-    "download", "edit", "expand", "favorite", "filter", "flag", "forward", "heart", "help", "home",
-    "like", "menu", "minus", "more", "next", "pause", "play", "plus", "prev", "previous",
-    "refresh", "remove", "reply", "retweet", "save", "search", "send", "settings", "share", "sort",
-    "star", "trash", "upload", "user",
-];
-/// page.js `CARD`'s words: a `<div>` class with one of them (or its plural) is a card.
-const CARD_WORDS: &[&str] = &[
-    "card", "item", "product", "result", "row", "entry", "tile", "listing", "post", "record",
-];
-/// page.js `SKIP` (HTML tag names): never walked.
-const SKIP: &[&str] = &[
-    "script", "style", "noscript", "template", "head", "iframe", "frame", "object",
-];
-/// page.js `NO_TEXT`'s HTML tags (`svg` and `math` are checked by namespace).
-const NO_TEXT: &[&str] = &[
-    "select", "textarea", "option", "datalist", "canvas", "video", "audio",
-];
-
-/// `list` holds `s`.
-fn has(list: &[&str], s: &str) -> bool {
-    list.contains(&s)
-}
-
-/// page.js `role && SET.has(role)`.
-fn role_in(list: &[&str], role: Option<&str>) -> bool {
-    role.is_some_and(|r| has(list, r))
-}
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,9 @@ use super::forms::{input_type, option_text, options};
 use super::page::Page;
 use super::style::Disp;
 use super::text::{clean, collapse, css_space, js_len, js_number, js_space, js_trim};
-use super::{CONTAINER_ROLES, ICON_WORDS, INTERACTIVE_ROLES, LABEL_MAX, LABELLED_ROLES, role_in};
+use super::vocab::{
+    CONTAINER_ROLES, ICON_WORDS, INTERACTIVE_ROLES, LABEL_MAX, LABELLED_ROLES, role_in,
+};
 
 impl<'d> Page<'d> {
     // ------------------------------------------------------------- roles and names

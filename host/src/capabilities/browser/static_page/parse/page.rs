@@ -4,15 +4,15 @@
 
 use std::collections::HashMap;
 
-use super::super::response::policy_restricts_styles;
 use super::NeedsBrowser;
 use super::dom::{Dom, Ix, Ns};
 use super::forms::{checkedness, javascript_url, labelable, runs};
-use super::has;
 use super::style::{
     Disp, DisplaySpec, SVG_UNDRAWN, Style, clips_all, hinted_display, opacity_of, ua_display,
 };
 use super::text::css_space;
+use super::vocab::has;
+use super::vocab::policy_restricts_styles;
 
 /// The document with what page.js reads of its style and state worked out per node.
 pub(super) struct Page<'d> {

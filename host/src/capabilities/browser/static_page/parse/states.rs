@@ -8,7 +8,7 @@ use super::forms::{
 use super::names::text_prefix;
 use super::page::Page;
 use super::text::{clean, css_space};
-use super::{MASK, TEXT_INPUTS, has};
+use super::vocab::{MASK, TEXT_INPUTS, has};
 
 impl<'d> Page<'d> {
     /// `el.value` as the page loads, for the elements that have one.

@@ -2,8 +2,8 @@
 //! `display`, as far as page.js's answers depend on them.
 
 use super::dom::{Dom, Ix, Ns};
-use super::has;
 use super::text::css_space;
+use super::vocab::has;
 
 /// A computed `display`, in the classes page.js tells apart.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,4 +1,5 @@
 use super::text::{clean, js_number};
+use super::vocab::MASK;
 use super::*;
 use serde_json::{Value, json};
 

@@ -9,7 +9,7 @@ use super::dom::{Dom, Ix, Ns};
 use super::page::Page;
 use super::style::Disp;
 use super::text::{clean, css_space, js_len, js_number, js_number_json, js_space, js_trim};
-use super::{CARD_WORDS, NAME_MAX, NO_TEXT, SKIP, has};
+use super::vocab::{CARD_WORDS, NAME_MAX, NO_TEXT, SKIP, has};
 
 impl<'d> Page<'d> {
     // ------------------------------------------------------------- groups

@@ -18,7 +18,7 @@
 //! Where a page goes by itself (a link, a redirect, its own script) is the page's doing,
 //! and is checked by the origin guard (`events.rs`) and the network guard (`proxy.rs`).
 
-use super::Guard;
+use super::owner::Guard;
 use crate::manifest::grants::{Denied, Grants};
 use url::Url;
 

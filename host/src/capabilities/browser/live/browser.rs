@@ -8,18 +8,19 @@
 //! plugin was not granted is failed before it leaves the browser and the page never receives
 //! the response.
 
-use super::cdp::{Cdp, Event, s};
-use super::downloads::Place;
-use super::emulation::Emulation;
-use super::error::{BrowserError, Result};
-use super::events::ready_popups;
-use super::fleet;
-use super::guard::listen::Listen;
-use super::guard::{Guard, NetGuard};
-use super::launch::{self, Launched};
-use super::provider::{BrowserProvider, SETUP_TIMEOUT};
-use super::state::{Owner, State, TabState};
 use crate::audit::GuestScope;
+use crate::capabilities::browser::cdp::{Cdp, Event, s};
+use crate::capabilities::browser::emulation::Emulation;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::events::ready_popups;
+use crate::capabilities::browser::fleet;
+use crate::capabilities::browser::guard::listen::Listen;
+use crate::capabilities::browser::guard::{Guard, NetGuard, Owners};
+use crate::capabilities::browser::launch::{self, Launched, Persistent};
+use crate::capabilities::browser::model::census::TabCensus;
+use crate::capabilities::browser::model::downloads::Place;
+use crate::capabilities::browser::model::state::{Owner, State, TabState};
+use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Grants;
 use crate::net::forbidden::{Registration, Service};
 use serde_json::{Value, json};
@@ -30,6 +31,20 @@ use std::time::Duration;
 use tokio::sync::watch;
 use url::Url;
 
+/// How long set-up steps (starting the browser, opening a tab) may take.
+pub(crate) const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a browser is started with: its provider's settings.
+pub(crate) struct Setup<'a> {
+    pub config: &'a BrowserConfig,
+    pub guard: Guard,
+    pub persistent: Option<&'a Persistent>,
+    /// A remote browser to attach to; `None`: launch one.
+    pub endpoint: Option<&'a String>,
+    pub census: Arc<TabCensus>,
+    pub profile_session: Option<Emulation>,
+}
+
 /// How long a closing browser may take to write its profile and exit before it is killed.
 const CLOSE_GRACE: Duration = Duration::from_secs(10);
 
@@ -37,21 +52,23 @@ const CLOSE_GRACE: Duration = Duration::from_secs(10);
 pub struct Live {
     pub cdp: Cdp,
     pub generation: u64,
-    pub(super) guard: Guard,
+    pub(crate) guard: Guard,
     /// This browser itself, for the network guards of the contexts it creates.
-    pub(super) me: Weak<Live>,
+    pub(crate) me: Weak<Live>,
     /// The network guard of the launched browser's default context (its `--proxy-server`).
     net_guard: Option<NetGuard>,
+    /// The network guard of each context Warden created (see `guard/`).
+    guards: Mutex<HashMap<String, NetGuard>>,
     /// Its DevTools endpoint, if it has a port, forbidden to every request made for a plugin
     /// (`crate::net::forbidden`) while this browser is driven.
     _control: Vec<Registration>,
     /// Where its contexts' guards listen and whom they serve (`guard/listen.rs`).
-    pub(super) listen: Listen,
+    pub(crate) listen: Listen,
     state: Mutex<State>,
     /// Bumped on every change a waiter may care about (tabs, lifecycle, dialogs, blocks).
     changed: watch::Sender<u64>,
     /// Events reduced into `state` so far (see [`Live::caught_up`]).
-    pub(super) reduced: AtomicU64,
+    pub(crate) reduced: AtomicU64,
     /// A browser of one profile session: its session is the default (persistent) context,
     /// and starts with this emulation.
     profile_session: Option<Emulation>,
@@ -93,7 +110,7 @@ impl Drop for Live {
 
 /// A DevTools URL's `host:port`, forbidden while the registration is held (none when it
 /// does not parse).
-pub(super) fn control_endpoint(url: &str) -> Option<Registration> {
+pub(crate) fn control_endpoint(url: &str) -> Option<Registration> {
     let url = Url::parse(url).ok()?;
     Some(Registration::named(
         url.host_str()?,
@@ -114,12 +131,12 @@ async fn addresses_of(url: &str) -> Vec<std::net::SocketAddr> {
 }
 
 impl Live {
-    pub(super) async fn start(provider: &BrowserProvider, generation: u64) -> Result<Arc<Self>> {
-        let (config, guard) = (&provider.config, provider.guard);
-        let persistent = provider.persistent.as_ref();
+    pub(crate) async fn start(provider: Setup<'_>, generation: u64) -> Result<Arc<Self>> {
+        let (config, guard) = (provider.config, provider.guard);
+        let persistent = provider.persistent;
         let mut control = Vec::new();
         let mut listen = Listen::loopback();
-        let (cdp, events, process, net_guard) = match &provider.endpoint {
+        let (cdp, events, process, net_guard) = match provider.endpoint {
             Some(endpoint) => {
                 let ws = fleet::resolve(endpoint).await.map_err(|e| {
                     BrowserError::Io(format!("the browser at {}: {e}", fleet::shown(endpoint)))
@@ -168,20 +185,22 @@ impl Live {
             guard,
             me: me.clone(),
             net_guard,
+            guards: Mutex::default(),
             _control: control,
             listen,
             state: Mutex::new(State {
-                census: Some((generation, provider.census.clone())),
+                census: Some((generation, provider.census)),
                 ..State::default()
             }),
             changed: watch::channel(0).0,
             reduced: AtomicU64::new(0),
-            profile_session: provider.profile_session.clone(),
+            profile_session: provider.profile_session,
             process: Mutex::new(process),
             opening: Mutex::default(),
         });
         if let Some(net_guard) = &live.net_guard {
-            net_guard.bind(Arc::downgrade(&live), None);
+            let me: Weak<dyn Owners> = Arc::downgrade(&live) as Weak<dyn Owners>;
+            net_guard.bind(me, None);
         }
         tokio::spawn(event_loop(Arc::downgrade(&live), events));
         // The first answer also tells that a launched browser started.
@@ -249,9 +268,15 @@ impl Live {
         Ok(live)
     }
 
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock leaves plain data behind; keep serving.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The network guards of the contexts Warden created, by context id. Taken alone, or
+    /// after the state's lock (never before it).
+    pub(crate) fn guards(&self) -> std::sync::MutexGuard<'_, HashMap<String, NetGuard>> {
+        self.guards.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Close a browser Warden started the way its window's close button would, so it writes
@@ -273,7 +298,7 @@ impl Live {
         tracing::info!(generation = self.generation, "browser closed");
     }
 
-    pub(super) fn bump(&self) {
+    pub(crate) fn bump(&self) {
         self.changed.send_modify(|v| *v += 1);
     }
 
@@ -347,7 +372,7 @@ impl Live {
 
     /// Where a session of `plugin` saves downloads: under its grant's `download_dir`, in a
     /// browser Warden runs on this machine (a remote browser would write on its own disk).
-    pub(super) fn download_place(
+    pub(crate) fn download_place(
         &self,
         plugin: &str,
         session: &str,
@@ -376,7 +401,7 @@ impl Live {
     }
 
     /// (plugin, session) of every session this browser holds.
-    pub(super) fn session_keys(&self) -> Vec<(String, String)> {
+    pub(crate) fn session_keys(&self) -> Vec<(String, String)> {
         self.lock().by_owner.keys().cloned().collect()
     }
 
@@ -399,7 +424,7 @@ impl Live {
             .by_owner
             .remove(&(plugin.to_string(), session.to_string()))
             .ok_or_else(|| {
-                let name = super::scope::split(session).0;
+                let name = crate::capabilities::browser::scope::split(session).0;
                 BrowserError::NotFound(format!("no session named \"{name}\""))
             })?;
         self.cdp
@@ -412,10 +437,11 @@ impl Live {
         let mut st = self.lock();
         st.contexts.remove(&id);
         st.extras.remove(&id);
-        st.guards.remove(&id);
         st.downloads.forget(&id);
         st.tabs.retain(|_, t| t.context != id);
         st.tell_census();
+        drop(st);
+        self.guards().remove(&id);
         Ok(())
     }
 
@@ -554,7 +580,7 @@ impl Live {
     }
 
     /// End the tunnels the default context's pages have open (`occupancy.rs`).
-    pub(super) fn drop_default_tunnels(&self) {
+    pub(crate) fn drop_default_tunnels(&self) {
         if let Some(guard) = &self.net_guard {
             guard.drop_tunnels();
         }
@@ -562,19 +588,19 @@ impl Live {
 
     /// Why the network guard of tab `target`'s context did not carry the last connection
     /// to `host:port` (within a minute), for the navigation's error.
-    pub(super) fn guard_failure(
+    pub(crate) fn guard_failure(
         &self,
         target: &str,
         host: &str,
         port: u16,
-    ) -> Option<super::guard::failures::Failure> {
+    ) -> Option<crate::capabilities::browser::guard::failures::Failure> {
         let st = self.lock();
         let context = st.tabs.get(target).map(|t| t.context.clone())?;
-        if let Some(guard) = st.guards.get(&context) {
-            return guard.failure(host, port);
-        }
         let default = st.default_context.as_deref() == Some(context.as_str());
         drop(st);
+        if let Some(guard) = self.guards().get(&context) {
+            return guard.failure(host, port);
+        }
         if default {
             return self.net_guard.as_ref()?.failure(host, port);
         }
@@ -587,7 +613,7 @@ impl Live {
     }
 
     /// Wait until `check` returns something, or `timeout`.
-    pub(super) async fn wait_for<R>(
+    pub(crate) async fn wait_for<R>(
         &self,
         timeout: Duration,
         mut check: impl FnMut(&State) -> Option<R>,
@@ -649,7 +675,7 @@ impl Live {
     /// Wait until every event the browser sent before now is in the state: events travel
     /// from the connection to the event loop through a queue, so an answer can arrive before
     /// the events that preceded it are reduced. Bounded: a stalled loop only costs the wait.
-    pub(super) async fn caught_up(&self) {
+    pub(crate) async fn caught_up(&self) {
         let sent = self.cdp.events_sent();
         let deadline = tokio::time::Instant::now() + CATCH_UP;
         let mut spins = 0u32;

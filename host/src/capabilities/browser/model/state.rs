@@ -1,17 +1,17 @@
 //! What Warden knows about a running browser: its contexts (one per plugin session), whose
 //! grants guard each, and every tab's state. Plain data, changed only by the event reducer
-//! (`events.rs`) and the operations in `live.rs` and `tab/`.
+//! (`events.rs`) and the operations in `live/` and `tab/`.
 
+use super::census::TabCensus;
 use super::downloads::Downloads;
-use super::guard::NetGuard;
-use super::holding::Hold;
-use super::observe::TabLog;
+use super::hold::Hold;
+use super::log::TabLog;
+pub use super::owner::Owner;
 use super::routes::SessionExtras;
-use crate::audit::GuestScope;
-use crate::manifest::grants::Grants;
+use super::snapshot::Kept as SnapshotKept;
+use super::static_page::{Prefetched, StaticView};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// A JavaScript dialog waiting for an answer.
 #[derive(Debug, Clone)]
@@ -19,13 +19,6 @@ pub struct Dialog {
     pub kind: String,
     pub message: String,
     pub default_prompt: String,
-}
-
-/// Who owns a browser context or a tab: whose grants its origin guard checks.
-#[derive(Clone)]
-pub struct Owner {
-    pub grants: Arc<Grants>,
-    pub scope: GuestScope,
 }
 
 /// A request in flight that an action may wait for.
@@ -85,57 +78,61 @@ pub struct TabState {
     pub next_doc: u32,
     /// Secret values typed into this tab; scrubbed from everything the plugin reads.
     pub secrets: Vec<String>,
-    /// Which of the tab's documents hold a secret the host typed (`holding.rs`).
+    /// Which of the tab's documents hold a secret the host typed (`model/hold.rs`).
     pub hold: Hold,
     pub crashed: bool,
     /// The tab's own owner (capture tabs in the shared default context); else the context's.
     pub owner: Option<Owner>,
     /// The data of a native drag the browser held back for Warden to carry out (see `tab/pointer.rs`).
     pub drag: Option<Value>,
-    /// Console messages and requests (`observe.rs`).
+    /// Console messages and requests (`model/log.rs`).
     pub log: TabLog,
     /// Nodes (backend ids) already marked clickable in Warden's world (`tab/clickable.rs`).
     pub clickable: HashSet<u64>,
     /// The last snapshot without and with text (`tab/snapshot.rs`).
-    pub snapshots: [Option<std::sync::Arc<super::tab::SnapshotKept>>; 2],
+    pub snapshots: [Option<std::sync::Arc<SnapshotKept>>; 2],
     /// A page the host read without the browser, shown in place of the tab's document
     /// until an action needs the browser (`tab/static_view.rs`).
-    pub view: Option<Box<super::static_page::StaticView>>,
+    pub view: Option<Box<StaticView>>,
     /// A response the host holds for the browser's next request of its URL (a document).
-    pub prefetched: Option<super::static_page::Prefetched>,
+    pub prefetched: Option<Prefetched>,
+}
+
+/// Who holds the default context, and how many of its calls are under way.
+pub(crate) struct Occupant {
+    pub(crate) owner: Owner,
+    pub(crate) calls: usize,
 }
 
 #[derive(Default)]
-pub(super) struct State {
-    pub(super) contexts: HashMap<String, Owner>,
+pub(crate) struct State {
+    pub(crate) contexts: HashMap<String, Owner>,
     /// The browser's default (persistent) context, whose tabs the capture provider opens.
-    pub(super) default_context: Option<String>,
-    pub(super) by_owner: HashMap<(String, String), String>,
-    pub(super) tabs: HashMap<String, TabState>,
-    pub(super) sessions: HashMap<String, String>,
+    pub(crate) default_context: Option<String>,
+    pub(crate) by_owner: HashMap<(String, String), String>,
+    pub(crate) tabs: HashMap<String, TabState>,
+    pub(crate) sessions: HashMap<String, String>,
     /// Routes and emulation of each context that has any.
-    pub(super) extras: HashMap<String, SessionExtras>,
+    pub(crate) extras: HashMap<String, SessionExtras>,
     /// The blank tab a browser started with on a persistent profile: kept (a browser without
     /// a tab may quit) but never listed.
-    pub(super) startup: HashSet<String>,
-    /// The network guard of each context Warden created (see `guard/`).
-    pub(super) guards: HashMap<String, NetGuard>,
+    pub(crate) startup: HashSet<String>,
     /// How many tabs have attached so far (gives each its `opened`).
-    pub(super) attached: u64,
+    pub(crate) attached: u64,
     /// The tab the browser shows in front: the newest, or the last brought to the front.
-    pub(super) front: Option<String>,
+    pub(crate) front: Option<String>,
     /// Where each session saves downloads, and every session's downloads.
-    pub(super) downloads: Downloads,
+    pub(crate) downloads: Downloads,
     /// The tabs of the other browsers of this provider (profiles', fleet sessions'), so a
     /// plugin's tab cap holds across them: this browser's generation and the shared count.
-    pub(super) census: Option<(u64, std::sync::Arc<super::caps::TabCensus>)>,
+    pub(crate) census: Option<(u64, std::sync::Arc<TabCensus>)>,
     /// How many tabs this browser had when it last told the census.
-    pub(super) census_told: Option<usize>,
+    pub(crate) census_told: Option<usize>,
     /// The plugin whose capture calls hold the default context (`occupancy.rs`).
-    pub(super) occupant: Option<super::occupancy::Occupant>,
+    pub(crate) occupant: Option<Occupant>,
     /// A tab of this browser has held a secret: its clipboard and selection may carry one
-    /// (`holding.rs`). Never cleared while the browser runs.
-    pub(super) secret_typed: bool,
+    /// (`model/hold.rs`). Never cleared while the browser runs.
+    pub(crate) secret_typed: bool,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -204,7 +201,7 @@ impl TabState {
         }
     }
 
-    /// Does the document the tab shows hold a secret the host typed (`holding.rs`)?
+    /// Does the document the tab shows hold a secret the host typed (`model/hold.rs`)?
     /// The URL and title the plugin sees: those of the page the host read, if the tab shows
     /// one, else of the tab's document.
     pub fn shown(&self) -> (&str, &str) {
@@ -234,17 +231,110 @@ impl TabState {
 
 impl State {
     /// Make browser context `id` the session `key` (plugin, session) of `owner`.
-    pub(super) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
+    pub(crate) fn bind(&mut self, key: (String, String), id: String, owner: Owner) {
         self.contexts.insert(id.clone(), owner);
         self.by_owner.insert(key, id);
     }
 
     /// The CDP sessions of the tabs of `context`.
-    pub(super) fn tab_sessions(&self, context: &str) -> Vec<String> {
+    pub(crate) fn tab_sessions(&self, context: &str) -> Vec<String> {
         self.tabs
             .values()
             .filter(|t| t.context == context)
             .map(|t| t.session.clone())
             .collect()
+    }
+}
+
+/// Secrets the host typed: which tabs and sessions hold one (`hold.rs`).
+impl State {
+    /// The host is about to type a secret bound to `origin` into tab `target`: its document,
+    /// and those of the tabs that can script it (its openers and the windows it opened), hold
+    /// it from now on; the session remembers the origin and every form of the secret (to
+    /// mask them in all its tabs), the browser that its clipboard may carry a secret.
+    /// Returns the `window.name` guards to register first: (session, command parameters).
+    pub(crate) fn hold_secret(
+        &mut self,
+        target: &str,
+        origin: &str,
+        variants: &[String],
+    ) -> Vec<(String, Value)> {
+        self.secret_typed = true;
+        let Some(context) = self.tabs.get(target).map(|t| t.context.clone()) else {
+            return Vec::new();
+        };
+        let mut family = vec![target.to_string()];
+        let mut i = 0;
+        while i < family.len() {
+            let me = family[i].clone();
+            let opener = self.tabs.get(&me).and_then(|t| t.opener.clone());
+            let opened = self
+                .tabs
+                .iter()
+                .filter(|(_, t)| t.context == context && t.opener.as_deref() == Some(me.as_str()))
+                .map(|(id, _)| id.clone());
+            for id in opener.into_iter().chain(opened.collect::<Vec<_>>()) {
+                if !family.contains(&id) {
+                    family.push(id);
+                }
+            }
+            i += 1;
+        }
+        let mut guards = Vec::new();
+        for id in &family {
+            if let Some(t) = self.tabs.get_mut(id) {
+                let loader = t.loader.clone();
+                t.hold.take(&loader);
+                if let Some(guard) = t.hold.guard_name(origin) {
+                    guards.push((t.session.clone(), guard));
+                }
+            }
+        }
+        let extras = self.extras.entry(context).or_default();
+        extras.secret_origins.insert(origin.to_string());
+        for v in variants {
+            if !extras.secret_variants.contains(v) {
+                extras.secret_variants.push(v.clone());
+            }
+        }
+        // Longest first, so a variant that contains another is masked whole.
+        extras
+            .secret_variants
+            .sort_by_key(|s| std::cmp::Reverse(s.len()));
+        guards
+    }
+
+    /// Every form of every secret typed in `context`'s session, longest first.
+    pub(crate) fn session_secrets(&self, context: &str) -> &[String] {
+        self.extras
+            .get(context)
+            .map_or(&[], |x| x.secret_variants.as_slice())
+    }
+
+    /// Does a tab that can message tab `target` (its opener, a window it opened) hold a
+    /// secret now? A cross-origin window still reaches the other by `postMessage`.
+    pub(crate) fn family_holds_secret(&self, target: &str) -> bool {
+        let Some(tab) = self.tabs.get(target) else {
+            return false;
+        };
+        let opener = tab.opener.as_ref().and_then(|o| self.tabs.get(o));
+        opener.is_some_and(|o| o.context == tab.context && o.holds_secret())
+            || self.tabs.values().any(|t| {
+                t.context == tab.context && t.opener.as_deref() == Some(target) && t.holds_secret()
+            })
+    }
+
+    /// Has `origin` had a secret typed into it in `context`'s session?
+    pub(crate) fn secret_origin(&self, context: &str, origin: &str) -> bool {
+        self.extras
+            .get(context)
+            .is_some_and(|x| x.secret_origins.contains(origin))
+    }
+
+    /// Does a tab of `context` hold a secret now?
+    pub(crate) fn context_holds_secret(&self, context: &str) -> bool {
+        self.tabs
+            .values()
+            .any(|t| t.context == context && t.holds_secret())
     }
 }

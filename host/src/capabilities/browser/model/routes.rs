@@ -8,9 +8,8 @@
 //! `wit/extras.rs`), which the manifest never grants with secrets, and it marks its session
 //! as one no secret is typed in (`SessionExtras::mocked`).
 
-use super::emulation::Emulation;
-use super::error::{BrowserError, Result};
-use super::live::Live;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::manifest::emulation::Emulation;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
@@ -52,10 +51,10 @@ pub struct SessionExtras {
     pub mocked: bool,
     /// Windows its pages opened that were closed for going over a tab cap (`caps.rs`).
     pub popups_closed: u64,
-    /// Origins a secret was typed into in this session (`holding.rs`). Never cleared.
-    pub secret_origins: super::holding::SecretOrigins,
+    /// Origins a secret was typed into in this session (`model/hold.rs`). Never cleared.
+    pub secret_origins: super::hold::SecretOrigins,
     /// Every form of every secret typed into this session, longest first: masked in what any
-    /// of its tabs shows (`holding.rs`). Never cleared.
+    /// of its tabs shows (`model/hold.rs`). Never cleared.
     pub secret_variants: Vec<String>,
 }
 
@@ -167,49 +166,6 @@ pub fn fulfill(request_id: &str, m: &Mock) -> Value {
         "responseHeaders": headers,
         "body": base64::engine::general_purpose::STANDARD.encode(m.body.as_bytes()),
     })
-}
-
-impl Live {
-    /// Change the routes of `context` with `f`. When the context gains its first route or
-    /// loses its last, its open tabs' requests are paused (or no longer) accordingly; new
-    /// tabs read the routes when they attach.
-    pub async fn change_routes<R>(
-        &self,
-        context: &str,
-        f: impl FnOnce(&mut SessionExtras) -> Result<R>,
-    ) -> Result<R> {
-        let (answer, was, now, sessions) = {
-            let mut st = self.lock();
-            let extras = st.extras.entry(context.to_string()).or_default();
-            let was = !extras.routes.is_empty();
-            let answer = f(extras)?;
-            let now = !extras.routes.is_empty();
-            let sessions = st.tab_sessions(context);
-            (answer, was, now, sessions)
-        };
-        if was != now {
-            for sid in sessions {
-                if let Err(e) = self
-                    .cdp
-                    .call_raw(Some(&sid), "Fetch.enable", fetch_patterns(now))
-                    .await
-                {
-                    // A tab that closed meanwhile; the others still get theirs.
-                    tracing::debug!("Fetch.enable for routes failed: {e}");
-                }
-            }
-        }
-        Ok(answer)
-    }
-
-    /// The routes of `context`, in the order they match.
-    pub fn routes_of(&self, context: &str) -> Vec<Route> {
-        self.lock()
-            .extras
-            .get(context)
-            .map(|x| x.routes.clone())
-            .unwrap_or_default()
-    }
 }
 
 #[cfg(test)]
