@@ -532,7 +532,7 @@ def check_layers(graph: dict[Path, dict[Path, int]], files: set[Path], owner: Pa
     errors: list[str] = []
     numbers = [n for n, _, _ in layers]
     if numbers != list(range(1, len(layers) + 1)):
-        errors.append(f"{owner}: layers must be numbered 1.. from the bottom, found {numbers}")
+        errors.append(f"{rel(owner)}: layers must be numbered 1.. from the bottom, found {numbers}")
     layer_of: dict[Path, tuple[int, str]] = {}
     for number, name, parts in layers:
         for part in parts:
@@ -541,7 +541,7 @@ def check_layers(graph: dict[Path, dict[Path, int]], files: set[Path], owner: Pa
                 f for f in files if f == target or (part.endswith("/") and target in f.parents)
             ]
             if not matched:
-                errors.append(f"{owner}: layer {number} ({name}) names `{part}`, which holds no module file")
+                errors.append(f"{rel(owner)}: layer {number} ({name}) names `{part}`, which holds no module file")
             for f in matched:
                 if f in layer_of:
                     errors.append(f"{rel(f)} is in two layers: {layer_of[f][1]} and {name}")

@@ -11,19 +11,14 @@
 //! | `model/` | what Warden knows about the browser, as plain data: contexts, owners, tabs, downloads, holds, routes, logs |
 //! | `events.rs`, `events/` | the CDP event reducer: event in, state change and effects out (pure, tested) |
 //! | `guard/` | the network guard (a filtering proxy per context) |
-//! | `live/` | a running browser: connecting, contexts (sessions), the tab registry, waits; carrying out the reducer's effects |
-//! | `tab/` | one tab: navigation, input, dialogs, screenshots, snapshot, ... |
+//! | `live/` | a running browser: connecting, contexts (sessions), the tab registry, waits; carrying out the reducer's effects; per-plugin caps on sessions and tabs (`caps.rs`), the persistent profile's context serving one plugin's capture calls at a time (`occupancy.rs`), emulation, `[browser.profiles]` sessions, adopting a manifest, session states saved in the host (`saved_state.rs`) |
+//! | `tab/` | one tab: navigation, input, dialogs, screenshots, snapshot, typing secrets (`secrets.rs`), `@eN` marks drawn on a screenshot (`marks.rs`), ... |
 //! | `cdp.rs` | the CDP connection (pipe or WebSocket) |
 //! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe) |
 //! | `udp.rs` | keeping UDP in a launched browser (WebRTC policy, no lookups, a seccomp filter) |
 //! | `provider.rs` | starting and restarting the browser; sessions with browsers of their own (profiles', the fleet's) |
 //! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
 //! | `conversations.rs` | closing the sessions of conversations that ended |
-//! | `caps.rs` | per-plugin caps on sessions and tabs |
-//! | `occupancy.rs` | the persistent profile's context serves one plugin's capture calls at a time |
-//! | `emulation.rs`, `profiles.rs`, `adopt.rs` | emulation, sessions of `[browser.profiles]`, adopting a manifest |
-//! | `saved_state.rs` | session states saved in the host, and sessions opened from them |
-//! | `secrets.rs`, `marks.rs` | typing secrets; `@eN` marks drawn on a screenshot (set-of-mark) |
 //! | `search.rs` | web search through the manifest's `[search]` backend |
 //! | `static_page/` | the no-JavaScript fast path: pages read and parsed by the host, without a tab |
 //! | `wit/`, `bindings.rs` | the WIT host side: grant checks, handles, conversions, one file per part of the interface |
@@ -36,15 +31,12 @@
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
-//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `caps.rs`, `occupancy.rs`, `emulation.rs`, `profiles.rs`, `adopt.rs`, `saved_state.rs`, `secrets.rs`, `marks.rs`, `search.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network.
+//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
 //! 6. **wit** (`wit/`, `bindings.rs`, `fuzzing.rs`): the WIT host side on top: grant checks and type conversions.
 
-mod adopt;
 pub mod bindings;
-mod caps;
 mod cdp;
 mod conversations;
-mod emulation;
 pub(crate) mod error;
 mod events;
 mod fleet;
@@ -55,22 +47,19 @@ mod keys;
 mod launch;
 pub(crate) mod leases;
 pub(crate) mod live;
-mod marks;
 mod model;
-pub(crate) mod occupancy;
-mod profiles;
 pub(crate) mod provider;
-pub(crate) mod saved_state;
 mod scope;
 mod search;
-mod secrets;
 mod static_page;
 pub(crate) mod tab;
 mod udp;
 mod wit;
 
+pub(crate) use live::{adopt, caps, emulation, occupancy, profiles, saved_state};
 pub(crate) use model::navigation;
 pub(crate) use model::owner::Guard;
 pub(crate) use model::state;
 pub use provider::BrowserProvider;
+pub(crate) use tab::{marks, secrets};
 pub use wit::{BrowserCtx, PageHandle, add_to_linker};

@@ -9,11 +9,17 @@
 //! | `downloads.rs` | where each context saves downloads; placing a finished one |
 //! | `routes.rs` | changing a session's routes |
 
+pub(crate) mod adopt;
 mod browser;
+pub(crate) mod caps;
 mod downloads;
+pub(crate) mod emulation;
 mod events;
 mod guarded;
+pub(crate) mod occupancy;
+pub(crate) mod profiles;
 mod routes;
+pub(crate) mod saved_state;
 
 pub use browser::Live;
 pub(crate) use browser::{SETUP_TIMEOUT, Setup, control_endpoint};

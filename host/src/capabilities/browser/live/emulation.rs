@@ -2,9 +2,9 @@
 //! offline mode, as the DevTools commands that put a tab into that state (sent to every
 //! open tab of the session, and to each new tab before it runs).
 
-use super::cdp::CdpError;
-use super::error::{BrowserError, Result};
-use super::live::Live;
+use crate::capabilities::browser::cdp::CdpError;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::live::Live;
 use serde_json::{Value, json};
 
 pub use crate::manifest::emulation::{Emulation, Geolocation, Viewport};

@@ -2,8 +2,8 @@
 //! sessions, their tabs and logins stay, and take the new grants at once, so a narrowed
 //! origin grant guards the very next navigation, even one a page starts on its own.
 
-use super::live::Live;
-use super::provider::BrowserProvider;
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::provider::BrowserProvider;
 use crate::manifest::Manifest;
 use crate::manifest::grants::Grants;
 use std::sync::Arc;

@@ -11,9 +11,9 @@
 //! last one ends, its tabs are closed and the guard drops every tunnel its pages opened, so
 //! the next occupant's pages cannot ride one.
 
-use super::error::{BrowserError, Result};
-use super::live::Live;
-use super::model::state::{Occupant, Owner, State};
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::model::state::{Occupant, Owner, State};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;

@@ -18,8 +18,8 @@
 //! (snapshot names, URLs, storage, dialogs) in the encodings a page can apply in one call
 //! (URL, base64, JSON, hex, reversed: `crate::scrub`); it is the second layer, not the rule.
 
-use super::error::{BrowserError, Result};
-use super::tab::{Tab, split_handle};
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::tab::{Tab, split_handle};
 use crate::manifest::grants::SecretFrame;
 use crate::scrub::variants;
 use serde_json::{Value, json};

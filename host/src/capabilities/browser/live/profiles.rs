@@ -1,10 +1,10 @@
 //! Sessions opened with a `[browser.profiles]` entry: the browser context's network guard
 //! chains to the profile's proxy, and the profile's emulation applies to its tabs.
 
-use super::emulation::{Emulation, Viewport};
-use super::error::{BrowserError, Result};
-use super::live::Live;
-use super::model::state::Owner;
+use crate::capabilities::browser::emulation::{Emulation, Viewport};
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::model::state::Owner;
 use crate::manifest::BrowserProfile;
 
 /// The emulation a profile starts its sessions with.
@@ -42,7 +42,7 @@ impl Live {
             return Ok(());
         };
         if self.lock().by_owner.contains_key(&key) {
-            let session = super::scope::split(session).0;
+            let session = crate::capabilities::browser::scope::split(session).0;
             return Err(BrowserError::Invalid(format!(
                 "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
             )));

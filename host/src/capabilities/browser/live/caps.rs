@@ -7,12 +7,12 @@
 //! a popup flood writes one line at 1, 2, 4, 8, ... closed windows, so a page cannot flood
 //! the log. Other plugins' counts are their own.
 
-use super::error::{BrowserError, Result};
-use super::events::Effect;
-use super::live::Live;
-use super::model::state::{Owner, State};
-use super::provider::BrowserProvider;
 use crate::audit::GuestScope;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::events::Effect;
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::model::state::{Owner, State};
+use crate::capabilities::browser::provider::BrowserProvider;
 use crate::manifest::grants::Grants;
 use std::collections::HashMap;
 

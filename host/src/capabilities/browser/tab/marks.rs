@@ -2,8 +2,8 @@
 //! the image, for vision models. The labels are drawn by the page script in a closed shadow
 //! root of the main frame, above everything, and removed right after the screenshot.
 
-use super::error::Result;
-use super::tab::{Area, Tab};
+use crate::capabilities::browser::error::Result;
+use crate::capabilities::browser::tab::{Area, Tab};
 use serde_json::json;
 
 /// At most this many marks are drawn (more would hide the page under labels).

@@ -6,11 +6,11 @@
 //!
 //! States live in memory until Warden stops; a persistent profile keeps a session on disk.
 
-use super::cdp::s;
-use super::error::{BrowserError, Result};
-use super::live::Live;
-use super::model::navigation::Navigation;
-use super::tab::{Tab, WaitUntil};
+use crate::capabilities::browser::cdp::s;
+use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::live::Live;
+use crate::capabilities::browser::model::navigation::Navigation;
+use crate::capabilities::browser::tab::{Tab, WaitUntil};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -37,7 +37,7 @@ pub struct State {
     pub(crate) left_out: u32,
     /// Origins a secret was typed into in the saved session: a session opened from the
     /// state never reads their storage or cookie values back either (`model/hold.rs`).
-    pub(crate) secret_origins: super::model::hold::SecretOrigins,
+    pub(crate) secret_origins: crate::capabilities::browser::model::hold::SecretOrigins,
     /// The client whose call saved it: the caps count per client.
     pub(crate) client: crate::capabilities::conversation::Owner,
 }
@@ -69,7 +69,7 @@ impl SavedStates {
     pub(super) fn forget_scope(&self, key: &str) -> Vec<(String, String)> {
         let mut gone = Vec::new();
         self.lock().retain(|(plugin, name), _| {
-            let keep = super::scope::split(name).1 != key;
+            let keep = crate::capabilities::browser::scope::split(name).1 != key;
             if !keep {
                 gone.push((plugin.clone(), name.clone()));
             }
