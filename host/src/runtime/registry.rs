@@ -2,8 +2,8 @@
 //! plugin. Loading is all-or-nothing: a server never serves a partial tool list. Each call is
 //! audited here, before its result goes back to any transport.
 
-use super::Runtime;
 use super::bindings::{PromptInfo, ToolInfo};
+use super::engine::Runtime;
 use super::native;
 use super::plugin::WasmPlugin;
 use crate::builtin;
