@@ -297,6 +297,26 @@ pub struct WasmPlugin {
     places: FairQueue,
 }
 
+/// Why a component could not be loaded as a plugin; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentError {
+    /// Its memories need more than `limits.memory` before the first instruction.
+    #[error("{0}")]
+    Memory(String),
+    #[error("not a valid WebAssembly component: {0}")]
+    NotAComponent(String),
+    #[error(
+        "imports something this host does not provide (build it against wit/ of this warden): {0}"
+    )]
+    Imports(String),
+    /// Neither the `warden:plugin/plugin` world nor plain functions (`kinds.rs`).
+    #[error("{0}")]
+    Exports(String),
+    /// Its load-time listing failed or named something invalid.
+    #[error("{0}")]
+    Listing(String),
+}
+
 impl WasmPlugin {
     /// Compile (or load from cache), instantiate, and ask the plugin for its tools.
     pub async fn load(
@@ -304,23 +324,25 @@ impl WasmPlugin {
         config: PluginConfig,
         bytes: &[u8],
         services: Arc<HostServices>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ComponentError> {
         if let Some(error) = super::initial_memory::check(bytes, config.limits.memory) {
-            return Err(error);
+            return Err(ComponentError::Memory(error));
         }
         let component = runtime
             .cache
             .load(&runtime.engine, bytes)
-            .map_err(|e| format!("not a valid WebAssembly component: {e}"))?;
+            .map_err(|e| ComponentError::NotAComponent(e.to_string()))?;
         let imports = component
             .component_type()
             .imports(&runtime.engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        let instance_pre = runtime.linker.instantiate_pre(&component).map_err(|e| {
-            format!("imports something this host does not provide (build it against wit/ of this warden): {e}")
-        })?;
-        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)?;
+        let instance_pre = runtime
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| ComponentError::Imports(e.to_string()))?;
+        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)
+            .map_err(ComponentError::Exports)?;
 
         let places = FairQueue::new(config.limits.concurrency);
         let mut plugin = Self {
@@ -341,7 +363,7 @@ impl WasmPlugin {
             config,
             places,
         };
-        let listing = plugin.describe().await?;
+        let listing = plugin.describe().await.map_err(ComponentError::Listing)?;
         plugin.tools = listing.tools;
         plugin.resources = listing.resources;
         plugin.templates = listing.templates;

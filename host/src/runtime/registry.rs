@@ -142,7 +142,7 @@ impl Registry {
                     let started = Instant::now();
                     let wasm = WasmPlugin::load(&runtime, config.clone(), &bytes, services.clone())
                         .await
-                        .map_err(fail)?;
+                        .map_err(|e| fail(e.to_string()))?;
                     tracing::debug!(plugin = %config.name, ms = started.elapsed().as_millis(), "plugin loaded");
                     let infos = wasm.tools.clone();
                     (Backend::Wasm(Box::new(wasm)), infos)
