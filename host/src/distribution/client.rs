@@ -22,18 +22,16 @@ use super::auth::{self, Challenge};
 use super::body::{self, ReadError};
 /// Opening a connection is `connection.rs`; its path here is kept for callers.
 pub use super::connection::connect;
-use super::connection::{Access, Connection, Credentials};
-use super::destination::{self, Hop, Named, Origin};
+use super::connection::{Connection, Credentials};
+use super::destination::{self, Hop, Origin};
 use super::error::FetchError;
 use super::image::Descriptor;
-use super::reference::OciRef;
 use super::said::Said;
 use crate::net::body::BodyError;
 use crate::scrub::Secrets;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
 use reqwest::{Method, Response, StatusCode};
-use std::sync::Mutex;
 use std::time::Duration;
 use tokio::time::Instant;
 use url::Url;
@@ -497,6 +495,8 @@ fn envelope(body: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::distribution::config::{Deadlines, Distribution, RegistrySettings};
+    use crate::distribution::connection::Access;
+    use crate::distribution::reference::OciRef;
     use crate::net::body::tests::{Answer, serve};
     use std::sync::atomic::Ordering;
 

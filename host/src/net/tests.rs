@@ -1,6 +1,6 @@
 //! The private-network rule, end to end over literal and resolved addresses.
 
-use super::addr::Class;
+use super::addr::{Class, classify};
 use super::*;
 use std::net::{IpAddr, SocketAddr};
 
