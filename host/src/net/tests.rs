@@ -2,7 +2,7 @@
 
 use super::addr::{Class, classify};
 use super::*;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 const K: Key = Key {
     name: "k",
