@@ -63,7 +63,11 @@ impl App {
                 plugin.grants.summary()
             );
         }
-        let audit = Arc::new(AuditLog::open(&manifest.audit_log)?);
+        let audit = Arc::new(
+            AuditLog::open(&manifest.audit_log)?
+                .with_sink(Arc::new(crate::metrics::AuditCounts))
+                .with_sink(Arc::new(crate::trace::Spans)),
+        );
         let services = Arc::new(HostServices::new(
             audit,
             manifest.browser.clone(),

@@ -1,7 +1,7 @@
 //! Process-wide Prometheus metrics, served by the admin listener (`admin.rs`).
 //!
 //! Call, capability, denial, approval and restart counters are derived from the audit
-//! records as they are written ([`observe`], called by `AuditLog::write`), so the metrics
+//! records as they are written ([`AuditCounts`], a sink of the audit log), so the metrics
 //! agree with the audit log by construction. Limit hits are counted where a limit refuses
 //! something ([`limit_hit`]). Session and connection gauges are read from the live host
 //! services at scrape time. The registry is a process global: a manifest reload replaces the
@@ -10,7 +10,7 @@
 //! Labels carry only names the manifest defines (plugins, tools, capabilities, client
 //! names) and fixed words: never arguments, targets, tokens or secret values.
 
-use crate::audit::{Outcome, Record};
+use crate::audit::{AuditSink, Outcome, Record};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -224,8 +224,18 @@ fn outcome_name(outcome: Outcome) -> &'static str {
     }
 }
 
+/// The audit sink that counts: registered on the audit log by whoever builds the app.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuditCounts;
+
+impl AuditSink for AuditCounts {
+    fn observe(&self, record: &Record<'_>) {
+        observe(record);
+    }
+}
+
 /// Count what one audit record says happened.
-pub fn observe(record: &Record<'_>) {
+fn observe(record: &Record<'_>) {
     let m = &*METRICS;
     match record.event {
         "tool_call" | "resource_read" | "prompt_get" | "completion" => {

@@ -1,7 +1,10 @@
-//! What plugins keep between calls (`warden:plugin/state`). Every call runs in a fresh
-//! instance, so a plugin's own memory never outlives a call; its values live here instead,
-//! in the host, one scope per plugin and conversation: an agent reads only what calls of its
-//! own conversation wrote, whatever the plugin does.
+//! What plugins keep between calls (`warden:plugin/state`; the import itself is
+//! `runtime/plugin_state_host.rs`). An instance serves one conversation and may serve its
+//! next call, but its memory is only a cache: it is dropped when it idles out
+//! (`runtime/plugin.rs`), traps, or meets a parallel call of the same conversation, which runs
+//! in an instance of its own. What must outlive a call lives here instead, in the host, one
+//! scope per plugin and conversation: an agent reads only what calls of its own conversation
+//! wrote, whatever the plugin does.
 //!
 //! Bounds: each scope holds at most the plugin's `limits.state` bytes (keys and values); a
 //! plugin keeps at most [`SCOPES_PER_PLUGIN`] scopes and [`SCOPES_HELD_FULL`] times

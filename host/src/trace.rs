@@ -2,13 +2,14 @@
 //! a plugin and one child span per capability use or refusal inside it, exported over
 //! OTLP/HTTP with the JSON encoding (`POST {endpoint}/v1/traces`).
 //!
-//! Like the metrics, spans are made from the audit records as they are written, so a trace
-//! shows exactly what the audit log shows, with the same restraint: names of plugins, tools
-//! and capabilities, outcomes and the named client; never arguments, targets or secrets.
+//! Like the metrics, spans are made from the audit records as they are written ([`Spans`], a
+//! sink of the audit log), so a trace shows exactly what the audit log shows, with the same
+//! restraint: names of plugins, tools and capabilities, outcomes and the named client; never
+//! arguments, targets or secrets.
 //! A call joins the caller's trace when the request carries a W3C `traceparent`, in its
 //! `_meta` (2026-07-28) or as an HTTP header; otherwise it starts a trace of its own.
 
-use crate::audit::{Outcome, Record};
+use crate::audit::{AuditSink, Outcome, Record};
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
@@ -20,14 +21,7 @@ use tokio::sync::mpsc;
 const BATCH: usize = 256;
 const FLUSH_EVERY: Duration = Duration::from_millis(500);
 
-/// The trace a call belongs to and its own span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallTrace {
-    pub trace_id: [u8; 16],
-    pub span_id: [u8; 8],
-    /// The caller's span, from its `traceparent`.
-    pub parent: Option<[u8; 8]>,
-}
+pub use crate::audit::CallTrace;
 
 static EXPORT: OnceLock<mpsc::UnboundedSender<Value>> = OnceLock::new();
 
@@ -76,8 +70,18 @@ fn parse_traceparent(value: &str) -> Option<([u8; 16], [u8; 8])> {
     (trace != [0; 16] && span != [0; 8]).then_some((trace, span))
 }
 
+/// The audit sink that exports spans: registered on the audit log by whoever builds the app.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spans;
+
+impl AuditSink for Spans {
+    fn observe(&self, record: &Record<'_>) {
+        observe(record);
+    }
+}
+
 /// Make the span an audit record describes, when it belongs to a traced call.
-pub fn observe(record: &Record<'_>) {
+fn observe(record: &Record<'_>) {
     let (Some(export), Some(trace)) = (EXPORT.get(), record.trace) else {
         return;
     };

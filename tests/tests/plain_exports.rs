@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use warden::app::App;
 use warden::capabilities::conversation::Conversation;
+use warden::runtime::CallContext;
 use warden::runtime::bindings::{ContentBlock, ToolError};
 use warden::runtime::plugin::CallFailure;
-use warden::runtime::state::CallContext;
 use warden_tests::{FILES_HOSTILE_WASM, GREETER_WASM, HOLDER_WASM, NOTES_WASM, SHAPES_WASM};
 
 /// A manifest in a fresh directory with `body` after the `[server]` section.

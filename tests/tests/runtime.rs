@@ -13,7 +13,7 @@ use warden::capabilities::conversation::Conversation;
 use warden::runtime::LogLevel;
 use warden::runtime::bindings::{ContentBlock, ResourceBody, ToolError};
 use warden::runtime::plugin::CallFailure;
-use warden::runtime::state::{CallContext, CallEvents};
+use warden::runtime::{CallContext, CallEvents};
 use warden_tests::{ECHO_WASM, HOSTILE_WASM, RESOURCES_WASM};
 
 type Boxed = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;

@@ -2,7 +2,8 @@
 //! cancellation) and the audit log its lines go to. Every capability context holds one, so
 //! a refusal or a use is recorded with the same fields wherever it happens.
 
-use super::{AuditLog, Outcome, Record};
+use super::log::AuditLog;
+use super::record::{CallTrace, Outcome, Record, millis, now};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -36,7 +37,7 @@ pub struct Caller {
     pub client: Option<Arc<str>>,
     pub session: Option<Arc<str>>,
     /// The call's trace, when traces are exported.
-    pub trace: Option<crate::trace::CallTrace>,
+    pub trace: Option<CallTrace>,
 }
 
 /// An allowed host request a capability made for a plugin, for [`GuestScope::used`].
@@ -162,7 +163,7 @@ impl GuestScope {
             Some(_) => Outcome::ToolError,
         };
         self.audit.write(&Record {
-            ts: super::now(),
+            ts: now(),
             event: "capability_used",
             plugin: &self.plugin,
             tool: &self.current_tool(),
@@ -170,7 +171,7 @@ impl GuestScope {
             args_bytes: None,
             decision: "allowed",
             outcome,
-            duration_ms: Some(super::millis(used.duration)),
+            duration_ms: Some(millis(used.duration)),
             capability: Some(used.capability),
             target: Some(used.target),
             reason: None,
@@ -205,7 +206,7 @@ impl GuestScope {
         tracing::warn!(plugin = %self.plugin, capability, target, "denied: {reason}");
         let caller = self.caller();
         self.audit.write(&Record {
-            ts: super::now(),
+            ts: now(),
             event: "capability_denied",
             plugin: &self.plugin,
             tool: &self.current_tool(),

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 use warden::app::App;
+use warden::runtime::CallContext;
 use warden::runtime::bindings::ContentBlock;
-use warden::runtime::state::CallContext;
 
 pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow::Result<ExitCode> {
     match serde_json::from_str::<serde_json::Value>(arguments) {

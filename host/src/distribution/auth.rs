@@ -9,9 +9,9 @@
 //! registry's credential from then on: presented to the registry's origin only, and
 //! scrubbed like the password.
 
-use super::FetchError;
-use super::client::{Access, Connection, Credentials};
+use super::connection::{Access, Connection, Credentials};
 use super::destination::{self, Hop, Origin};
+use super::error::FetchError;
 use crate::net::body::{self, BodyError};
 use base64::Engine as _;
 use reqwest::header::HeaderValue;

@@ -20,17 +20,18 @@
 
 use super::auth::{self, Challenge};
 use super::body::{self, ReadError};
-use super::destination::{self, Hop, Named, Origin};
+/// Opening a connection is `connection.rs`; its path here is kept for callers.
+pub use super::connection::connect;
+use super::connection::{Connection, Credentials};
+use super::destination::{self, Hop, Origin};
+use super::error::FetchError;
 use super::image::Descriptor;
-use super::reference::OciRef;
 use super::said::Said;
-use super::{Distribution, FetchError};
 use crate::net::body::BodyError;
 use crate::scrub::Secrets;
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
 use reqwest::{Method, Response, StatusCode};
-use std::sync::Mutex;
 use std::time::Duration;
 use tokio::time::Instant;
 use url::Url;
@@ -44,174 +45,6 @@ const ERROR_READ: usize = 8 * 1024;
 const MAX_REDIRECTS: usize = 5;
 /// The longest the start of an error body is waited for.
 const ERROR_TIME: Duration = Duration::from_secs(10);
-
-/// How long one request to a registry may take, whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Deadlines {
-    /// A manifest, an upload's steps, and the least any blob gets.
-    pub floor: Duration,
-    /// The slowest rate a blob may arrive at, in bytes per second: a blob's deadline is the
-    /// floor plus its declared size at this rate.
-    pub min_rate: u64,
-}
-
-impl Default for Deadlines {
-    /// A minute, and 256 KiB/s for a blob: a 256 MiB component gets 18 minutes.
-    fn default() -> Self {
-        Self {
-            floor: Duration::from_secs(60),
-            min_rate: 256 * 1024,
-        }
-    }
-}
-
-impl Deadlines {
-    /// The time a transfer of `size` bytes may take.
-    pub fn for_size(&self, size: u64) -> Duration {
-        self.floor
-            .saturating_add(Duration::from_secs(size / self.min_rate.max(1)))
-    }
-}
-
-/// One `[registries."HOST:PORT"]` entry.
-#[derive(Debug, Clone, Default)]
-pub struct RegistrySettings {
-    /// A bearer token is read from this environment variable.
-    pub token_env: Option<String>,
-    /// Basic authentication: the user, with the password read from `password_env`.
-    pub username: Option<String>,
-    pub password_env: Option<String>,
-    /// Speak plain HTTP (a registry on this machine or a lab network).
-    pub plain_http: bool,
-    /// The token service on another host that may receive the Basic credentials to issue
-    /// a token (a realm on the registry's own origin always may).
-    pub token_realm: Option<Url>,
-}
-
-/// What the connection will do: the token scope it asks a realm for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    Pull,
-    Push,
-}
-
-/// The credentials of one registry, as configured.
-pub(super) enum Credentials {
-    Anonymous,
-    Basic { user: String, password: String },
-    Bearer(String),
-}
-
-/// A connection to one repository of one registry.
-pub struct Connection {
-    /// `HOST[:PORT]` as the reference writes it.
-    pub(super) registry: String,
-    pub(super) repository: String,
-    pub(super) access: Access,
-    /// `scheme://HOST:PORT/`.
-    base: Url,
-    pub(super) origin: Origin,
-    pub(super) credentials: Credentials,
-    pub(super) token_realm: Option<Url>,
-    pub(super) named: Named,
-    /// Pinned to the registry's checked addresses.
-    pub(super) client: reqwest::Client,
-    pub(super) deadlines: Deadlines,
-    /// What is presented to the registry, once a challenge said which (or a static token).
-    presented: Mutex<Option<HeaderValue>>,
-    /// Every credential of this connection, tokens the realm issued included.
-    scrubber: Mutex<Secrets>,
-}
-
-impl std::fmt::Debug for Connection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Connection({}/{})", self.registry, self.repository)
-    }
-}
-
-/// A connection to `reference`'s repository, with the settings `dist` names for its registry.
-/// A registry not named there is reached over HTTPS, anonymously, at public addresses only.
-pub async fn connect(
-    reference: &OciRef,
-    dist: &Distribution,
-    access: Access,
-) -> Result<Connection, FetchError> {
-    let settings = dist.registries.get(&reference.registry);
-    let plain = settings.is_some_and(|s| s.plain_http);
-    let registry = reference.registry.clone();
-    let base = Url::parse(&format!(
-        "{}://{registry}/",
-        if plain { "http" } else { "https" }
-    ))
-    .ok()
-    .and_then(|u| Origin::of(&u).map(|o| (u, o)));
-    let Some((base, origin)) = base else {
-        return Err(FetchError::Registry {
-            registry,
-            message: Said::ours("not a host name or address"),
-        });
-    };
-    let credentials = credentials(&registry, settings)?;
-    let mut scrubber = Secrets::default();
-    match &credentials {
-        Credentials::Anonymous => {}
-        Credentials::Basic { user, password } => {
-            scrubber.add(password);
-            scrubber.add(&format!("{user}:{password}"));
-        }
-        Credentials::Bearer(token) => scrubber.add(token),
-    }
-    let token_realm = settings.and_then(|s| s.token_realm.clone());
-    let named = Named::new(
-        dist.registries
-            .iter()
-            .map(|(key, s)| (key.as_str(), s.plain_http)),
-        token_realm.as_ref(),
-    );
-    let client = destination::connect(&registry, &origin, Hop::Registry, &named, &scrubber).await?;
-    let presented = match &credentials {
-        // A static token is the registry's own credential: presented from the first request.
-        Credentials::Bearer(token) => HeaderValue::from_str(&format!("Bearer {token}")).ok(),
-        _ => None,
-    };
-    Ok(Connection {
-        registry,
-        repository: reference.repository.clone(),
-        access,
-        base,
-        origin,
-        credentials,
-        token_realm,
-        named,
-        client,
-        deadlines: dist.deadlines,
-        presented: Mutex::new(presented),
-        scrubber: Mutex::new(scrubber),
-    })
-}
-
-fn credentials(
-    registry: &str,
-    settings: Option<&RegistrySettings>,
-) -> Result<Credentials, FetchError> {
-    let Some(s) = settings else {
-        return Ok(Credentials::Anonymous);
-    };
-    let read = |var: &str| {
-        std::env::var(var).map_err(|_| FetchError::Credentials {
-            registry: registry.to_string(),
-            var: var.to_string(),
-        })
-    };
-    Ok(match (&s.token_env, &s.username, &s.password_env) {
-        (Some(var), _, _) => Credentials::Bearer(read(var)?),
-        (None, Some(user), Some(var)) => Credentials::Basic {
-            user: user.clone(),
-            password: read(var)?,
-        },
-        _ => Credentials::Anonymous,
-    })
-}
 
 impl Connection {
     /// The registry's words, bounded and scrubbed of this connection's credentials.
@@ -661,6 +494,9 @@ fn envelope(body: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::distribution::config::{Deadlines, Distribution, RegistrySettings};
+    use crate::distribution::connection::Access;
+    use crate::distribution::reference::OciRef;
     use crate::net::body::tests::{Answer, serve};
     use std::sync::atomic::Ordering;
 

@@ -7,7 +7,7 @@
 //! or not ([`crate::net::forbidden`]). The name is resolved once and the client pinned to the
 //! addresses checked, so DNS cannot swap them; no proxy, no redirect followed by the client.
 
-use super::FetchError;
+use super::error::FetchError;
 use super::said::Said;
 use crate::net::addr::classify;
 use crate::net::forbidden;

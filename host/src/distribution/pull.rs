@@ -1,19 +1,40 @@
 //! Taking a component from the store or its registry, checked at every step.
 
-use super::client::{self, Access, Connection};
+use super::config::{Distribution, MAX_COMPONENT, OciSource, WASM_LAYER_TYPES};
+use super::connection::{self, Access, Connection};
+use super::error::FetchError;
 use super::image::{Descriptor, ImageManifest};
 use super::reference::OciRef;
 use super::signature::{self, SignatureError, Signed, Signer};
 use super::store::{Store, Stored, digest_of};
-use super::{
-    Distribution, FetchError, Fetched, MAX_COMPONENT, OciSource, Origin, WASM_LAYER_TYPES,
-};
 use std::path::Path;
 
 /// A signature payload is a few hundred bytes; a larger layer is not read as one.
 const MAX_PAYLOAD: u64 = 64 * 1024;
 /// The most signatures of one artifact that are read (a key rotation adds one).
 const MAX_SIGNATURES: usize = 32;
+
+/// Where the loaded bytes came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Pulled from the registry now.
+    Registry,
+    /// Read from the store, pulled earlier (the registry was not asked for the component).
+    Store,
+}
+
+/// A pulled, checked component.
+#[derive(Debug)]
+pub struct Fetched {
+    pub bytes: Vec<u8>,
+    /// The manifest digest the bytes belong to.
+    pub digest: String,
+    /// Who signed it; `None` when `verify = false`.
+    pub signer: Option<Signer>,
+    pub origin: Origin,
+    /// The stored copy had been changed on disk and was pulled again.
+    pub repaired: bool,
+}
 
 /// The component `source` names. A pinned digest already in the store loads without the
 /// registry; signatures are verified again at every load, against today's `[trust]`.
@@ -62,7 +83,7 @@ async fn from_store(
             // Signed since, or the trust changed: ask the registry for its signatures.
             // Without the registry, the stored signatures' verdict is the answer.
             Err(stored) => {
-                let fresh = match client::connect(reference, dist, Access::Pull).await {
+                let fresh = match connection::connect(reference, dist, Access::Pull).await {
                     Ok(conn) => fresh_signer(&conn, digest, dist, store).await,
                     Err(e) => Err(e),
                 };
@@ -93,7 +114,7 @@ async fn pull(
     store: &Store,
 ) -> Result<Fetched, FetchError> {
     let reference = &source.reference;
-    let pulled = match client::connect(reference, dist, Access::Pull).await {
+    let pulled = match connection::connect(reference, dist, Access::Pull).await {
         Ok(conn) => pull_manifest(&conn, reference).await.map(|m| (conn, m)),
         Err(e) => Err(e),
     };

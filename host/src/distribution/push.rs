@@ -1,13 +1,14 @@
 //! `warden plugin push`: a component as a CNCF Wasm OCI artifact, and its signature in
 //! cosign's layout beside it.
 
-use super::client::Connection;
+use super::config::{WASM_CONFIG_TYPE, WASM_LAYER_TYPES};
+use super::connection::Connection;
+use super::error::FetchError;
 use super::image::{Descriptor, IMAGE_CONFIG_MEDIA_TYPE, ImageManifest, OCI_IMAGE_MEDIA_TYPE};
 use super::keys::PrivateKey;
 use super::reference::OciRef;
 use super::signature;
 use super::store::digest_of;
-use super::{FetchError, WASM_CONFIG_TYPE, WASM_LAYER_TYPES};
 use std::collections::BTreeMap;
 
 /// Push `component` under `reference`'s tag; returns the manifest digest to pin.

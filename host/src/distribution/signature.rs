@@ -6,9 +6,9 @@
 //! A keyless signature also carries the signer's certificate, its chain and the
 //! transparency log's bundle in annotations of the same layer ([`super::keyless`]).
 
-use super::Trust;
 use super::keyless::{self, Material};
 use super::keys::PrivateKey;
+use super::trust::Trust;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};

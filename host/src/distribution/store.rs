@@ -2,7 +2,7 @@
 //! hashed again, so a file changed on disk is never loaded: it is dropped and pulled anew.
 //! Writes go to a temporary file renamed into place, so a crash leaves no half file.
 
-use super::MAX_COMPONENT;
+use super::config::MAX_COMPONENT;
 use super::signature::Signed;
 use sha2::{Digest, Sha256};
 use std::io::Write;

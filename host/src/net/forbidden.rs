@@ -194,7 +194,7 @@ async fn service_at(
         }
         let found = match place {
             Place::Addr(listener) => same_service(*listener, addr, mine),
-            Place::Name(host, port) => super::resolve(host, *port)
+            Place::Name(host, port) => super::resolve::addresses(host, *port)
                 .await
                 .unwrap_or_default()
                 .into_iter()

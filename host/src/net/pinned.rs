@@ -8,8 +8,10 @@
 //! against the system's roots, loaded once. The fast path's client is pinned to addresses the
 //! browser's network guard admitted ([`client_for`]), so its requests obey the guard's rules.
 
+use super::admit::resolve_admitted;
+use super::error::NetError;
 use super::lookup::LookupError;
-use super::{Key, NetError, resolve_admitted};
+use super::space::Key;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

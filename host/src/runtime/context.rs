@@ -8,7 +8,8 @@ use super::bindings::warden::plugin::context::{
 };
 use super::bindings::warden::plugin::types;
 use super::budget::{self, Verdict};
-use super::state::{LogLevel, PluginState};
+use super::call::LogLevel;
+use super::store_data::PluginState;
 use crate::audit::Used;
 
 impl types::Host for PluginState {}

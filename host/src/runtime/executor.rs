@@ -8,10 +8,11 @@ use super::approval::{self, Approval, ApprovalRequest};
 use super::bindings::{
     Completion, CompletionRef, ContentBlock, EmbeddedResource, Prompt, ResourceBody, ToolOutput,
 };
+use super::call::CallContext;
+use super::entry::{Entry, Exit};
 use super::native;
-use super::plugin::{CallFailure, Entry, Exit};
+use super::plugin::CallFailure;
 use super::registry::{Backend, LoadedPlugin, Registry};
-use super::state::CallContext;
 use crate::audit::{self, Outcome, Record};
 use std::sync::Arc;
 use std::time::Instant;

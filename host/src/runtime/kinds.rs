@@ -5,9 +5,9 @@
 //! call into the instance, differs.
 
 use super::bindings::{Plugin as PluginWorld, PluginPre, ToolError};
+use super::entry::{Entry, Exit, Listing};
 use super::exports::PlainExports;
-use super::plugin::{Entry, Exit, Listing};
-use super::state::PluginState;
+use super::store_data::PluginState;
 use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::{Component, Instance, InstancePre};

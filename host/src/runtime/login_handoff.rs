@@ -5,7 +5,7 @@
 //! replay the call), closing the login page the user is meant to use.
 
 use super::asks::{Answer, ClientRequests, FormAnswer, LOGIN_KEY, Question};
-use super::state::{CallEvents, LogLevel};
+use super::call::{CallEvents, LogLevel};
 use crate::audit::{GuestScope, Used};
 use crate::capabilities::capture::handoff::{HandOff, Told};
 use futures::future::BoxFuture;

@@ -1,179 +1,67 @@
-//! The WebAssembly runtime: one [`wasmtime::Engine`], one [`Linker`] with every import
-//! (WASI sandbox + all capability interfaces) built once, a compiled-component cache, and
-//! an epoch ticker that drives per-call time limits and lets spinning guests be interrupted.
+//! The WebAssembly runtime: the engine every plugin runs on, the plugins it loaded, and the
+//! store each plugin instance carries.
+//!
+//! | file | job |
+//! |------|-----|
+//! | `engine.rs` | [`Runtime`]: the engine, the linker with every import, the component cache, the epoch ticker |
+//! | `compiler.rs`, `cache.rs`, `initial_memory.rs` | engine settings, compiled components on disk, the memory a component needs |
+//! | `bindings.rs` | host bindings of the `warden:plugin/plugin` world |
+//! | `call.rs` | the call in progress as the runtime is handed it ([`CallContext`], [`CallEvents`]) |
+//! | `store_data.rs` | [`PluginState`]: the data a plugin instance's store carries |
+//! | `wasi_ctx.rs` | the WASI context of one instance (granted directories, guest stdout/stderr) |
+//! | `sandbox.rs` | the WASI imports as the host serves them (environment, preopens, no sockets) |
+//! | `files/` | `wasi:filesystem` over the granted directories: quotas, audit lines |
+//! | `context.rs`, `budget.rs` | `warden:plugin/context` (progress, logs, cancellation) and its per-call budgets |
+//! | `plugin_state_host.rs` | `warden:plugin/state`, over the host's store of kept values (`crate::plugin_state`) |
+//! | `settings.rs` | `wasi:config/store`: a plugin's own `[plugin.settings]` |
+//! | `login_handoff.rs` | the capture capability's login hand-off for one call |
+//! | `asks.rs`, `approval.rs` | questions a call puts to its client, and `require_approval` |
+//! | `entry.rs` | the ways into a plugin ([`plugin::Entry`]) and what comes out |
+//! | `kinds.rs` | the two kinds of component: the `warden:plugin` world, plain exported functions |
+//! | `exports/` | plain exported functions as tools |
+//! | `plugin.rs` | one loaded plugin and the instances that serve its calls |
+//! | `fair_queue.rs` | a plugin's places for calls, shared fairly among clients |
+//! | `executor.rs` | the guarded path every client request takes into a plugin |
+//! | `pulled.rs` | an `oci://` plugin's component, pulled and checked |
+//! | `registry.rs`, `registry/` | every plugin of the manifest, and the routing of tools and resources |
+//! | `native.rs` | `native:echo`, the host-side baseline of the WASM-boundary benchmark |
 
 pub mod approval;
 pub mod asks;
 pub mod bindings;
 pub mod budget;
 mod cache;
+pub mod call;
 pub mod compiler;
 mod context;
+mod engine;
+pub mod entry;
 pub mod executor;
 pub mod exports;
 pub mod fair_queue;
 mod files;
 mod initial_memory;
-mod kept;
 mod kinds;
 mod login_handoff;
 pub mod native;
 pub mod plugin;
+mod plugin_state_host;
 mod pulled;
 pub mod registry;
 pub(crate) mod sandbox;
 mod settings;
-pub mod state;
+pub mod store_data;
+mod wasi_ctx;
 #[cfg(test)]
 mod wasi_http_tests;
 
-pub use state::LogLevel;
+pub use call::{CallContext, CallEvents, LogLevel};
+pub use engine::{EPOCH_TICK, Runtime, RuntimeError};
+pub use plugin::pool_instances;
+pub use store_data::PluginState;
 
-use crate::capabilities;
-use cache::ComponentCache;
-use state::PluginState;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
-
-/// How often the epoch advances: the granularity of time limits and of yielding a spinning
-/// guest back to the async runtime.
-pub const EPOCH_TICK: Duration = Duration::from_millis(5);
-
-/// Instance slots the pool always has, whatever the manifest says.
-const MIN_POOL_INSTANCES: u32 = 16;
-
-/// The runtime could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    #[error("cannot configure the WebAssembly engine: {0}")]
-    Engine(String),
-    #[error("cannot link host imports: {0}")]
-    Link(String),
-}
-
-/// Shared by every plugin.
-pub struct Runtime {
-    engine: Engine,
-    linker: Linker<PluginState>,
-    cache: ComponentCache,
-    ticker_stop: Arc<AtomicBool>,
-}
-
-impl Runtime {
-    /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot);
-    /// `instances` how many instances may live at once (see [`pool_instances`]).
-    pub fn new(cache_dir: PathBuf, max_memory: u64, instances: u32) -> Result<Self, RuntimeError> {
-        let mut config = compiler::config();
-        // The pooling allocator keeps instance slots, memory images and, above all, async
-        // fiber stacks warm: an instance per call costs microseconds, where the on-demand
-        // allocator would map a fresh stack and memory for every call.
-        let instances = instances.max(MIN_POOL_INSTANCES);
-        let mut pool = PoolingAllocationConfig::new();
-        pool.total_component_instances(instances)
-            .total_memories(instances.saturating_mul(2))
-            .total_tables(instances.saturating_mul(4))
-            .total_core_instances(instances.saturating_mul(8))
-            .total_stacks(instances)
-            .max_memory_size(usize::try_from(max_memory).unwrap_or(usize::MAX));
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-        let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(e.to_string()))?;
-
-        let mut linker = Linker::new(&engine);
-        sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
-        // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
-        // hook under `grants.http`: a plugin without the grant loads, and its requests are
-        // refused and audited.
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
-            .map_err(|e| RuntimeError::Link(e.to_string()))?;
-        // `warden:plugin` (context, types) on the store itself; each capability on its own
-        // context.
-        bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
-            &mut linker,
-            |s| s,
-        )
-        .and_then(|()| {
-            bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| {
-            bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| {
-            bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
-        .map_err(|e| RuntimeError::Link(e.to_string()))?;
-
-        let ticker_stop = Arc::new(AtomicBool::new(false));
-        let (weak, stop) = (engine.weak(), ticker_stop.clone());
-        std::thread::Builder::new()
-            .name("warden-epoch".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(EPOCH_TICK);
-                    match weak.upgrade() {
-                        Some(engine) => engine.increment_epoch(),
-                        None => break,
-                    }
-                }
-            })
-            .map_err(|e| RuntimeError::Engine(format!("cannot start the epoch thread: {e}")))?;
-
-        Ok(Self {
-            engine,
-            linker,
-            cache: ComponentCache::new(cache_dir),
-            ticker_stop,
-        })
-    }
-
-    pub fn engine(&self) -> &Engine {
-        &self.engine
-    }
-
-    /// Components compiled (not found in the cache) since start.
-    pub fn compiled_count(&self) -> usize {
-        self.cache.compiled()
-    }
-
-    /// Components loaded from the cache since start.
-    pub fn cached_count(&self) -> usize {
-        self.cache.hits()
-    }
-
-    /// Built-in plugins loaded from the machine code embedded in the binary since start.
-    pub fn precompiled_count(&self) -> usize {
-        self.cache.embedded()
-    }
-}
-
-/// Instances the plugins of a manifest may have alive at once: each plugin's calls in flight
-/// (up to twice `limits.concurrency`: places lent to clients below their fair share,
-/// `fair_queue.rs`), its instances idle between calls (`limits.concurrency`), the spares made
-/// ahead of calls, and one more for the load-time listing.
-pub fn pool_instances(manifest: &crate::manifest::Manifest) -> u32 {
-    let total: usize = manifest
-        .plugins
-        .iter()
-        .map(|p| 3 * p.limits.concurrency + plugin::SPARES + 1)
-        .sum();
-    u32::try_from(total).unwrap_or(u32::MAX)
-}
-
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
-    }
+/// The path the MCP layer names the call types by (`crate::runtime::state::CallContext`);
+/// they live in `call.rs`.
+pub mod state {
+    pub use super::call::{CallContext, CallEvents, LogLevel};
 }

@@ -11,14 +11,13 @@
 //! images make each a matter of microseconds); reusing an idle one saves a language runtime's
 //! warm-up (a JavaScript or Python call on a fresh instance costs about a millisecond more).
 
-use super::Runtime;
-use super::bindings::{
-    Completion, CompletionRef, EmbeddedResource, Prompt, PromptInfo, ResourceInfo,
-    ResourceTemplate, ToolError, ToolInfo, ToolOutput,
-};
+use super::bindings::{PromptInfo, ResourceInfo, ResourceTemplate, ToolError, ToolInfo};
+use super::call::CallContext;
+use super::engine::Runtime;
+use super::entry::{Entry, Exit, Listing};
 use super::fair_queue::FairQueue;
 use super::kinds::{Bound, Pre};
-use super::state::{CallContext, PluginState};
+use super::store_data::PluginState;
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
 use crate::capabilities::conversation::Owner;
@@ -298,6 +297,26 @@ pub struct WasmPlugin {
     places: FairQueue,
 }
 
+/// Why a component could not be loaded as a plugin; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentError {
+    /// Its memories need more than `limits.memory` before the first instruction.
+    #[error("{0}")]
+    Memory(String),
+    #[error("not a valid WebAssembly component: {0}")]
+    NotAComponent(String),
+    #[error(
+        "imports something this host does not provide (build it against wit/ of this warden): {0}"
+    )]
+    Imports(String),
+    /// Neither the `warden:plugin/plugin` world nor plain functions (`kinds.rs`).
+    #[error("{0}")]
+    Exports(String),
+    /// Its load-time listing failed or named something invalid.
+    #[error("{0}")]
+    Listing(String),
+}
+
 impl WasmPlugin {
     /// Compile (or load from cache), instantiate, and ask the plugin for its tools.
     pub async fn load(
@@ -305,23 +324,25 @@ impl WasmPlugin {
         config: PluginConfig,
         bytes: &[u8],
         services: Arc<HostServices>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ComponentError> {
         if let Some(error) = super::initial_memory::check(bytes, config.limits.memory) {
-            return Err(error);
+            return Err(ComponentError::Memory(error));
         }
         let component = runtime
             .cache
             .load(&runtime.engine, bytes)
-            .map_err(|e| format!("not a valid WebAssembly component: {e}"))?;
+            .map_err(|e| ComponentError::NotAComponent(e.to_string()))?;
         let imports = component
             .component_type()
             .imports(&runtime.engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        let instance_pre = runtime.linker.instantiate_pre(&component).map_err(|e| {
-            format!("imports something this host does not provide (build it against wit/ of this warden): {e}")
-        })?;
-        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)?;
+        let instance_pre = runtime
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| ComponentError::Imports(e.to_string()))?;
+        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)
+            .map_err(ComponentError::Exports)?;
 
         let places = FairQueue::new(config.limits.concurrency);
         let mut plugin = Self {
@@ -342,7 +363,7 @@ impl WasmPlugin {
             config,
             places,
         };
-        let listing = plugin.describe().await?;
+        let listing = plugin.describe().await.map_err(ComponentError::Listing)?;
         plugin.tools = listing.tools;
         plugin.resources = listing.resources;
         plugin.templates = listing.templates;
@@ -463,59 +484,6 @@ impl WasmPlugin {
     }
 }
 
-/// A way into a plugin.
-#[derive(Debug, Clone, Copy)]
-pub enum Entry<'a> {
-    /// `tools/call` of the plugin's own tool name.
-    Tool { name: &'a str, arguments: &'a str },
-    /// `resources/read`.
-    ReadResource { uri: &'a str },
-    /// `prompts/get` of the plugin's own prompt name.
-    GetPrompt {
-        name: &'a str,
-        arguments: &'a [(String, String)],
-    },
-    /// `completion/complete`.
-    Complete {
-        target: &'a CompletionRef,
-        argument: &'a str,
-        value: &'a str,
-        context: &'a [(String, String)],
-    },
-    /// The load-time listing of tools, resources and templates.
-    Describe,
-}
-
-impl Entry<'_> {
-    /// How audit lines and logs name the entry.
-    pub fn label(&self) -> String {
-        match self {
-            Self::Tool { name, .. } => (*name).to_string(),
-            Self::ReadResource { uri } => format!("resources/read {uri}"),
-            Self::GetPrompt { name, .. } => format!("prompts/get {name}"),
-            Self::Complete { .. } => "completion/complete".to_string(),
-            Self::Describe => "list-tools".to_string(),
-        }
-    }
-}
-
-/// What came out of a plugin.
-pub enum Exit {
-    Tool(ToolOutput),
-    Resource(Vec<EmbeddedResource>),
-    Prompt(Prompt),
-    Completion(Completion),
-    Listing(Box<Listing>),
-}
-
-/// Everything a plugin serves, as it listed it at load.
-pub struct Listing {
-    pub tools: Vec<ToolInfo>,
-    pub resources: Vec<ResourceInfo>,
-    pub templates: Vec<ResourceTemplate>,
-    pub prompts: Vec<PromptInfo>,
-}
-
 fn describe_trap(trap: &wasmtime::Error, stderr: &str) -> String {
     let kind = trap
         .downcast_ref::<wasmtime::Trap>()
@@ -565,4 +533,17 @@ pub(crate) fn validate_tool(info: &ToolInfo) -> Result<(), String> {
         check("output", out)?;
     }
     Ok(())
+}
+
+/// Instances the plugins of a manifest may have alive at once: each plugin's calls in flight
+/// (up to twice `limits.concurrency`: places lent to clients below their fair share,
+/// `fair_queue.rs`), its instances idle between calls (`limits.concurrency`), the spares made
+/// ahead of calls, and one more for the load-time listing.
+pub fn pool_instances(manifest: &crate::manifest::Manifest) -> u32 {
+    let total: usize = manifest
+        .plugins
+        .iter()
+        .map(|p| 3 * p.limits.concurrency + SPARES + 1)
+        .sum();
+    u32::try_from(total).unwrap_or(u32::MAX)
 }

@@ -2,8 +2,8 @@
 //! plugin. Loading is all-or-nothing: a server never serves a partial tool list. Each call is
 //! audited here, before its result goes back to any transport.
 
-use super::Runtime;
 use super::bindings::{PromptInfo, ToolInfo};
+use super::engine::Runtime;
 use super::native;
 use super::plugin::WasmPlugin;
 use crate::builtin;
@@ -142,7 +142,7 @@ impl Registry {
                     let started = Instant::now();
                     let wasm = WasmPlugin::load(&runtime, config.clone(), &bytes, services.clone())
                         .await
-                        .map_err(fail)?;
+                        .map_err(|e| fail(e.to_string()))?;
                     tracing::debug!(plugin = %config.name, ms = started.elapsed().as_millis(), "plugin loaded");
                     let infos = wasm.tools.clone();
                     (Backend::Wasm(Box::new(wasm)), infos)

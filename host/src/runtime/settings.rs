@@ -5,7 +5,7 @@
 //! its bindings private and the world's bindgen generates this interface anyway.
 
 use super::bindings::wasi::config::store::{Error, Host};
-use super::state::PluginState;
+use super::store_data::PluginState;
 
 impl Host for PluginState {
     async fn get(&mut self, key: String) -> Result<Option<String>, Error> {

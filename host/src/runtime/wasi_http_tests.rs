@@ -2,7 +2,7 @@
 //! had (Wassette's examples: 0.2.4); the linker serves every 0.2.x from the one
 //! implementation it holds.
 
-use super::Runtime;
+use super::engine::Runtime;
 
 #[test]
 fn a_component_importing_an_older_wasi_http_links() {

@@ -1,7 +1,7 @@
 //! A set of secrets held for one purpose (a registry connection's credentials and the tokens
 //! it was issued), ready to mask text before it reaches a message, a log or an audit line.
 
-use super::{scrub, variants};
+use super::variants::{scrub, variants};
 
 /// A set of secrets, each with its [`variants`], longest first: ready to mask text.
 #[derive(Debug, Clone, Default)]
@@ -64,8 +64,8 @@ pub fn cut(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::variants::percent;
     use super::*;
-    use crate::scrub::percent;
     use base64::Engine as _;
 
     #[test]

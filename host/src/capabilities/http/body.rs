@@ -3,8 +3,8 @@
 //! byte over `max_response_body` or at the request's deadline, and a response is scrubbed of
 //! the credentials the plugin's requests carry before the plugin reads a byte of it.
 
-use super::Slot;
 use super::exchange::Exchange;
+use super::services::Slot;
 use crate::scrub::Scrubber;
 use bytes::Bytes;
 use futures::Stream;

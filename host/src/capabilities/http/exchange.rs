@@ -3,7 +3,7 @@
 //! read to the end or dropped. Method, origin, path (never the query: it may carry a
 //! credential), status, bytes sent and received, time; never a body or a header value.
 
-use super::CAPABILITY;
+use super::services::CAPABILITY;
 use crate::audit::{GuestScope, Used};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

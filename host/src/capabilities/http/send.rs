@@ -20,7 +20,7 @@
 use super::body::{RequestBody, ResponseBody};
 use super::credentials::{self, CredentialError};
 use super::exchange::Exchange;
-use super::{HttpServices, Slot};
+use super::services::{HttpServices, Slot};
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use crate::manifest::http::{HttpGrant, origin_of};

@@ -6,6 +6,6 @@ wasmtime::component::bindgen!({
     imports: { default: async },
     with: {
         "warden:types": crate::capabilities::errors::bindings::warden::types,
-        "warden:terminal/terminal.session": super::SessionHandle,
+        "warden:terminal/terminal.session": super::handle::SessionHandle,
     },
 });

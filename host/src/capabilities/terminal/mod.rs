@@ -12,6 +12,7 @@
 
 pub mod bindings;
 mod channel;
+mod handle;
 mod pty;
 pub mod session;
 pub mod ssh;
@@ -25,6 +26,7 @@ use bindings::warden::terminal::terminal::{
     self as terminal_iface, Chunk, Host, HostSession, SessionInfo, Target,
 };
 use bindings::warden::terminal::types::{self, Error};
+pub use handle::SessionHandle;
 use ssh::SshPool;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -61,10 +63,6 @@ pub(crate) fn shown_input(data: &[u8]) -> String {
     }
     shown
 }
-
-/// A plugin's handle to one of its sessions.
-#[derive(Debug)]
-pub struct SessionHandle(Arc<Session>);
 
 /// A plugin's terminal context: its grants and audit scope, the host's terminal sessions
 /// and the SSH connections they run on.

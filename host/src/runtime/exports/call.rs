@@ -6,7 +6,7 @@
 use super::walk::Function;
 use super::{json, output};
 use crate::runtime::bindings::{ContentBlock, ToolError, ToolOutput};
-use crate::runtime::state::PluginState;
+use crate::runtime::store_data::PluginState;
 use serde_json::{Value, json};
 use wasmtime::Store;
 use wasmtime::component::{Instance, Type, Val};

@@ -24,7 +24,7 @@ mod walk;
 pub use walk::{Function, WalkError};
 
 use crate::runtime::bindings::ToolInfo;
-use crate::runtime::state::PluginState;
+use crate::runtime::store_data::PluginState;
 use wasmtime::Store;
 use wasmtime::component::{Component, Instance};
 

@@ -2,8 +2,8 @@
 //! `append-via-stream`), wrapped so each write is held to the directory's quota and
 //! counted for the audit line, as `descriptor.write` is.
 
+use super::granted::{CAPABILITY, Tally, no_space, quota_reason};
 use super::quota::{Usage, cost};
-use super::{CAPABILITY, Tally, no_space, quota_reason};
 use crate::audit::GuestScope;
 use crate::manifest::files::FileGrant;
 use bytes::Bytes;

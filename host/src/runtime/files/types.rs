@@ -5,10 +5,10 @@
 //! only read go straight to wasmtime-wasi's, and a refusal of theirs that means "outside
 //! the directory" is audited.
 
+use super::granted::{CAPABILITY, quota_reason};
 use super::quota::{BLOCK, cost};
 use super::stream::Counted;
-use super::{CAPABILITY, quota_reason};
-use crate::runtime::state::PluginState;
+use crate::runtime::store_data::PluginState;
 use std::sync::Arc;
 use wasmtime::component::{HasSelf, Linker, Resource};
 use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};

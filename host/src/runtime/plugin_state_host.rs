@@ -3,7 +3,7 @@
 //! Reads and deletes are not audited (they reach nothing outside the plugin's own scope).
 
 use super::bindings::warden::plugin::state::{Host, StateError as WitError};
-use super::state::PluginState;
+use super::store_data::PluginState;
 use crate::plugin_state::StateError;
 
 impl Host for PluginState {

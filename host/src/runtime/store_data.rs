@@ -1,17 +1,17 @@
-//! The data a plugin's store carries: its sandbox, its grants, the host services its
+//! [`PluginState`], the data a plugin instance's store carries: its sandbox, its grants, the host services its
 //! capability imports use, and the context of the call in progress.
 
-use super::asks::{Capabilities, ClientRequests, WaitClock};
 use super::budget::EventBudget;
-use super::sandbox::{self, GUEST_LOG_BUDGET};
+use super::call::CallContext;
+use super::files::Files;
+use super::login_handoff::CallHandOff;
+use super::wasi_ctx::{self, GUEST_LOG_BUDGET};
 use crate::audit::{Caller, GuestScope};
 use crate::capabilities::{Contexts, HostServices, Projections, View};
 use crate::manifest::grants::Grants;
 use crate::manifest::{PluginConfig, Settings};
-use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use tokio_util::sync::CancellationToken;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -22,49 +22,6 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 /// them hits this cap (its next host call traps and the instance is replaced) instead of
 /// growing the host.
 pub const HANDLES_PER_INSTANCE: usize = 10_000;
-
-/// Log levels a plugin can write at (mirrors `warden:plugin/context.log-level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LogLevel {
-    Debug,
-    Info,
-    Warning,
-    Error,
-}
-
-/// Where a running call's progress and log messages go (the MCP layer implements it, so the
-/// runtime does not depend on a transport).
-pub trait CallEvents: Send + Sync {
-    fn progress(
-        &self,
-        done: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> BoxFuture<'static, ()>;
-    fn log(&self, plugin: &str, level: LogLevel, message: String) -> BoxFuture<'static, ()>;
-}
-
-/// The call in progress.
-#[derive(Clone, Default)]
-pub struct CallContext {
-    /// The client to ask (the plugin's questions and the host's approvals); `None`: the
-    /// call came from no MCP client, so nobody can be asked.
-    pub client_requests: Option<Arc<dyn ClientRequests>>,
-    /// What that client declared it can be asked.
-    pub capabilities: Capabilities,
-    /// Time spent waiting for the client's answers, which the time limit does not count.
-    pub wait: Arc<WaitClock>,
-    pub events: Option<Arc<dyn CallEvents>>,
-    pub cancel: CancellationToken,
-    /// The MCP client's identity, for audit lines.
-    pub client: Option<Arc<str>>,
-    /// The transport and session the call came in on, for audit lines.
-    pub session: Option<Arc<str>>,
-    /// The call's trace, when traces are exported.
-    pub trace: Option<crate::trace::CallTrace>,
-    /// The conversation the call belongs to: what browser sessions are scoped by.
-    pub conversation: crate::capabilities::conversation::Conversation,
-}
 
 /// Linear-memory cap that remembers whether the guest hit it, so the trap that follows can be
 /// reported as "memory limit" instead of a bare `unreachable`.
@@ -119,7 +76,7 @@ pub struct PluginState {
     /// `[plugin.settings]`, read through `wasi:config/store`.
     pub settings: Settings,
     /// Granted directories and what this instance opened and wrote in them.
-    pub files: super::files::Files,
+    pub files: Files,
     /// The guest read its environment and none is granted.
     pub env_without_grant: bool,
 }
@@ -133,8 +90,8 @@ impl PluginState {
         let mut table = ResourceTable::new();
         table.set_max_capacity(HANDLES_PER_INSTANCE);
         Self {
-            wasi: sandbox::wasi_ctx(&scope, &log_budget, &grants),
-            files: super::files::Files::new(&grants.files),
+            wasi: wasi_ctx::wasi_ctx(&scope, &log_budget, &grants),
+            files: Files::new(&grants.files),
             env_without_grant: false,
             http: WasiHttpCtx::new(),
             table,
@@ -163,7 +120,7 @@ impl PluginState {
             trace: call.trace,
         };
         self.scope.begin(tool, caller, call.cancel.clone());
-        self.caps.capture.handoff = Some(Arc::new(super::login_handoff::CallHandOff {
+        self.caps.capture.handoff = Some(Arc::new(CallHandOff {
             plugin: self.grants.plugin.clone(),
             client: call.client_requests.clone(),
             elicitation: call.capabilities.elicitation,

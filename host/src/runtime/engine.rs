@@ -1,0 +1,143 @@
+//! The WebAssembly engine shared by every plugin: one [`wasmtime::Engine`], one [`Linker`]
+//! with every import (WASI sandbox + all capability interfaces) built once, a
+//! compiled-component cache, and an epoch ticker that drives per-call time limits and lets
+//! spinning guests be interrupted.
+
+use super::bindings;
+use super::cache::ComponentCache;
+use super::compiler;
+use super::sandbox;
+use super::store_data::PluginState;
+use crate::capabilities;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// How often the epoch advances: the granularity of time limits and of yielding a spinning
+/// guest back to the async runtime.
+pub const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// Instance slots the pool always has, whatever the manifest says.
+const MIN_POOL_INSTANCES: u32 = 16;
+
+/// The runtime could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("cannot configure the WebAssembly engine: {0}")]
+    Engine(String),
+    #[error("cannot link host imports: {0}")]
+    Link(String),
+}
+
+/// Shared by every plugin.
+pub struct Runtime {
+    pub(super) engine: Engine,
+    pub(super) linker: Linker<PluginState>,
+    pub(super) cache: ComponentCache,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Runtime {
+    /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot);
+    /// `instances` how many instances may live at once (see [`super::plugin::pool_instances`]).
+    pub fn new(cache_dir: PathBuf, max_memory: u64, instances: u32) -> Result<Self, RuntimeError> {
+        let mut config = compiler::config();
+        // The pooling allocator keeps instance slots, memory images and, above all, async
+        // fiber stacks warm: an instance per call costs microseconds, where the on-demand
+        // allocator would map a fresh stack and memory for every call.
+        let instances = instances.max(MIN_POOL_INSTANCES);
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_component_instances(instances)
+            .total_memories(instances.saturating_mul(2))
+            .total_tables(instances.saturating_mul(4))
+            .total_core_instances(instances.saturating_mul(8))
+            .total_stacks(instances)
+            .max_memory_size(usize::try_from(max_memory).unwrap_or(usize::MAX));
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(e.to_string()))?;
+
+        let mut linker = Linker::new(&engine);
+        sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
+        // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
+        // hook under `grants.http`: a plugin without the grant loads, and its requests are
+        // refused and audited.
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+            .map_err(|e| RuntimeError::Link(e.to_string()))?;
+        // `warden:plugin` (context, types) on the store itself; each capability on its own
+        // context.
+        bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
+            &mut linker,
+            |s| s,
+        )
+        .and_then(|()| {
+            bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| {
+            bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| {
+            bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
+                &mut linker,
+                |s| s,
+            )
+        })
+        .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
+        .map_err(|e| RuntimeError::Link(e.to_string()))?;
+
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        let (weak, stop) = (engine.weak(), ticker_stop.clone());
+        std::thread::Builder::new()
+            .name("warden-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(EPOCH_TICK);
+                    match weak.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .map_err(|e| RuntimeError::Engine(format!("cannot start the epoch thread: {e}")))?;
+
+        Ok(Self {
+            engine,
+            linker,
+            cache: ComponentCache::new(cache_dir),
+            ticker_stop,
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Components compiled (not found in the cache) since start.
+    pub fn compiled_count(&self) -> usize {
+        self.cache.compiled()
+    }
+
+    /// Components loaded from the cache since start.
+    pub fn cached_count(&self) -> usize {
+        self.cache.hits()
+    }
+
+    /// Built-in plugins loaded from the machine code embedded in the binary since start.
+    pub fn precompiled_count(&self) -> usize {
+        self.cache.embedded()
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
