@@ -236,7 +236,7 @@ class Crate:
                 while j + 1 < n and toks[j].kind == "path_sep" and toks[j + 1].kind == "ident":
                     segs.append(toks[j + 1].text)
                     j += 2
-                if len(segs) > 1 and not (len(stack) == 1 and segs[0] in VISIBILITY_SCOPES and _in_visibility(toks, i)):
+                if len(segs) > 1 and not (segs[0] in VISIBILITY_SCOPES and _in_visibility(toks, i)):
                     current().refs.append((segs, t.line))
                 i = j
                 continue

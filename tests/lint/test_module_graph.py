@@ -92,6 +92,18 @@ def test_comments_and_strings_are_not_imports(tmp_path):
     assert run(root).returncode == 0
 
 
+def test_a_visibility_path_is_not_an_import(tmp_path):
+    root = crate(
+        tmp_path,
+        {
+            "lib.rs": "mod a;\nmod b;\n",
+            "a.rs": "use crate::b::Bee;\n",
+            "b.rs": "pub struct Bee;\n#[cfg(test)]\nmod tests {\n    pub(in crate::a) fn helper() {}\n}\n",
+        },
+    )
+    assert run(root).returncode == 0
+
+
 LAYERED = {
     "lib.rs": "mod web;\n",
     "web/mod.rs": """\

@@ -7,7 +7,7 @@ use super::identity::{BoundSession, ClientIdentity};
 use crate::capabilities::conversation::Conversation;
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
-use crate::runtime::state::{CallContext, CallEvents};
+use crate::runtime::{CallContext, CallEvents};
 use futures::future::BoxFuture;
 use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,

@@ -59,9 +59,3 @@ pub use call::{CallContext, CallEvents, LogLevel};
 pub use engine::{EPOCH_TICK, Runtime, RuntimeError};
 pub use plugin::pool_instances;
 pub use store_data::PluginState;
-
-/// The path the MCP layer names the call types by (`crate::runtime::state::CallContext`);
-/// they live in `call.rs`.
-pub mod state {
-    pub use super::call::{CallContext, CallEvents, LogLevel};
-}
