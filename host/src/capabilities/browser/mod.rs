@@ -56,10 +56,10 @@ pub(crate) mod tab;
 mod udp;
 mod wit;
 
-pub(crate) use live::{adopt, caps, emulation, occupancy, profiles, saved_state};
+pub(crate) use live::{emulation, occupancy, profiles, saved_state};
 pub(crate) use model::navigation;
 pub(crate) use model::owner::Guard;
 pub(crate) use model::state;
 pub use provider::BrowserProvider;
-pub(crate) use tab::{marks, secrets};
+pub(crate) use tab::marks;
 pub use wit::{BrowserCtx, PageHandle, add_to_linker};

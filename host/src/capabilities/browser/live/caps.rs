@@ -46,7 +46,7 @@ impl State {
     }
 
     /// Tell the census this browser's tabs when their number changed.
-    pub(super) fn tell_census(&mut self) {
+    pub(in crate::capabilities::browser) fn tell_census(&mut self) {
         let Some((generation, census)) = &self.census else {
             return;
         };
@@ -110,7 +110,10 @@ fn session_cap(grants: &Grants, scope: &GuestScope, open: usize) -> Result<()> {
 impl BrowserProvider {
     /// May the owner open one more session, counting those in the shared browser and in
     /// profiles' own browsers?
-    pub(super) async fn check_session_cap(&self, owner: &Owner) -> Result<()> {
+    pub(in crate::capabilities::browser) async fn check_session_cap(
+        &self,
+        owner: &Owner,
+    ) -> Result<()> {
         let open = self.sessions_of(&owner.grants.plugin).await.len();
         session_cap(&owner.grants, &owner.scope, open)
     }
@@ -118,14 +121,18 @@ impl BrowserProvider {
 
 impl Live {
     /// May the plugin of `grants` open one more browser session in this browser?
-    pub(super) fn check_session_cap(&self, grants: &Grants, scope: &GuestScope) -> Result<()> {
+    pub(in crate::capabilities::browser) fn check_session_cap(
+        &self,
+        grants: &Grants,
+        scope: &GuestScope,
+    ) -> Result<()> {
         let open = self.lock().sessions_of_plugin(&grants.plugin);
         session_cap(grants, scope, open)
     }
 
     /// May the owner of `context` open one more tab in it? (A context without an owner is
     /// the capture browser's default one, whose requests are capped on their popups.)
-    pub(super) fn check_tab_cap(&self, context: &str) -> Result<()> {
+    pub(in crate::capabilities::browser) fn check_tab_cap(&self, context: &str) -> Result<()> {
         let st = self.lock();
         let Some(owner) = st.contexts.get(context) else {
             return Ok(());
@@ -151,7 +158,10 @@ impl State {
     /// A tab the page `target`'s opener opened has just attached, paused: when its owner is
     /// over a tab cap, forget it, tell the opener's next answer, and return what to do (close
     /// it before it runs; audit it, aggregated: a line at 1, 2, 4, 8, ... closed windows).
-    pub(super) fn close_popup_over_cap(&mut self, target: &str) -> Option<Vec<Effect>> {
+    pub(in crate::capabilities::browser) fn close_popup_over_cap(
+        &mut self,
+        target: &str,
+    ) -> Option<Vec<Effect>> {
         let tab = self.tabs.get(target)?;
         let (Some(opener), context, capture) =
             (tab.opener.clone(), tab.context.clone(), tab.owner.is_some())

@@ -66,7 +66,10 @@ pub struct SavedStates(Mutex<HashMap<(String, String), State>>);
 impl SavedStates {
     /// Drop the states saved in the conversation `key` (it ended); returns them as
     /// (plugin, name as the host keeps it).
-    pub(super) fn forget_scope(&self, key: &str) -> Vec<(String, String)> {
+    pub(in crate::capabilities::browser) fn forget_scope(
+        &self,
+        key: &str,
+    ) -> Vec<(String, String)> {
         let mut gone = Vec::new();
         self.lock().retain(|(plugin, name), _| {
             let keep = crate::capabilities::browser::scope::split(name).1 != key;
