@@ -4,8 +4,8 @@
 
 use crate::answer::after_action;
 use crate::element_errors::named_error;
+use crate::memory::{self, TabRefs};
 use crate::refs::RefArg;
-use crate::state::{self, TabRefs};
 use std::time::Duration;
 use warden_sdk::browser::{ClickOptions, Modifiers, MouseButton};
 use warden_sdk::prelude::*;
@@ -21,7 +21,7 @@ pub(crate) fn act(
     r: &RefArg,
     action: impl FnOnce(&TabRefs, u64) -> Result<String, CapabilityError>,
 ) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let (handle, name) = target(tab, r)?;
         let done = action(tab, handle).map_err(|e| named_error(e, &name))?;
@@ -207,7 +207,7 @@ fn browse_type(args: TypeArgs) -> Result<String, ToolError> {
             tab.page.focus(h)?;
             type_it(tab)
         }),
-        None => state::with(|st| {
+        None => memory::with(|st| {
             let tab = st.existing_tab()?;
             let done = type_it(tab)?;
             after_action(tab, &done)
@@ -217,7 +217,7 @@ fn browse_type(args: TypeArgs) -> Result<String, ToolError> {
 
 fn browse_press_key(args: PressArgs) -> Result<String, ToolError> {
     crate::tabs::noting_new_tabs(|| {
-        state::with(|st| {
+        memory::with(|st| {
             let tab = st.existing_tab()?;
             tab.page.press(&args.key)?;
             after_action(tab, &format!("Pressed {}.", args.key))
@@ -262,7 +262,7 @@ fn browse_scroll(args: ScrollArgs) -> Result<String, ToolError> {
             tab.page.scroll(Some(h), dx, dy)?;
             Ok("Scrolled.".into())
         }),
-        (None, delta) => state::with(|st| {
+        (None, delta) => memory::with(|st| {
             let (dx, dy) = delta.unwrap_or((0.0, amount));
             let tab = st.existing_tab()?;
             tab.page.scroll(None, dx, dy)?;
@@ -272,7 +272,7 @@ fn browse_scroll(args: ScrollArgs) -> Result<String, ToolError> {
 }
 
 fn browse_dialog(args: DialogArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let Some(d) = tab.page.dialog()? else {
             return Err(ToolError::invalid_arguments(

@@ -2,8 +2,8 @@
 //! the defaults they share (snapshot budget, wait condition, timeout).
 
 use crate::downloads;
+use crate::memory::TabRefs;
 use crate::render::{self, Mode, Rendered};
-use crate::state::TabRefs;
 use std::time::Duration;
 use warden_sdk::browser::WaitUntil;
 use warden_sdk::prelude::*;

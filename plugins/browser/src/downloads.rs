@@ -1,7 +1,7 @@
 //! Downloads: each action's answer names the files it started saving (`⬇ DOWNLOAD` lines),
 //! and `browse_downloads` lists the session's downloads or waits for them.
 
-use crate::state::{self, TabRefs};
+use crate::memory::{self, TabRefs};
 use std::time::Duration;
 use warden_sdk::browser::{Download, DownloadStatus};
 use warden_sdk::prelude::*;
@@ -76,7 +76,7 @@ struct DownloadsArgs {
 }
 
 fn browse_downloads(args: DownloadsArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let mut waited = String::new();
         if args.wait.unwrap_or(false) {

@@ -1,7 +1,7 @@
 //! `browse_emulate`: what the current session's tabs pretend to be (device, user agent,
 //! locale, timezone, geolocation, color scheme, offline).
 
-use crate::state;
+use crate::memory;
 use warden_sdk::browser::{self, Emulation, Geolocation, Viewport};
 use warden_sdk::prelude::*;
 
@@ -224,7 +224,7 @@ fn summary(e: &Emulation) -> String {
 }
 
 fn browse_emulate(args: EmulateArgs) -> Result<String, ToolError> {
-    let session = state::with(|st| st.current.clone());
+    let session = memory::with(|st| st.current.clone());
     let current = browser::emulation(Some(&session))?;
     let next = apply(current, args)?;
     browser::set_emulation(Some(&session), &next)?;

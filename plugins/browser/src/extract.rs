@@ -1,6 +1,6 @@
 //! `browse_extract`: the page's readable content, paged by a token budget.
 
-use crate::state;
+use crate::memory;
 use warden_sdk::browser::ContentFormat;
 use warden_sdk::prelude::*;
 
@@ -37,7 +37,7 @@ fn browse_extract(args: ExtractArgs) -> Result<String, ToolError> {
     if page == 0 {
         return Err(ToolError::invalid_arguments("page counts from 1"));
     }
-    let read = state::with(|st| -> Result<_, ToolError> {
+    let read = memory::with(|st| -> Result<_, ToolError> {
         let tab = st.existing_tab()?;
         Ok(tab.page.extract(format)?)
     })?;

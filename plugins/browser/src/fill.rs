@@ -4,8 +4,8 @@
 
 use crate::answer::after_action;
 use crate::element_errors::named_error;
+use crate::memory::{self, TabRefs};
 use crate::refs::RefArg;
-use crate::state::{self, TabRefs};
 use std::collections::HashSet;
 use warden_sdk::prelude::*;
 
@@ -72,7 +72,7 @@ pub(crate) fn browse_fill(args: FillArgs) -> Result<String, ToolError> {
             fields.len()
         )));
     }
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let plan = check(tab, &fields)?;
         let mut filled: Vec<String> = Vec::with_capacity(plan.len());

@@ -1,8 +1,8 @@
 //! `browse_drag` (mouse, native HTML5 drag-and-drop, touch swipe) and `browse_pdf`.
 
 use crate::actions::act;
+use crate::memory;
 use crate::refs::RefArg;
-use crate::state;
 use warden_sdk::browser::{DragKind, DragTo, PdfOptions};
 use warden_sdk::prelude::*;
 
@@ -71,7 +71,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 fn browse_drag(args: DragArgs) -> Result<String, ToolError> {
-    let to = state::with(|st| -> Result<DragTo, ToolError> {
+    let to = memory::with(|st| -> Result<DragTo, ToolError> {
         let tab = st.existing_tab()?;
         match (&args.to_ref, args.dx.or(args.dy), args.x, args.y) {
             (Some(r), None, None, None) => Ok(DragTo::Element(tab.refs.handle(r.number()?)?)),
@@ -121,7 +121,7 @@ fn browse_pdf(args: PdfArgs) -> Result<ToolOutput, ToolError> {
         paper_width: Some(w),
         paper_height: Some(h),
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let bytes = tab.page.pdf(&options)?;
         let url = tab.page.url().unwrap_or_default();

@@ -1,8 +1,8 @@
 //! Marked screenshots (set-of-mark): the interactive elements the image shows, each framed
 //! and tagged with its `@eN` ref, so a vision model can name what it sees by ref.
 
+use crate::memory::TabRefs;
 use crate::render::{self, Mode};
-use crate::state::TabRefs;
 use warden_sdk::browser::{Area, ElementStates, Rect};
 use warden_sdk::prelude::*;
 

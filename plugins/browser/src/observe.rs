@@ -1,7 +1,7 @@
 //! What a tab logged: `browse_console` (console messages, uncaught exceptions, browser log
 //! entries) and `browse_network` (its requests, without headers or bodies).
 
-use crate::state;
+use crate::memory;
 use warden_sdk::browser::{ConsoleEntry, NetworkEntry, NetworkQuery};
 use warden_sdk::prelude::*;
 
@@ -177,7 +177,7 @@ fn browse_console(args: ConsoleArgs) -> Result<String, ToolError> {
             ))
         })?,
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let log = tab.page.console(
             args.since_last.unwrap_or(false),
@@ -214,7 +214,7 @@ fn browse_network(args: NetworkArgs) -> Result<String, ToolError> {
         since_last: args.since_last.unwrap_or(false),
         clear: args.clear.unwrap_or(false),
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let log = tab.page.network(&query)?;
         let read = LogRead {

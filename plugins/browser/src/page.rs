@@ -3,9 +3,9 @@
 
 use crate::answer::{DEFAULT_MAX_TOKENS, WaitArg, after_action, snapshot_of, timeout, wait_until};
 use crate::element_errors::element_error;
+use crate::memory::{self, TabRefs};
 use crate::refs::RefArg;
 use crate::render::Mode;
-use crate::state::{self, TabRefs};
 use crate::{find, marks, search};
 use warden_sdk::browser::{Area, WaitCondition};
 use warden_sdk::prelude::*;
@@ -93,7 +93,7 @@ struct EvalArgs {
 
 fn browse_navigate(args: NavigateArgs) -> Result<String, ToolError> {
     let url = search::target(&args.url)?;
-    state::with(|st| {
+    memory::with(|st| {
         let navigate = |tab: &mut TabRefs| {
             tab.page
                 .navigate(&url, wait_until(args.wait_until), timeout(args.timeout_ms))
@@ -101,7 +101,7 @@ fn browse_navigate(args: NavigateArgs) -> Result<String, ToolError> {
         let tab = st.tab()?;
         let result = navigate(tab);
         let tab = match result {
-            Err(e) if state::browser_gone(&e) => {
+            Err(e) if memory::browser_gone(&e) => {
                 // The browser exited since the last call: start again in a fresh one.
                 st.forget_tabs();
                 let tab = st.tab()?;
@@ -122,7 +122,7 @@ fn browse_navigate(args: NavigateArgs) -> Result<String, ToolError> {
 }
 
 fn history(delta: i32, args: HistoryArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         tab.page
             .history(delta, wait_until(args.wait_until), timeout(args.timeout_ms))?;
@@ -132,7 +132,7 @@ fn history(delta: i32, args: HistoryArgs) -> Result<String, ToolError> {
 }
 
 fn browse_reload(args: HistoryArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         tab.page
             .reload(wait_until(args.wait_until), timeout(args.timeout_ms))?;
@@ -146,7 +146,7 @@ fn browse_snapshot(args: SnapshotArgs) -> Result<String, ToolError> {
         Some(ModeArg::Full) => Mode::Full,
         _ => Mode::Interactive,
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         if let Some(d) = tab.page.dialog()? {
             return Ok(format!(
@@ -168,7 +168,7 @@ fn browse_find(args: FindArgs) -> Result<String, ToolError> {
         return Err(ToolError::invalid_arguments("query must not be empty"));
     }
     let limit = args.limit.unwrap_or(20).clamp(1, 200);
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let snap = tab.page.snapshot(true)?;
         Ok(find::find(
@@ -197,7 +197,7 @@ fn browse_wait_for(args: WaitArgs) -> Result<String, ToolError> {
             "say what to wait for: text, text_gone, selector or url",
         ));
     }
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         for c in conditions {
             tab.page.wait_for(c, timeout(args.timeout_ms))?;
@@ -216,7 +216,7 @@ fn browse_screenshot(args: ScreenshotArgs) -> Result<ToolOutput, ToolError> {
             )));
         }
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let area = match (&args.element, args.full_page) {
             (Some(r), _) => Area::Element(tab.refs.handle(r.number()?)?),
@@ -241,7 +241,7 @@ fn browse_screenshot(args: ScreenshotArgs) -> Result<ToolOutput, ToolError> {
 }
 
 fn browse_eval_js(args: EvalArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         Ok(tab.page.evaluate(&args.expression)?)
     })

@@ -1,6 +1,6 @@
 //! `browse_route`: block or mock requests of the current session by URL glob.
 
-use crate::state;
+use crate::memory;
 use std::collections::BTreeMap;
 use warden_sdk::browser::{self, MockResponse, Route, RouteAction};
 use warden_sdk::prelude::*;
@@ -55,7 +55,7 @@ fn default_content_type(body: &str) -> &'static str {
 }
 
 fn browse_route(args: RouteArgs) -> Result<String, ToolError> {
-    let session = state::with(|st| st.current.clone());
+    let session = memory::with(|st| st.current.clone());
     let action = args.action.as_deref().unwrap_or("list");
     let url = || {
         args.url.clone().ok_or_else(|| {

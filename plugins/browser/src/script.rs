@@ -12,7 +12,7 @@
 //! "role": "button"}`): the flow was written before the page existed. Each step runs through
 //! the tool itself, so its checks, the host's guards and the audit are those of the tool.
 
-use crate::state;
+use crate::memory;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use warden_sdk::context;
@@ -236,7 +236,7 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 /// The ref of the current page's element called `name` (and of `role`, if given): an exact
 /// match first, then one that differs only in case and spacing.
 fn resolve(name: &str, role: Option<&str>) -> Result<u32, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         let snap = tab.page.snapshot(false)?;
         let fits = |e: &&warden_sdk::browser::Element| {

@@ -1,6 +1,6 @@
 //! `browse_storage`: the current page's localStorage and sessionStorage.
 
-use crate::state;
+use crate::memory;
 use warden_sdk::browser::StorageArea;
 use warden_sdk::prelude::*;
 
@@ -31,7 +31,7 @@ fn browse_storage(args: StorageArgs) -> Result<String, ToolError> {
             .clone()
             .ok_or_else(|| ToolError::invalid_arguments(format!("{action} needs key")))
     };
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         match action {
             "list" => {

@@ -1,8 +1,8 @@
 //! Tabs, sessions and cookies: `browse_tabs`, `browse_session`, `browse_cookies`.
 
 use crate::answer::DEFAULT_MAX_TOKENS;
+use crate::memory::{self, Session, TabRefs};
 use crate::render;
-use crate::state::{self, Session, TabRefs};
 use warden_sdk::browser::{self, Cookie};
 use warden_sdk::prelude::*;
 
@@ -10,7 +10,7 @@ use warden_sdk::prelude::*;
 pub fn noting_new_tabs(
     action: impl FnOnce() -> Result<String, ToolError>,
 ) -> Result<String, ToolError> {
-    let session = state::with(|st| st.current.clone());
+    let session = memory::with(|st| st.current.clone());
     let before: Vec<String> = browser::list_tabs(Some(&session))
         .map(|t| t.into_iter().map(|t| t.id).collect())
         .unwrap_or_default();
@@ -78,7 +78,7 @@ fn list_text(session: &str, current_id: Option<&str>) -> Result<String, ToolErro
 }
 
 fn browse_tabs(args: TabsArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let name = st.current.clone();
         let session = st.session()?;
         let current_id = session.current_id().map(str::to_string);
@@ -133,7 +133,7 @@ fn browse_tabs(args: TabsArgs) -> Result<String, ToolError> {
 }
 
 fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
-    state::with(|st| match args.action.as_deref().unwrap_or("list") {
+    memory::with(|st| match args.action.as_deref().unwrap_or("list") {
         "list" => {
             let mut names = browser::list_sessions()?;
             if !names.contains(&st.current) {
@@ -222,7 +222,7 @@ fn browse_session(args: SessionArgs) -> Result<String, ToolError> {
             browser::close_session(&name)?;
             st.forget_session(&name);
             if st.current == name {
-                st.current = state::DEFAULT_SESSION.to_string();
+                st.current = memory::DEFAULT_SESSION.to_string();
             }
             Ok(format!(
                 "Closed session \"{name}\" with its tabs and cookies; current session: \"{}\".",
@@ -282,7 +282,7 @@ fn cookie_line(c: &Cookie) -> String {
 }
 
 fn browse_cookies(args: CookiesArgs) -> Result<String, ToolError> {
-    state::with(|st| {
+    memory::with(|st| {
         let tab = st.existing_tab()?;
         match args.action.as_deref().unwrap_or("get") {
             "get" => {
