@@ -58,16 +58,7 @@ fn oauth_settings_name_file_line_and_fix() {
             "warden.toml:5:1: unknown field `audiences`, expected one of `issuer`, `jwks_url`, `resource`, `audience`, `scopes_supported`, `required_scopes`, `default_client`, `jwks_min_refresh`, `clients`",
         ),
     ];
-    let mut failures = Vec::new();
-    for (what, text, expected) in cases {
-        let got = error_of(text);
-        if got != *expected {
-            failures.push(format!(
-                "{what}:\n  expected: {expected}\n  got:      {got}"
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    check_errors(cases);
 }
 
 #[test]
