@@ -8,6 +8,9 @@ erases the other's.
   saw any of alice's waiting ones.
 - bob opens 80 sessions and fills each one's kept state past what the plugin keeps in all;
   alice's kept value survives (bob's own oldest go).
+- alice opens browser sessions and tabs up to her caps (`limits.browser_sessions`,
+  `limits.browser_tabs`, per plugin and client) and is refused past them; bob still opens
+  his own, whose pages reach the test's site.
 
 Bob's latency beside the flood is printed (`-s`); docs/benchmarks.md has the measured
 numbers."""
@@ -25,6 +28,7 @@ from typing import Any
 import anyio
 import pytest
 
+from browser_helpers import CHROMIUM
 from conftest import text_of
 from local_site import LocalSite, QuietHandler
 from ops_helpers import free_port, mcp_session, serve
@@ -199,6 +203,73 @@ async def test_a_client_that_fills_state_in_80_sessions_erases_nothing_of_anothe
     # The test is not blind: the pressure was real, and fell on bob himself.
     assert ok(recalled["bob's first"]) == "(nothing)"
     assert ok(recalled["bob's last"]) == "bob-79"
+
+
+class Pages:
+    """A site of the test's own that records which page each request asked for."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        pages = self
+
+        class Handler(QuietHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                pages.requests.append(self.path)
+                data = f"<html><body><div class=app><div class=row>page {self.path}</div></div></body></html>".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.site = LocalSite(Handler)
+
+
+def refused(result) -> str:
+    assert result.is_error, text_of(result)
+    return text_of(result)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_one_clients_browser_sessions_and_tabs_leave_another_its_own(
+    warden_bin, warden_env, write_manifest, wire
+):
+    """Caps of 2 sessions and 4 tabs per client (a session opens with a tab): alice takes all
+    of hers and is refused past them, with an audit line naming the limit and her; bob then
+    opens his 2 sessions and 4 tabs, and the test's site receives the page of his tabs."""
+    pages = Pages()
+    manifest = write_manifest(
+        two_client_block()
+        + f'[browser]\nexecutable = "{CHROMIUM}"\n\n'
+        + '[[plugin]]\nname = "browser"\nsource = "builtin:browser"\n'
+        + 'limits = { call_timeout = "90s", browser_sessions = 2, browser_tabs = 4 }\n'
+        + f'grants.browser = {{ origins = ["{pages.site.origin}"] }}\n'
+    )
+    try:
+        with server(warden_bin, warden_env, manifest) as (url, tokens):
+            async with client(url, tokens["alice"], wire) as alice, client(url, tokens["bob"], wire) as bob:
+                with anyio.fail_after(180):
+                    for who, c in (("alice", alice), ("bob", bob)):
+                        ok(await c.call_tool("browse_session", {"action": "create", "name": f"{who}-1"}))
+                        ok(await c.call_tool("browse_session", {"action": "create", "name": f"{who}-2"}))
+                        third = refused(await c.call_tool("browse_session", {"action": "create", "name": f"{who}-3"}))
+                        assert "limits.browser_sessions" in third and "this client" in third, third
+                        ok(await c.call_tool("browse_navigate", {"url": pages.site.url(f"/{who}-tab-0")}))
+                        for i in (1, 2):
+                            ok(await c.call_tool("browse_tabs", {"action": "new"}))
+                            ok(await c.call_tool("browse_navigate", {"url": pages.site.url(f"/{who}-tab-{i}")}))
+                        fourth = refused(await c.call_tool("browse_tabs", {"action": "new"}))
+                        assert "limits.browser_tabs" in fourth and "this client" in fourth, fourth
+    finally:
+        pages.site.close()
+    # What the site received: every tab of both clients loaded its page.
+    for who in ("alice", "bob"):
+        for i in range(3):
+            assert f"/{who}-tab-{i}" in pages.requests, pages.requests
+    denied = [line for line in manifest.audit_lines() if line["event"] == "capability_denied"]
+    for key in ("limits.browser_sessions", "limits.browser_tabs"):
+        clients = sorted((line.get("client") or "").split(" ")[0] for line in denied if line.get("target") == key)
+        assert clients == ["alice", "bob"], denied
 
 
 async def test_a_server_without_tokens_says_that_its_callers_are_one_client(

@@ -52,6 +52,7 @@ impl BrowserInput {
             Owner {
                 grants: Arc::new(grants),
                 scope: GuestScope::new("p", audit),
+                client: Default::default(),
             },
         );
         Self {

@@ -9,11 +9,12 @@ use super::fleet::{CONNECT_TIMEOUT, Fleet};
 use super::guard::Guard;
 use super::launch::Persistent;
 use super::live::{Live, Setup};
-use super::model::census::TabCensus;
+use super::model::census::{Held, TabCensus};
 use super::model::conversations::Conversations;
 use super::model::state::Owner;
 use super::saved_state::SavedStates;
 use crate::audit::Used;
+use crate::capabilities::conversation::Owner as Client;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,8 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 struct OwnSession {
     plugin: String,
     session: String,
+    /// Who opened it, for the caps per client (`live/caps.rs`).
+    client: Client,
     kind: Own,
     browser: Arc<BrowserProvider>,
 }
@@ -369,6 +372,7 @@ impl BrowserProvider {
                     self.sessions_lock().push(OwnSession {
                         plugin: plugin.to_string(),
                         session: session.to_string(),
+                        client: owner.client.clone(),
                         kind: Own::Fleet(member),
                         browser,
                     });
@@ -518,6 +522,7 @@ impl BrowserProvider {
             sessions.push(OwnSession {
                 plugin: plugin.to_string(),
                 session: session.to_string(),
+                client: owner.client.clone(),
                 kind: Own::Profile(name.to_string()),
                 browser: browser.clone(),
             });
@@ -526,8 +531,7 @@ impl BrowserProvider {
         // Start it now, so a profile that cannot start is reported here, not on first use.
         let started = async {
             let live = browser.live().await?;
-            live.context(plugin, session, &owner.grants, &owner.scope)
-                .await
+            live.context(plugin, session, &owner).await
         }
         .await;
         if let Err(e) = started {
@@ -554,6 +558,30 @@ impl BrowserProvider {
         }
         closed.browser.shutdown_own().await;
         Some(())
+    }
+
+    /// The sessions of `plugin` in the shared browser and in browsers of their own: `client`'s
+    /// and all.
+    pub(in crate::capabilities::browser) async fn sessions_held(
+        &self,
+        plugin: &str,
+        client: &Client,
+    ) -> Held {
+        let shared = match self.current().await {
+            Some(live) => live.sessions_held(plugin, client),
+            None => Held::default(),
+        };
+        let own = self
+            .sessions_lock()
+            .iter()
+            .filter(|s| s.plugin == plugin)
+            .fold(Held::default(), |held, s| {
+                held + Held {
+                    mine: usize::from(s.client == *client),
+                    all: 1,
+                }
+            });
+        shared + own
     }
 
     /// The sessions a plugin has open, in the shared browser and in browsers of their own.

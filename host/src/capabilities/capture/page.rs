@@ -345,6 +345,9 @@ impl CaptureCtx {
         let owner = Owner {
             grants: self.grants.clone(),
             scope: self.scope.clone(),
+            // Capture tabs are capped per request (`limits.capture_tabs`), and a plugin's
+            // capture requests take the profile one at a time: no client count applies.
+            client: Default::default(),
         };
         let occupancy = live.occupy(owner.clone(), timeout).await.map_err(error)?;
         let target = live.open_owned_tab(owner).await.map_err(error)?;

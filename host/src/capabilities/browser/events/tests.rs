@@ -35,6 +35,7 @@ fn owner(origins: &[&str]) -> Owner {
     Owner {
         grants: Arc::new(grants),
         scope: GuestScope::new("p", Arc::new(audit)),
+        client: Default::default(),
     }
 }
 

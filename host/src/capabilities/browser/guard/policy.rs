@@ -157,6 +157,7 @@ mod tests {
         Owner {
             grants: Arc::new(grants),
             scope: scope(),
+            client: Default::default(),
         }
     }
 

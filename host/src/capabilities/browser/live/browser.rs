@@ -8,7 +8,6 @@
 //! plugin was not granted is failed before it leaves the browser and the page never receives
 //! the response.
 
-use crate::audit::GuestScope;
 use crate::capabilities::browser::cdp::{Cdp, Event, s};
 use crate::capabilities::browser::emulation::Emulation;
 use crate::capabilities::browser::error::{BrowserError, Result};
@@ -304,18 +303,8 @@ impl Live {
 
     /// The browser context of (plugin, session), created on first use. The grants are
     /// refreshed on every call, so a manifest reload applies to open sessions too.
-    pub async fn context(
-        &self,
-        plugin: &str,
-        session: &str,
-        grants: &Arc<Grants>,
-        scope: &GuestScope,
-    ) -> Result<String> {
+    pub async fn context(&self, plugin: &str, session: &str, owner: &Owner) -> Result<String> {
         let key = (plugin.to_string(), session.to_string());
-        let owner = Owner {
-            grants: grants.clone(),
-            scope: scope.clone(),
-        };
         let bound = |owner: &Owner| {
             let mut st = self.lock();
             let id = st.by_owner.get(&key).cloned()?;
@@ -324,31 +313,23 @@ impl Live {
             }
             Some(id)
         };
-        if let Some(id) = bound(&owner) {
+        if let Some(id) = bound(owner) {
             return Ok(id);
         }
         // Concurrent first calls of one session would each make a context, and all but the
         // last bound would be left open with their tabs: one makes it, the others use it.
         self.one_at_a_time(format!("context:{plugin}/{session}"), async {
-            match bound(&owner) {
+            match bound(owner) {
                 Some(id) => Ok(id),
-                None => {
-                    self.new_context(key.clone(), owner.clone(), grants, scope)
-                        .await
-                }
+                None => self.new_context(key.clone(), owner.clone()).await,
             }
         })
         .await
     }
 
     /// Make (plugin, session)'s context and bind it to `owner`.
-    async fn new_context(
-        &self,
-        key: (String, String),
-        owner: Owner,
-        grants: &Arc<Grants>,
-        scope: &GuestScope,
-    ) -> Result<String> {
+    async fn new_context(&self, key: (String, String), owner: Owner) -> Result<String> {
+        let grants = &owner.grants;
         let (plugin, session) = (key.0.as_str(), key.1.as_str());
         // A profile's own browser: the session is the persistent default context.
         if let Some(emulation) = &self.profile_session {
@@ -362,7 +343,7 @@ impl Live {
             st.bind(key, id.clone(), owner);
             return Ok(id);
         }
-        self.check_session_cap(grants, scope)?;
+        self.check_session_cap(&owner)?;
         let id = self
             .guarded_context(None, self.download_place(plugin, session, grants))
             .await?;

@@ -1,7 +1,13 @@
-//! Per-plugin caps on what the browser capabilities create: sessions (browser contexts,
-//! `limits.browser_sessions`), tabs across them (`limits.browser_tabs`), and the tabs of one
-//! capture request (`limits.capture_tabs`). Tabs a page opens itself (`window.open`,
-//! `target=_blank`) count too: over the cap they are closed before they run.
+//! Caps on what the browser capabilities create: sessions (browser contexts,
+//! `limits.browser_sessions`) and tabs across them (`limits.browser_tabs`), per plugin and
+//! client, and the tabs of one capture request (`limits.capture_tabs`). Tabs a page opens
+//! itself (`window.open`, `target=_blank`) count too: over the cap they are closed before
+//! they run.
+//!
+//! Each client of a plugin has the whole cap to itself, so one client's sessions and tabs
+//! never use up another's; the plugin as a whole holds at most [`CEILING_CLIENTS`] clients'
+//! worth, which bounds the browser however many clients come. Up to that many clients at
+//! once each get their whole cap; past it, the ceiling is taken first come.
 //!
 //! A cap reached is a tool error naming the limit key and a `capability_denied` audit line;
 //! a popup flood writes one line at 1, 2, 4, 8, ... closed windows, so a page cannot flood
@@ -11,16 +17,37 @@ use crate::audit::GuestScope;
 use crate::capabilities::browser::error::{BrowserError, Result};
 use crate::capabilities::browser::events::Effect;
 use crate::capabilities::browser::live::Live;
-use crate::capabilities::browser::model::state::{Owner, State};
+use crate::capabilities::browser::model::census::{Held, Holder};
+use crate::capabilities::browser::model::owner::Owner;
+use crate::capabilities::browser::model::state::State;
 use crate::capabilities::browser::provider::BrowserProvider;
-use crate::manifest::grants::Grants;
+use crate::capabilities::conversation::Owner as Client;
 use std::collections::HashMap;
 
-/// What `check` found: how many there are and the cap.
+/// How many clients' worth of a per-client cap a plugin may hold across its clients.
+pub const CEILING_CLIENTS: usize = 4;
+
+/// Which bound a count is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Count {
-    pub open: usize,
-    pub cap: usize,
+enum Over {
+    /// The client's own cap.
+    Client,
+    /// The plugin's ceiling across its clients.
+    Plugin,
+}
+
+/// Whether `held` is over `cap` per client or the plugin's ceiling; `adding`: whether one
+/// more is about to be added (else it was added already).
+fn over(held: Held, cap: usize, adding: bool) -> Option<Over> {
+    let room = usize::from(!adding);
+    let ceiling = cap.saturating_mul(CEILING_CLIENTS);
+    if held.mine >= cap + room {
+        Some(Over::Client)
+    } else if held.all >= ceiling + room {
+        Some(Over::Plugin)
+    } else {
+        None
+    }
 }
 
 impl State {
@@ -32,17 +59,41 @@ impl State {
             .or_else(|| self.contexts.get(&tab.context))
     }
 
-    /// Browser sessions of `plugin` in this browser.
-    fn sessions_of_plugin(&self, plugin: &str) -> usize {
-        self.by_owner.keys().filter(|(p, _)| p == plugin).count()
+    /// Browser sessions of `plugin` in this browser: the client's and all.
+    fn sessions_held(&self, plugin: &str, client: &Client) -> Held {
+        let mut held = Held::default();
+        for ((p, _), id) in &self.by_owner {
+            if p != plugin {
+                continue;
+            }
+            held.all += 1;
+            if self.contexts.get(id).is_some_and(|o| o.client == *client) {
+                held.mine += 1;
+            }
+        }
+        held
     }
 
-    /// Tabs in the sessions of `plugin`, in this browser and the provider's others.
-    fn tabs_of_plugin(&self, plugin: &str) -> usize {
-        let elsewhere = self.census.as_ref().map_or(0, |(generation, census)| {
-            census.elsewhere(*generation, plugin)
-        });
-        self.tabs_here(plugin) + elsewhere
+    /// Tabs in the sessions of `plugin`, in this browser and the provider's others: the
+    /// client's and all.
+    fn tabs_held(&self, plugin: &str, client: &Client) -> Held {
+        let here = self.tabs_here();
+        let mut held = Held::default();
+        for ((p, c), n) in &here {
+            if p == plugin {
+                held.all += n;
+                if c == client {
+                    held.mine += n;
+                }
+            }
+        }
+        let elsewhere = self
+            .census
+            .as_ref()
+            .map_or(Held::default(), |(generation, census)| {
+                census.elsewhere(*generation, plugin, client)
+            });
+        held + elsewhere
     }
 
     /// Tell the census this browser's tabs when their number changed.
@@ -53,28 +104,25 @@ impl State {
         if self.census_told == Some(self.tabs.len()) {
             return;
         }
-        let mut tabs: HashMap<String, usize> = HashMap::new();
-        for owner in self.by_owner.keys().map(|(p, _)| p) {
-            if !tabs.contains_key(owner) {
-                tabs.insert(owner.clone(), self.tabs_here(owner));
-            }
-        }
-        census.lock().insert(*generation, tabs);
+        census.lock().insert(*generation, self.tabs_here());
         self.census_told = Some(self.tabs.len());
     }
 
-    /// Tabs in this browser in the sessions of `plugin` (not capture tabs, which have an
-    /// owner of their own).
-    fn tabs_here(&self, plugin: &str) -> usize {
-        self.tabs
-            .iter()
-            .filter(|(id, t)| t.owner.is_none() && !self.startup.contains(*id))
-            .filter(|(_, t)| {
-                self.contexts
-                    .get(&t.context)
-                    .is_some_and(|o| o.grants.plugin == plugin)
-            })
-            .count()
+    /// Tabs in this browser by the plugin and client of their session (not capture tabs,
+    /// which have an owner of their own, nor the startup tab).
+    fn tabs_here(&self) -> HashMap<Holder, usize> {
+        let mut tabs: HashMap<Holder, usize> = HashMap::new();
+        for (id, tab) in &self.tabs {
+            if tab.owner.is_some() || self.startup.contains(id) {
+                continue;
+            }
+            if let Some(o) = self.contexts.get(&tab.context) {
+                *tabs
+                    .entry((o.grants.plugin.clone(), o.client.clone()))
+                    .or_default() += 1;
+            }
+        }
+        tabs
     }
 
     /// Tabs of `plugin`'s capture request (one runs at a time per plugin: its calls are serialized).
@@ -91,20 +139,22 @@ fn refuse(scope: &GuestScope, key: &str, message: String) -> BrowserError {
     BrowserError::Denied(message)
 }
 
-/// May a plugin with `open` sessions open one more?
-fn session_cap(grants: &Grants, scope: &GuestScope, open: usize) -> Result<()> {
-    let cap = grants.caps.browser_sessions;
-    if open < cap {
-        return Ok(());
-    }
-    Err(refuse(
-        scope,
-        "limits.browser_sessions",
-        format!(
-            "plugin '{}' has {open} browser sessions open, its limit (limits.browser_sessions = {cap} in the manifest); close one with browse_session close first, or ask the admin to raise limits.browser_sessions",
-            grants.plugin
+/// May the owner, holding `held` sessions, open one more?
+fn session_cap(owner: &Owner, held: Held) -> Result<()> {
+    let cap = owner.grants.caps.browser_sessions;
+    let plugin = &owner.grants.plugin;
+    let message = match over(held, cap, true) {
+        None => return Ok(()),
+        Some(Over::Client) => format!(
+            "this client has {} browser sessions open in plugin '{plugin}', its limit (limits.browser_sessions = {cap} per client in the manifest); close one with browse_session close first, or ask the admin to raise limits.browser_sessions",
+            held.mine
         ),
-    ))
+        Some(Over::Plugin) => format!(
+            "plugin '{plugin}' has {} browser sessions open across its clients, its ceiling ({CEILING_CLIENTS} × limits.browser_sessions = {cap}); this client holds {}; close one with browse_session close, or ask the admin to raise limits.browser_sessions",
+            held.all, held.mine
+        ),
+    };
+    Err(refuse(&owner.scope, "limits.browser_sessions", message))
 }
 
 impl BrowserProvider {
@@ -114,20 +164,27 @@ impl BrowserProvider {
         &self,
         owner: &Owner,
     ) -> Result<()> {
-        let open = self.sessions_of(&owner.grants.plugin).await.len();
-        session_cap(&owner.grants, &owner.scope, open)
+        let held = self
+            .sessions_held(&owner.grants.plugin, &owner.client)
+            .await;
+        session_cap(owner, held)
     }
 }
 
 impl Live {
-    /// May the plugin of `grants` open one more browser session in this browser?
-    pub(in crate::capabilities::browser) fn check_session_cap(
+    /// Sessions of `plugin` in this browser: `client`'s and all.
+    pub(in crate::capabilities::browser) fn sessions_held(
         &self,
-        grants: &Grants,
-        scope: &GuestScope,
-    ) -> Result<()> {
-        let open = self.lock().sessions_of_plugin(&grants.plugin);
-        session_cap(grants, scope, open)
+        plugin: &str,
+        client: &Client,
+    ) -> Held {
+        self.lock().sessions_held(plugin, client)
+    }
+
+    /// May the owner open one more browser session in this browser?
+    pub(in crate::capabilities::browser) fn check_session_cap(&self, owner: &Owner) -> Result<()> {
+        let held = self.sessions_held(&owner.grants.plugin, &owner.client);
+        session_cap(owner, held)
     }
 
     /// May the owner of `context` open one more tab in it? (A context without an owner is
@@ -137,20 +194,24 @@ impl Live {
         let Some(owner) = st.contexts.get(context) else {
             return Ok(());
         };
-        let open = st.tabs_of_plugin(&owner.grants.plugin);
+        let held = st.tabs_held(&owner.grants.plugin, &owner.client);
         let cap = owner.grants.caps.browser_tabs;
-        if open < cap {
+        let Some(over) = over(held, cap, true) else {
             return Ok(());
-        }
+        };
         let (plugin, scope) = (owner.grants.plugin.clone(), owner.scope.clone());
         drop(st);
-        Err(refuse(
-            &scope,
-            "limits.browser_tabs",
-            format!(
-                "plugin '{plugin}' has {open} browser tabs open across its sessions, its limit (limits.browser_tabs = {cap} in the manifest); close some with browse_tabs close first, or ask the admin to raise limits.browser_tabs"
+        let message = match over {
+            Over::Client => format!(
+                "this client has {} browser tabs open across its sessions of plugin '{plugin}', its limit (limits.browser_tabs = {cap} per client in the manifest); close some with browse_tabs close first, or ask the admin to raise limits.browser_tabs",
+                held.mine
             ),
-        ))
+            Over::Plugin => format!(
+                "plugin '{plugin}' has {} browser tabs open across its clients, its ceiling ({CEILING_CLIENTS} × limits.browser_tabs = {cap}); this client holds {}; close some with browse_tabs close, or ask the admin to raise limits.browser_tabs",
+                held.all, held.mine
+            ),
+        };
+        Err(refuse(&scope, "limits.browser_tabs", message))
     }
 }
 
@@ -170,30 +231,27 @@ impl State {
         };
         let owner = self.owner_of_tab(target).cloned()?;
         let plugin = &owner.grants.plugin;
-        let (key, count) = if capture {
+        let (key, cap, over) = if capture {
+            let cap = owner.grants.caps.capture_tabs;
+            let open = self.capture_tabs_of(plugin);
             (
                 "limits.capture_tabs",
-                Count {
-                    open: self.capture_tabs_of(plugin),
-                    cap: owner.grants.caps.capture_tabs,
-                },
+                cap,
+                (open > cap).then_some(Over::Client),
             )
         } else {
-            (
-                "limits.browser_tabs",
-                Count {
-                    open: self.tabs_of_plugin(plugin),
-                    cap: owner.grants.caps.browser_tabs,
-                },
-            )
+            let cap = owner.grants.caps.browser_tabs;
+            let held = self.tabs_held(plugin, &owner.client);
+            ("limits.browser_tabs", cap, over(held, cap, false))
         };
-        if count.open <= count.cap {
-            return None;
-        }
-        let message = format!(
-            "the page opened more windows than plugin '{plugin}' may have tabs ({key} = {} in the manifest); the extra windows were closed before they loaded",
-            count.cap
-        );
+        let message = match over? {
+            Over::Client => format!(
+                "the page opened more windows than this client may have tabs in plugin '{plugin}' ({key} = {cap} in the manifest); the extra windows were closed before they loaded"
+            ),
+            Over::Plugin => format!(
+                "the page opened more windows than plugin '{plugin}' may have tabs across its clients ({CEILING_CLIENTS} × {key} = {cap}); the extra windows were closed before they loaded"
+            ),
+        };
         let extras = self.extras.entry(context).or_default();
         extras.popups_closed += 1;
         let closed = extras.popups_closed;
@@ -221,5 +279,34 @@ impl State {
             target: target.to_string(),
         });
         Some(effects)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CEILING_CLIENTS, Held, Over, over};
+
+    fn held(mine: usize, all: usize) -> Held {
+        Held { mine, all }
+    }
+
+    #[test]
+    fn a_client_has_its_whole_cap_beside_others_up_to_the_ceiling() {
+        // Three other clients at their cap: the fourth still gets all of its own.
+        assert_eq!(over(held(1, 7), 2, true), None);
+        assert_eq!(over(held(2, 8), 2, true), Some(Over::Client));
+        // A fifth client finds the ceiling reached.
+        assert_eq!(
+            over(held(0, 2 * CEILING_CLIENTS), 2, true),
+            Some(Over::Plugin)
+        );
+    }
+
+    #[test]
+    fn what_was_added_already_counts_against_the_same_bounds() {
+        // A popup is counted once it attached: over means past the cap, not at it.
+        assert_eq!(over(held(3, 3), 3, false), None);
+        assert_eq!(over(held(4, 4), 3, false), Some(Over::Client));
+        assert_eq!(over(held(1, 13), 3, false), Some(Over::Plugin));
     }
 }

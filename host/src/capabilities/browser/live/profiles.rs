@@ -37,8 +37,7 @@ impl Live {
     ) -> Result<()> {
         let key = (plugin.to_string(), session.to_string());
         let Some(profile) = profile else {
-            self.context(plugin, session, &owner.grants, &owner.scope)
-                .await?;
+            self.context(plugin, session, &owner).await?;
             return Ok(());
         };
         if self.lock().by_owner.contains_key(&key) {
@@ -47,7 +46,7 @@ impl Live {
                 "session \"{session}\" is open already; close it (browse_session close) to open it with a profile"
             )));
         }
-        self.check_session_cap(&owner.grants, &owner.scope)?;
+        self.check_session_cap(&owner)?;
         // The profile's proxy sits behind the context's network guard, which chains to it.
         let upstream = profile
             .proxy

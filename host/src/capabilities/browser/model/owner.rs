@@ -1,15 +1,18 @@
 //! Who a browser context or tab belongs to, and which origin grant guards it.
 
 use crate::audit::GuestScope;
+use crate::capabilities::conversation::Owner as Client;
 use crate::manifest::grants::{Denied, Grants};
 use std::sync::Arc;
 use url::Url;
 
-/// Who owns a browser context or a tab: whose grants its origin guard checks.
+/// Who owns a browser context or a tab: whose grants its origin guard checks, and which
+/// client opened it (the browser's caps count per plugin and client: `live/caps.rs`).
 #[derive(Clone)]
 pub struct Owner {
     pub grants: Arc<Grants>,
     pub scope: GuestScope,
+    pub client: Client,
 }
 
 /// Which grant the origin guard checks: the agents' browser or the capture profile.

@@ -4,6 +4,7 @@ use crate::capabilities::HasView;
 use crate::capabilities::browser::bindings::warden::browser::browser as browser_iface;
 use crate::capabilities::browser::bindings::warden::browser::types;
 use crate::capabilities::browser::leases::Lease;
+use crate::capabilities::browser::model::owner::Owner;
 use crate::capabilities::browser::provider::BrowserProvider;
 use crate::capabilities::view::{Base, Project};
 use std::ops::Deref;
@@ -19,6 +20,18 @@ pub struct BrowserCtx {
     pub conversation: crate::capabilities::conversation::Conversation,
     /// The tabs the call in progress holds (`leases.rs`), released when it ends.
     pub(crate) leased: Vec<(String, Lease)>,
+}
+
+impl BrowserCtx {
+    /// Who the calls of this context act as: the plugin's grants and audit scope, and the
+    /// client of the conversation in progress.
+    pub(crate) fn owner(&self) -> Owner {
+        Owner {
+            grants: Arc::clone(&self.grants),
+            scope: self.scope.clone(),
+            client: self.conversation.owner().clone(),
+        }
+    }
 }
 
 impl Deref for BrowserCtx {

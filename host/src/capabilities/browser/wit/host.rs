@@ -43,9 +43,7 @@ impl Host for View<'_, BrowserCtx> {
                 None => Ok(Vec::new()),
             };
         };
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        let context = live.context(self.plugin(), &session, &self.owner()).await?;
         Ok(live
             .tabs_of(&context)
             .into_iter()

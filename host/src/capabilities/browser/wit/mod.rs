@@ -27,7 +27,6 @@ use super::error::BrowserError;
 use super::keys;
 use super::live::Live;
 use super::model::hold::{self as holding, Door};
-use super::model::owner::Owner;
 use super::scope::SessionKey;
 use super::tab::{self, Click, Tab};
 use crate::capabilities::View;
@@ -212,8 +211,7 @@ impl View<'_, BrowserCtx> {
                 },
             ));
         };
-        live.context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        live.context(self.plugin(), &session, &self.owner()).await?;
         Ok(Tab { live, target })
     }
 
@@ -227,19 +225,14 @@ impl View<'_, BrowserCtx> {
         self.browser_allowed()?;
         let session = self.session_key(session)?;
         let live = self.session_browser(&session).await?;
-        let context = live
-            .context(self.plugin(), &session, &self.grants, &self.scope)
-            .await?;
+        let context = live.context(self.plugin(), &session, &self.owner()).await?;
         Ok((session, live, context))
     }
 
     pub(super) async fn session_browser(&mut self, session: &str) -> Result<Arc<Live>, Error> {
         self.browser
             .conversation_started(&self.conversation, &self.scope.audit);
-        let owner = Owner {
-            grants: Arc::clone(&self.grants),
-            scope: self.scope.clone(),
-        };
+        let owner = self.owner();
         Ok(self
             .browser
             .live_for(self.plugin(), session, &owner)

@@ -1,12 +1,8 @@
 //! The WIT side of opening a session with a `[browser.profiles]` entry.
 
 use super::ctx::BrowserCtx;
-use crate::audit::GuestScope;
 use crate::capabilities::View;
 use crate::capabilities::browser::bindings::warden::browser::types::Error;
-use crate::capabilities::browser::model::owner::Owner;
-use crate::manifest::grants::Grants;
-use std::sync::Arc;
 
 impl View<'_, BrowserCtx> {
     pub(crate) async fn open_profile_session(
@@ -27,10 +23,7 @@ impl View<'_, BrowserCtx> {
                 Some((name, found))
             }
         };
-        let owner = Owner {
-            grants: Arc::<Grants>::clone(&self.grants),
-            scope: GuestScope::clone(&self.scope),
-        };
+        let owner = self.owner();
         let browser = &self.browser;
         let plugin = self.plugin();
         match (profile, browser.is_profile_session(plugin, &session)) {

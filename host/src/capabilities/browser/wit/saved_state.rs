@@ -39,9 +39,7 @@ impl View<'_, BrowserCtx> {
             .await
             .filter(|l| l.has_session(&plugin, &session))
             .ok_or_else(|| Error::NotFound(format!("no session named \"{session}\" is open")))?;
-        let context = live
-            .context(&plugin, &session, &self.grants, &self.scope)
-            .await?;
+        let context = live.context(&plugin, &session, &self.owner()).await?;
         // A page that holds a secret may have put it anywhere its state reaches.
         if live.lock().context_holds_secret(&context) {
             return Err(self.held_at(&format!("session {session}"), Door::SaveState));
@@ -122,9 +120,7 @@ impl View<'_, BrowserCtx> {
                 "session \"{session}\" is open already; close it (browse_session close) or pick another name to open the state in"
             )));
         }
-        let context = live
-            .context(&plugin, &session, &self.grants, &self.scope)
-            .await?;
+        let context = live.context(&plugin, &session, &self.owner()).await?;
         if let Err(e) = live.write_state(&context, &saved).await {
             let _ = live.close_session(&plugin, &session).await;
             return Err(
