@@ -34,11 +34,12 @@ class Sshd:
     known_hosts: Path
     host_pub: str
     proc: subprocess.Popen
+    listen: str = "127.0.0.1"
 
     def host_block(self, alias: str = "box", known_hosts: Path | None = None) -> str:
         return (
             f"[ssh.hosts.{alias}]\n"
-            f'address = "127.0.0.1:{self.port}"\n'
+            f'address = "{self.listen}:{self.port}"\n'
             f'user = "{self.user}"\n'
             f'identity_file = "{self.identity}"\n'
             f'known_hosts = "{known_hosts or self.known_hosts}"\n\n'
@@ -59,9 +60,9 @@ class Sshd:
         return out
 
 
-def _free_port() -> int:
+def _free_port(listen: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((listen, 0))
         return s.getsockname()[1]
 
 
@@ -72,7 +73,10 @@ def _keygen(path: Path) -> None:
     )
 
 
-def start_sshd(tmp: Path) -> Sshd:
+def start_sshd(tmp: Path, listen: str = "127.0.0.1", extra_config: str = "", log_level: str = "VERBOSE") -> Sshd:
+    """sshd on `listen` (any 127.0.0.0/8 address: all are this machine's), logging at
+    `log_level`, with `extra_config` lines appended (sshd takes a keyword's first value, so
+    they only add keywords)."""
     if not SSHD.is_file():
         message = f"{SSHD} is missing: apt-get install openssh-server"
         if os.environ.get("CI"):
@@ -84,14 +88,14 @@ def start_sshd(tmp: Path) -> Sshd:
     _keygen(tmp / "host_key")
     _keygen(tmp / "id_ed25519")
     (tmp / "authorized_keys").write_text((tmp / "id_ed25519.pub").read_text())
-    port = _free_port()
+    port = _free_port(listen)
     host_pub = " ".join((tmp / "host_key.pub").read_text().split()[:2])
     known_hosts = tmp / "known_hosts"
-    known_hosts.write_text(f"[127.0.0.1]:{port} {host_pub}\n")
+    known_hosts.write_text(f"[{listen}]:{port} {host_pub}\n")
     config = tmp / "sshd_config"
     config.write_text(
         f"""Port {port}
-ListenAddress 127.0.0.1
+ListenAddress {listen}
 HostKey {tmp / "host_key"}
 PidFile {tmp / "sshd.pid"}
 AuthorizedKeysFile {tmp / "authorized_keys"}
@@ -103,8 +107,8 @@ StrictModes no
 UsePAM no
 MaxSessions {MAX_SESSIONS}
 Subsystem sftp internal-sftp
-LogLevel VERBOSE
-"""
+LogLevel {log_level}
+{extra_config}"""
     )
     log = open(tmp / "sshd.log", "w")
     proc = subprocess.Popen([str(SSHD), "-D", "-e", "-f", str(config)], stdout=log, stderr=log)
@@ -113,14 +117,14 @@ LogLevel VERBOSE
         if proc.poll() is not None:
             raise RuntimeError(f"sshd exited: {(tmp / 'sshd.log').read_text()[-2000:]}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            with socket.create_connection((listen, port), timeout=0.2):
                 break
         except OSError:
             time.sleep(0.05)
     else:
         proc.kill()
         raise RuntimeError("sshd did not listen within 10 s")
-    return Sshd(tmp, port, getpass.getuser(), tmp / "id_ed25519", known_hosts, host_pub, proc)
+    return Sshd(tmp, port, getpass.getuser(), tmp / "id_ed25519", known_hosts, host_pub, proc, listen)
 
 
 def stop_sshd(sshd: Sshd) -> None:

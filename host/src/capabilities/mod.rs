@@ -177,9 +177,17 @@ impl HostServices {
                 match session.ssh_alias() {
                     None => config.grants.check_terminal_local().is_ok(),
                     Some(alias) => {
+                        // The host's settings and those of every hop it goes through.
+                        let same = |alias: &str| {
+                            previous.ssh.config(alias).is_some()
+                                && previous.ssh.config(alias) == manifest.ssh_hosts.get(alias)
+                        };
                         config.grants.check_terminal_ssh(alias).is_ok()
-                            && previous.ssh.config(alias).is_some()
-                            && previous.ssh.config(alias) == manifest.ssh_hosts.get(alias)
+                            && same(alias)
+                            && manifest
+                                .ssh_hosts
+                                .get(alias)
+                                .is_some_and(|c| c.via.iter().all(|hop| same(hop)))
                     }
                 }
             })

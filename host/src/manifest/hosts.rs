@@ -18,6 +18,9 @@ pub struct SshHostConfig {
     pub identity_passphrase: Option<SecretSource>,
     pub agent: bool,
     pub known_hosts: Option<PathBuf>,
+    /// The aliases to go through first, in order: the first is reached directly, each next
+    /// one through the one before, and this host through the last.
+    pub via: Vec<String>,
 }
 
 /// One validated `[rdp.hosts.NAME]`. Lives only in the host.
@@ -42,6 +45,13 @@ impl Validator<'_> {
         hosts: BTreeMap<String, Spanned<schema::SshHost>>,
     ) -> BTreeMap<String, SshHostConfig> {
         let mut ssh_hosts = BTreeMap::new();
+        let chains: BTreeMap<String, Vec<Spanned<String>>> = hosts
+            .iter()
+            .map(|(alias, host)| (alias.clone(), host.get_ref().via.clone()))
+            .collect();
+        for (alias, via) in &chains {
+            self.ssh_via(alias, via, &chains);
+        }
         for (alias, host) in hosts {
             let span = host.span();
             let host = host.into_inner();
@@ -73,10 +83,47 @@ impl Validator<'_> {
                     identity_passphrase,
                     agent: host.agent,
                     known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
+                    via: host.via.into_iter().map(Spanned::into_inner).collect(),
                 },
             );
         }
         ssh_hosts
+    }
+
+    /// `ssh.hosts.ALIAS.via`: each hop another alias, listed once, with no `via` of its own
+    /// (the host names its whole chain, so a chain cannot loop or hide a hop).
+    fn ssh_via(
+        &mut self,
+        alias: &str,
+        via: &[Spanned<String>],
+        chains: &BTreeMap<String, Vec<Spanned<String>>>,
+    ) {
+        for (i, hop) in via.iter().enumerate() {
+            let (span, name) = (hop.span(), hop.get_ref());
+            let fix = match chains.get(name) {
+                _ if name == alias => Some(format!(
+                    "a host cannot go through itself; remove \"{name}\""
+                )),
+                None => Some(format!(
+                    "there is no [ssh.hosts.{name}]; define it, or remove \"{name}\""
+                )),
+                Some(own) if !own.is_empty() => Some(format!(
+                    "[ssh.hosts.{name}] has a via of its own; list the whole chain here instead (via = [{}])",
+                    own.iter()
+                        .map(|h| format!("\"{}\"", h.get_ref()))
+                        .chain(std::iter::once(format!("\"{name}\"")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Some(_) if via[..i].iter().any(|h| h.get_ref() == name) => {
+                    Some(format!("\"{name}\" is listed twice; list each hop once"))
+                }
+                Some(_) => None,
+            };
+            if let Some(fix) = fix {
+                self.error(span, format!("ssh.hosts.{alias}.via: {fix}"));
+            }
+        }
     }
 
     /// A `[ssh.hosts]` or `[rdp.hosts]` entry's alias and `host:port` address; `hint` ends the

@@ -271,6 +271,10 @@ pub struct SshHost {
     pub agent: bool,
     /// known_hosts file used to verify the host key. Example: `known_hosts = "keys/known_hosts"`.
     pub known_hosts: Option<String>,
+    /// The hosts to go through first, in order (`ssh -J a,b`), each another alias of
+    /// `[ssh.hosts]` without a `via` of its own. Example: `via = ["bastion"]`.
+    #[serde(default)]
+    pub via: Vec<Spanned<String>>,
 }
 
 /// `[rdp]`

@@ -2,6 +2,10 @@
 //! terminal sessions and its SFTP subsystem, verified against known_hosts, authenticated with
 //! the host's identity file or agent, kept alive, and reopened when it has dropped.
 //!
+//! A host with `via` is reached through its chain of jump hosts (`ssh -J`): the first hop's
+//! own pooled connection, then each next hop over a `direct-tcpip` channel of the one before
+//! (no local port is opened), each verified and authenticated with its own alias's settings.
+//!
 //! Nothing here reaches a plugin except the alias and the wording of errors, which never
 //! carry key material, passphrases, file paths or addresses (those go to the host log).
 
@@ -50,8 +54,24 @@ pub enum SshError {
     },
     #[error("cannot connect to ssh host '{alias}': {detail}")]
     Connect { alias: String, detail: String },
-    #[error("ssh host '{0}' did not finish connecting within 15 s")]
+    #[error("ssh host '{0}' did not finish connecting within 15 s per hop")]
     Timeout(String),
+    /// A hop of `alias`'s `via` chain failed; `source` says how, naming the hop.
+    #[error("cannot reach ssh host '{alias}' through '{hop}': {source}")]
+    Hop {
+        alias: String,
+        hop: String,
+        source: Box<SshError>,
+    },
+    /// The hop before reached, but would not open a channel to the next.
+    #[error(
+        "ssh host '{hop}' would not forward a connection to the next hop '{next}' ({detail}); the admin should check that '{hop}' allows TCP forwarding (AllowTcpForwarding) and can reach '{next}'"
+    )]
+    Forward {
+        hop: String,
+        next: String,
+        detail: String,
+    },
 }
 
 /// Verdict of the host key check, kept so the refusal can be explained.
@@ -116,8 +136,25 @@ impl Verifier {
     }
 }
 
-/// One authenticated connection.
-pub type Connection = Handle<Verifier>;
+/// One authenticated connection, holding the connection of the hop it runs through (so the
+/// chain stays up while it is in use).
+pub struct Connection {
+    handle: Handle<Verifier>,
+    _through: Option<Arc<Connection>>,
+}
+
+impl std::ops::Deref for Connection {
+    type Target = Handle<Verifier>;
+    fn deref(&self) -> &Handle<Verifier> {
+        &self.handle
+    }
+}
+
+impl std::ops::DerefMut for Connection {
+    fn deref_mut(&mut self) -> &mut Handle<Verifier> {
+        &mut self.handle
+    }
+}
 
 /// One alias's connection; its lock also serializes (re)connecting to that alias.
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
@@ -177,13 +214,50 @@ impl SshPool {
         {
             return Ok(conn.clone());
         }
-        let conn = Arc::new(
-            tokio::time::timeout(CONNECT_TIMEOUT, connect(alias, config))
-                .await
-                .map_err(|_| SshError::Timeout(alias.to_string()))??,
-        );
+        let conn = Arc::new(self.connect_through(alias, config).await?);
         *slot = Some(conn.clone());
         Ok(conn)
+    }
+
+    /// Connect to `alias` through its `via` chain: the first hop's pooled connection, then
+    /// each next hop over the one before. An error from a hop is wrapped to name it.
+    async fn connect_through(
+        &self,
+        alias: &str,
+        config: &SshHostConfig,
+    ) -> Result<Connection, SshError> {
+        let Some((first, rest)) = config.via.split_first() else {
+            return timed(alias, connect(alias, config, Route::Direct)).await;
+        };
+        let hop_failed = |hop: &str, e: SshError| SshError::Hop {
+            alias: alias.to_string(),
+            hop: hop.to_string(),
+            source: Box::new(e),
+        };
+        // Boxed: `connection` awaits this very function (for the first hop, which has no via).
+        let mut through = Box::pin(self.connection(first))
+            .await
+            .map_err(|e| hop_failed(first, e))?;
+        let mut previous = first.as_str();
+        for hop in rest {
+            let hop_config = self
+                .hosts
+                .get(hop)
+                .ok_or_else(|| hop_failed(hop, SshError::UnknownAlias(hop.clone())))?;
+            let route = Route::Through(through.clone(), previous.to_string());
+            through = Arc::new(
+                timed(hop, connect(hop, hop_config, route))
+                    .await
+                    .map_err(|e| hop_failed(hop, e))?,
+            );
+            previous = hop;
+        }
+        let route = Route::Through(through, previous.to_string());
+        match timed(alias, connect(alias, config, route)).await {
+            // The last hop would not forward: that hop is the one to fix.
+            Err(e @ SshError::Forward { .. }) => Err(hop_failed(previous, e)),
+            other => other,
+        }
     }
 
     /// Forget a connection that failed mid-use, so the next call reconnects.
@@ -201,7 +275,26 @@ impl SshPool {
     }
 }
 
-async fn connect(alias: &str, config: &SshHostConfig) -> Result<Connection, SshError> {
+/// How a connection reaches its host: over TCP, or over a channel of the hop before (named).
+enum Route {
+    Direct,
+    Through(Arc<Connection>, String),
+}
+
+async fn timed(
+    alias: &str,
+    connecting: impl std::future::Future<Output = Result<Connection, SshError>>,
+) -> Result<Connection, SshError> {
+    tokio::time::timeout(CONNECT_TIMEOUT, connecting)
+        .await
+        .map_err(|_| SshError::Timeout(alias.to_string()))?
+}
+
+async fn connect(
+    alias: &str,
+    config: &SshHostConfig,
+    route: Route,
+) -> Result<Connection, SshError> {
     let (host, port) = config
         .address
         .rsplit_once(':')
@@ -224,7 +317,29 @@ async fn connect(alias: &str, config: &SshHostConfig) -> Result<Connection, SshE
         known_hosts: config.known_hosts.clone(),
         verdict: verdict.clone(),
     };
-    let connected = client::connect(ssh_config, (host, port), verifier).await;
+    let (connected, through) = match route {
+        Route::Direct => (
+            client::connect(ssh_config, (host, port), verifier).await,
+            None,
+        ),
+        Route::Through(hop, hop_alias) => {
+            let channel = hop
+                .channel_open_direct_tcpip(host, u32::from(port), "127.0.0.1", 0)
+                .await
+                .map_err(|e| {
+                    tracing::warn!(alias, hop = %hop_alias, "direct-tcpip refused: {e}");
+                    SshError::Forward {
+                        hop: hop_alias.clone(),
+                        next: alias.to_string(),
+                        detail: forward_detail(&e),
+                    }
+                })?;
+            (
+                client::connect_stream(ssh_config, channel.into_stream(), verifier).await,
+                Some(hop),
+            )
+        }
+    };
     let mut handle = match connected {
         Ok(h) => h,
         Err(e) => {
@@ -250,8 +365,25 @@ async fn connect(alias: &str, config: &SshHostConfig) -> Result<Connection, SshE
         }
     };
     authenticate(alias, config, &mut handle).await?;
-    tracing::info!(alias, "ssh connection established");
-    Ok(handle)
+    tracing::info!(alias, via = ?config.via, "ssh connection established");
+    Ok(Connection {
+        handle,
+        _through: through,
+    })
+}
+
+/// Why a hop would not open a channel to the next, without addresses.
+fn forward_detail(e: &russh::Error) -> String {
+    match e {
+        russh::Error::ChannelOpenFailure(reason) => match reason {
+            russh::ChannelOpenFailure::AdministrativelyProhibited => {
+                "forwarding is prohibited there".into()
+            }
+            russh::ChannelOpenFailure::ConnectFailed => "it could not connect to it".into(),
+            _ => "the channel was refused".into(),
+        },
+        _ => connect_detail(e),
+    }
 }
 
 /// A short reason for a failed connection that does not reveal the address.
@@ -266,7 +398,7 @@ fn connect_detail(e: &russh::Error) -> String {
 async fn authenticate(
     alias: &str,
     config: &SshHostConfig,
-    handle: &mut Connection,
+    handle: &mut Handle<Verifier>,
 ) -> Result<(), SshError> {
     let failed = |detail: &str| SshError::AuthFailed {
         alias: alias.to_string(),

@@ -2,6 +2,22 @@
 
 use super::support::*;
 
+/// A host whose `via` line follows (line 5).
+const JUMP: &str = "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\n";
+/// A jump host.
+const B1: &str = "[ssh.hosts.b1]\naddress = \"127.0.0.1:23\"\nuser = \"u\"\nagent = true\n\n";
+
+#[test]
+fn a_chain_of_jump_hosts_is_kept_in_order() {
+    let text = format!(
+        "{JUMP}via = [\"b1\", \"b2\"]\n\n{B1}[ssh.hosts.b2]\naddress = \"127.0.0.1:24\"\nuser = \"u\"\nagent = true\n\n{PLUGIN}"
+    );
+    let manifest = Manifest::parse(&text, "warden.toml", Path::new("/base"), BUILTINS)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(manifest.ssh_hosts["web1"].via, ["b1", "b2"]);
+    assert!(manifest.ssh_hosts["b1"].via.is_empty());
+}
+
 #[test]
 fn bad_manifests_name_file_line_and_fix() {
     let cases: &[(&str, String, &str)] = &[
@@ -49,6 +65,28 @@ fn bad_manifests_name_file_line_and_fix() {
                 "[ssh.hosts.web1]\naddress = \"127.0.0.1:22\"\nuser = \"u\"\nagent = true\nidentity_passphrase = {{ env = \"P\" }}\n\n{PLUGIN}"
             ),
             "warden.toml:5:23: ssh.hosts.web1.identity_passphrase: it decrypts identity_file, which is not set",
+        ),
+        (
+            "SSH jump host that is not defined",
+            format!("{JUMP}via = [\"bastion\"]\n\n{PLUGIN}"),
+            "warden.toml:5:8: ssh.hosts.web1.via: there is no [ssh.hosts.bastion]; define it, or remove \"bastion\"",
+        ),
+        (
+            "SSH host going through itself",
+            format!("{JUMP}via = [\"web1\"]\n\n{PLUGIN}"),
+            "warden.toml:5:8: ssh.hosts.web1.via: a host cannot go through itself; remove \"web1\"",
+        ),
+        (
+            "SSH jump host listed twice",
+            format!("{JUMP}via = [\"b1\", \"b1\"]\n\n{B1}{PLUGIN}"),
+            "warden.toml:5:14: ssh.hosts.web1.via: \"b1\" is listed twice; list each hop once",
+        ),
+        (
+            "SSH jump host with a chain of its own",
+            format!(
+                "{JUMP}via = [\"b2\"]\n\n{B1}[ssh.hosts.b2]\naddress = \"127.0.0.1:24\"\nuser = \"u\"\nagent = true\nvia = [\"b1\"]\n\n{PLUGIN}"
+            ),
+            "warden.toml:5:8: ssh.hosts.web1.via: [ssh.hosts.b2] has a via of its own; list the whole chain here instead (via = [\"b1\", \"b2\"])",
         ),
     ];
     check_errors(cases);
