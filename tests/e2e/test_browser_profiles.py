@@ -55,12 +55,26 @@ grants.browser = {{ origins = ["{site.origin}"{origins}], profiles = ["crm"] }}
 
 
 def browsers_on(profile_dir: Path) -> list[psutil.Process]:
-    """Chromium processes (of any parent) running on `profile_dir`."""
+    """Chromium processes (of any parent) running on `profile_dir`: named on their command
+    line, or mounted where their user can reach it (a profile the browser's user could not
+    reach where it lies is mounted in the browser's own tree): the same directory, seen
+    through the process's own mount namespace (/proc/PID/root)."""
     found = []
+    want = profile_dir.stat() if profile_dir.exists() else None
     for p in psutil.process_iter(["cmdline"]):
-        cmdline = " ".join(p.info["cmdline"] or [])
-        if f"--user-data-dir={profile_dir}" in cmdline:
-            found.append(p)
+        for arg in p.info["cmdline"] or []:
+            if not arg.startswith("--user-data-dir="):
+                continue
+            used = arg.removeprefix("--user-data-dir=")
+            if used == str(profile_dir):
+                found.append(p)
+            elif want is not None:
+                try:
+                    seen = Path(f"/proc/{p.pid}/root{used}").stat()
+                except OSError:
+                    continue
+                if (seen.st_dev, seen.st_ino) == (want.st_dev, want.st_ino):
+                    found.append(p)
     return found
 
 

@@ -107,10 +107,15 @@ impl HostServices {
             Some(p) if p.browser.config() == &browser => {
                 (p.browser.clone(), p.capture_browser.clone())
             }
-            _ => (
-                Arc::new(browser::BrowserProvider::new(browser.clone())),
-                Arc::new(browser::BrowserProvider::capture(browser)),
-            ),
+            _ => {
+                let (browser, capture) = (
+                    Arc::new(browser::BrowserProvider::new(browser.clone())),
+                    Arc::new(browser::BrowserProvider::capture(browser)),
+                );
+                browser.audit_to(audit.clone());
+                capture.audit_to(audit.clone());
+                (browser, capture)
+            }
         };
         Self {
             audit,

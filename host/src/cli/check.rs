@@ -21,6 +21,9 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
         app.manifest.audit_log.display()
     );
     println!("{}", http_clients(&app.manifest.http));
+    for line in warden::capabilities::browser::sandbox_report(&app.manifest.browser).await {
+        println!("{line}");
+    }
     show(&app);
     Ok(ExitCode::SUCCESS)
 }

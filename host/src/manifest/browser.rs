@@ -27,6 +27,11 @@ pub struct BrowserConfig {
     /// `[browser] static_pages`: the no-JavaScript fast path (`capabilities/browser/static_page`).
     pub static_pages: bool,
     pub args: Vec<String>,
+    /// `[browser] run_as`: who a launched browser runs as when Warden is root (the default
+    /// user when `None`, see `browser_sandbox.rs`).
+    pub run_as: Option<super::browser_sandbox::RunAs>,
+    /// `[browser] sandbox = false`: the admin's explicit opt-out of Chromium's sandbox.
+    pub unsandboxed: bool,
     /// `[browser.secrets]`: only the host reads them, when it types one into a page.
     pub secrets: BTreeMap<String, SecretSource>,
     /// `[capture] profile_dir`: the persistent profile of the capture browser.
@@ -125,6 +130,8 @@ impl Validator<'_> {
         }
         let endpoints = self.browser_endpoints(section.endpoint, section.endpoints);
         let guard_address = self.guard_address(section.guard_address, !endpoints.is_empty());
+        let (run_as, sandbox) =
+            self.browser_sandbox(section.run_as, section.sandbox, !endpoints.is_empty());
         self.check_user_data_dirs(&persistent, &capture_profile, !endpoints.is_empty());
         let search = self.search(search);
         BrowserConfig {
@@ -136,6 +143,8 @@ impl Validator<'_> {
             headless: section.headless.unwrap_or(true),
             static_pages: section.static_pages.unwrap_or(true),
             args: section.args,
+            run_as,
+            unsandboxed: !sandbox,
             secrets,
             capture_profile,
         }

@@ -26,6 +26,7 @@
 //! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]` |
 //! | `search.rs` | `[search]` |
 //! | `browser.rs` | `[browser]`, its secrets and profiles, `[capture] profile_dir` |
+//! | `browser_sandbox.rs` | `[browser] run_as` and `sandbox`: the launched browser's user and sandbox |
 //! | `client_limits.rs` | `max_concurrent` and `rate` of a named HTTP client |
 //! | `oauth.rs` | `[server.http.oauth]` |
 //! | `server_http.rs` | `[server.http]` |
@@ -35,6 +36,7 @@
 //! | `load.rs` | [`Manifest`]: loading, parsing, the sections in order, `[server]`, `[admin]`, `[telemetry]` |
 
 mod browser;
+pub mod browser_sandbox;
 mod client_limits;
 pub mod credentials;
 mod denied;

@@ -332,6 +332,14 @@ pub struct BrowserSection {
     /// Extra Chromium flags. Example: `args = ["--lang=de-DE"]`.
     #[serde(default)]
     pub args: Vec<String>,
+    /// When Warden runs as root: the unprivileged user the browser Warden launches runs as, a
+    /// name from /etc/passwd or `"UID:GID"` (never 0). Default: the user `warden-browser` if
+    /// it exists, else uid and gid 61000. Example: `run_as = "chromium"`.
+    pub run_as: Option<Spanned<String>>,
+    /// Chromium's own sandbox (default true). `false` launches it with `--no-sandbox` (logged,
+    /// audited, shown by `warden check`), for hosts without unprivileged user namespaces.
+    /// Example: `sandbox = false`.
+    pub sandbox: Option<Spanned<bool>>,
     /// Secrets the host can type into pages for plugins granted them by name
     /// (`grants.browser.secrets`), each bound to the origins whose fields it may go into.
     /// Example: `[browser.secrets] APP_PASSWORD = { env = "APP_PASSWORD", origins = ["https://app.example.com"] }`.

@@ -1,7 +1,14 @@
 //! Start a local Chromium, on a fresh temporary profile or a persistent user-data-dir, with
-//! its DevTools protocol on a pipe (no TCP port a page could reach), and stop it again.
+//! its DevTools protocol on a pipe (no TCP port a page could reach), and stop it again. It
+//! runs with its own sandbox, as an unprivileged user when Warden is root (`sandbox.rs`),
+//! in directories of its own (`own_dirs.rs`), with none of Warden's environment but what it
+//! needs.
 
+use super::hostile_fs::{self, Owner};
+use super::own_dirs::{OwnDirs, reachable};
+use super::sandbox::{Plan, SandboxUnavailable};
 use crate::manifest::BrowserConfig;
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -43,9 +50,27 @@ pub struct Launched {
     stderr_tail: Arc<Mutex<Vec<String>>>,
     /// Killed when dropped (`kill_on_drop`); [`Launched::stop`] waits for a clean exit first.
     child: Child,
-    /// Held for its `Drop`, which deletes a temporary profile directory (a persistent
-    /// profile stays).
-    _profile: Option<tempfile::TempDir>,
+    /// The browser's own directories (`own_dirs.rs`), removed when dropped, with a
+    /// temporary profile (a persistent profile stays).
+    dirs: OwnDirs,
+    /// Who it runs as and whether sandboxed.
+    plan: Plan,
+}
+
+/// Why a browser did not launch.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// Its sandbox cannot start here; the message says what to change.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxUnavailable),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for LaunchError {
+    fn from(e: String) -> Self {
+        Self::Other(e)
+    }
 }
 
 impl Launched {
@@ -60,6 +85,28 @@ impl Launched {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .join(" | ")
+    }
+
+    /// Why it did not start, from its last words: the sandbox's fix when it found none.
+    pub fn start_failure(&self) -> Option<String> {
+        let said = self.stderr_tail();
+        if said.is_empty() {
+            return None;
+        }
+        Some(match super::sandbox::from_stderr(&said, &self.plan) {
+            Some(sandbox) => sandbox.to_string(),
+            None => format!("the browser did not start: {said}"),
+        })
+    }
+
+    /// The browser's own directories.
+    pub fn dirs(&self) -> &OwnDirs {
+        &self.dirs
+    }
+
+    /// Who it runs as and whether sandboxed.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// Wait up to `grace` for the process to exit (after `Browser.close`), then kill it.
@@ -95,14 +142,30 @@ pub fn executable(config: &BrowserConfig) -> Result<PathBuf, String> {
         })
 }
 
-/// Chromium must run without its sandbox when Warden runs as root (it refuses otherwise).
-fn running_as_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find(|l| l.starts_with("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            == Some("0")
-    })
+/// What `warden check` says of the browser Warden launches: which user it runs as, whether
+/// its sandbox is on, and whether that user may create the user namespaces it needs.
+pub async fn sandbox_report(config: &BrowserConfig) -> Vec<String> {
+    if !config.endpoints.is_empty() {
+        return vec![
+            "browser: remote [browser] endpoints: each runs its own sandbox (run it as a non-root user, without --no-sandbox)".into(),
+        ];
+    }
+    let plan = match Plan::of(config) {
+        Ok(plan) => plan,
+        Err(e) => return vec![format!("browser: cannot tell which user Warden is: {e}")],
+    };
+    let mut lines = vec![format!("browser: {}", plan.describe())];
+    lines.push(match executable(config) {
+        Err(e) => format!("browser: user namespaces not probed: {e}"),
+        Ok(exe) => match super::sandbox::probe(&exe, &plan).await {
+            Ok(()) => format!("browser: user namespaces: available to {}", plan.user()),
+            Err(e) if plan.sandboxed => {
+                format!("browser: user namespaces: UNAVAILABLE, the browser will not start: {e}")
+            }
+            Err(e) => format!("browser: user namespaces: unavailable ({})", e.why),
+        },
+    });
+    lines
 }
 
 /// The process that holds a user-data-dir, if one still runs: Chromium's `SingletonLock` is a
@@ -146,30 +209,31 @@ pub async fn launch(
     config: &BrowserConfig,
     persistent: Option<&Persistent>,
     guard_proxy: &str,
-) -> Result<Launched, String> {
+) -> Result<Launched, LaunchError> {
     let exe = executable(config)?;
-    let (dir, profile) = match persistent {
+    let plan = Plan::of(config).map_err(|e| format!("cannot tell which user Warden is: {e}"))?;
+    if plan.sandboxed {
+        super::sandbox::probe(&exe, &plan).await?;
+    } else {
+        tracing::warn!(
+            "[browser] sandbox = false: Chromium starts with --no-sandbox; {}",
+            plan.describe()
+        );
+    }
+    let dirs = OwnDirs::create(plan.owner)?;
+    // `dir`: the profile as the host sees it; `mount`: it is mounted at the browser's own
+    // profile directory, for a browser whose user cannot reach where it lies.
+    let (dir, mount) = match persistent {
         Some(p) => {
-            std::fs::create_dir_all(&p.dir).map_err(|e| {
-                format!(
-                    "cannot create the browser profile {}: {e}; fix {}",
-                    p.dir.display(),
-                    p.key
-                )
-            })?;
             wait_unlocked(p).await?;
-            (p.dir.clone(), None)
+            let mount = own_persistent(p, &plan)?;
+            (p.dir.clone(), mount.then(|| dirs.profile()))
         }
-        None => {
-            let temp = tempfile::Builder::new()
-                .prefix("warden-browser-")
-                .tempdir()
-                .map_err(|e| format!("cannot create a browser profile directory: {e}"))?;
-            (temp.path().to_path_buf(), Some(temp))
-        }
+        None => (dirs.profile(), None),
     };
+    let user_data_dir = mount.clone().unwrap_or_else(|| dir.clone());
     // WebRTC's policy lives in the profile (see `udp.rs`): written before the browser reads it.
-    super::udp::pin_preferences(&dir)?;
+    super::udp::pin_preferences(&dir, plan.owner)?;
     let guard_host = url::Url::parse(guard_proxy)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
@@ -180,7 +244,7 @@ pub async fn launch(
     let (from_browser, browser_writes) = std::io::pipe().map_err(pipe_err)?;
     let mut cmd = Command::new(&exe);
     cmd.arg("--remote-debugging-pipe")
-        .arg(format!("--user-data-dir={}", dir.display()))
+        .arg(format!("--user-data-dir={}", user_data_dir.display()))
         .args([
             "--no-first-run",
             "--no-default-browser-check",
@@ -218,7 +282,7 @@ pub async fn launch(
     if config.headless {
         cmd.args(["--headless=new", "--disable-gpu"]);
     }
-    if running_as_root() {
+    if !plan.sandboxed {
         cmd.arg("--no-sandbox");
     }
     if persistent.is_some() {
@@ -229,23 +293,48 @@ pub async fn launch(
     cmd.arg(format!("--proxy-server={guard_proxy}"))
         .arg(format!("--proxy-bypass-list={}", super::guard::BYPASS))
         .arg(super::udp::resolver_rules(&guard_host));
+    // None of Warden's environment (it may hold credentials) but what the browser needs.
+    cmd.env_clear().envs(super::sandbox::environment(
+        std::env::vars_os(),
+        config.headless,
+        &dirs.home(),
+        &dirs.tmp(),
+    ));
+    let bind = match &mount {
+        Some(at) => Some((c_path(&dir)?, c_path(at)?)),
+        None => None,
+    };
     {
         use std::os::fd::AsRawFd;
         child_setup(
             &mut cmd,
             browser_reads.as_raw_fd(),
             browser_writes.as_raw_fd(),
+            Switch {
+                user: plan.switch.as_ref().map(|u| (u.uid, u.gid)),
+                bind,
+            },
         );
     }
     cmd.args(&config.args)
         .arg("about:blank")
+        .current_dir(dirs.home())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+        .map_err(|e| match &mount {
+            Some(_) if e.raw_os_error() == Some(libc::EPERM) => format!(
+                "cannot start {}: the browser's user ({}) cannot reach its profile {} and Warden may not mount it where it can ({e}); make the directories above it searchable (chmod o+x) or move it ({})",
+                exe.display(),
+                plan.user(),
+                dir.display(),
+                persistent.map_or("", |p| p.key.as_str()),
+            ),
+            _ => format!("cannot start {}: {e}", exe.display()),
+        })?;
     // The browser's ends now live in the browser; ours must close so its exit is seen.
     drop((browser_reads, browser_writes));
     let to_browser =
@@ -273,18 +362,100 @@ pub async fn launch(
         pipe: Some((to_browser, from_browser)),
         stderr_tail,
         child,
-        _profile: profile,
+        dirs,
+        plan,
     })
 }
 
+fn c_path(path: &Path) -> Result<CString, String> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} has a NUL byte in its name", path.display()))
+}
+
+/// Make a persistent profile the browser's: created for it, or handed over when Warden's
+/// own user wrote it (a browser that ran as Warden before); refused when another user owns
+/// it. Returns whether the browser's user cannot reach it where it lies (then it is mounted
+/// in the browser's own tree).
+fn own_persistent(p: &Persistent, plan: &Plan) -> Result<bool, String> {
+    let owner = plan.owner;
+    let fail = |e: std::io::Error| {
+        format!(
+            "cannot prepare the browser profile {}: {e}; fix {}",
+            p.dir.display(),
+            p.key
+        )
+    };
+    match std::fs::metadata(&p.dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = p.dir.parent() {
+                std::fs::create_dir_all(parent).map_err(fail)?;
+            }
+            hostile_fs::make_dir(&p.dir, 0o700, Some(owner)).map_err(fail)?;
+        }
+        Err(e) => return Err(fail(e)),
+        Ok(meta) => {
+            use std::os::unix::fs::MetadataExt;
+            if !meta.is_dir() {
+                return Err(format!(
+                    "the browser profile {} is not a directory; fix {}",
+                    p.dir.display(),
+                    p.key
+                ));
+            }
+            let me = Owner::current().map_err(fail)?;
+            if meta.uid() != owner.uid {
+                if meta.uid() != me.uid {
+                    return Err(format!(
+                        "the browser profile {} belongs to uid {}, not to the browser's user {}: give it to that user (chown -R {}:{} {}) or give {} a directory of its own",
+                        p.dir.display(),
+                        meta.uid(),
+                        plan.user(),
+                        owner.uid,
+                        owner.gid,
+                        p.dir.display(),
+                        p.key
+                    ));
+                }
+                tracing::warn!(
+                    "the browser profile {} ({}) was Warden's; handing it to the browser's user {}",
+                    p.dir.display(),
+                    p.key,
+                    plan.user()
+                );
+                hostile_fs::hand_over(&p.dir, owner).map_err(fail)?;
+            }
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p.dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(fail)?;
+        }
+    }
+    Ok(!reachable(&p.dir, owner))
+}
+
+/// How the child becomes the browser: a persistent profile mounted where it can reach it
+/// (host path, mount point), then the user it runs as (uid, gid).
+struct Switch {
+    user: Option<(u32, u32)>,
+    bind: Option<(CString, CString)>,
+}
+
 /// In the child, before exec: put the DevTools pipe on fds 3 and 4 (where
-/// `--remote-debugging-pipe` expects it), have the kernel kill the browser when Warden
-/// dies without closing it (SIGKILL, a crash): an orphaned browser would keep running and
-/// hold its persistent profile (the signal is tied to the thread that spawns the browser: a
-/// tokio worker, which lives as long as Warden), and start it under the filter that keeps
-/// UDP in (`udp.rs`); a kernel that refuses the filter refuses the launch.
+/// `--remote-debugging-pipe` expects it); mount a persistent profile where the browser's
+/// user can reach it (in a mount namespace of the browser's own, so nothing else sees it);
+/// become the browser's user (no supplementary groups); have the kernel kill the browser
+/// when Warden dies without closing it (SIGKILL, a crash): an orphaned browser would keep
+/// running and hold its persistent profile (the signal is tied to the thread that spawns
+/// the browser: a tokio worker, which lives as long as Warden; set after the switch, which
+/// clears it), and start it under the filter that keeps UDP in (`udp.rs`); a kernel that
+/// refuses the filter refuses the launch.
 #[allow(unsafe_code)]
-fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd::RawFd) {
+fn child_setup(
+    cmd: &mut Command,
+    reads: std::os::fd::RawFd,
+    writes: std::os::fd::RawFd,
+    switch: Switch,
+) {
     let warden = std::process::id();
     #[cfg(all(
         target_os = "linux",
@@ -292,7 +463,8 @@ fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd
     ))]
     let no_udp = super::udp::filter::program();
     // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2,
-    // prctl, getppid, kill on ourselves), and nothing is allocated.
+    // unshare, mount, setgroups, setgid, setuid, prctl, getppid, kill on ourselves), on
+    // data prepared before the fork, and nothing is allocated.
     unsafe {
         cmd.pre_exec(move || {
             // Copied above 10 first, so neither end is overwritten by the other's dup2
@@ -308,6 +480,32 @@ fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd
             }
             #[cfg(target_os = "linux")]
             {
+                if let Some((from, to)) = &switch.bind
+                    && (libc::unshare(libc::CLONE_NEWNS) != 0
+                        || libc::mount(
+                            std::ptr::null(),
+                            c"/".as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_REC | libc::MS_SLAVE,
+                            std::ptr::null(),
+                        ) != 0
+                        || libc::mount(
+                            from.as_ptr(),
+                            to.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND,
+                            std::ptr::null(),
+                        ) != 0)
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if let Some((uid, gid)) = switch.user
+                    && (libc::setgroups(0, std::ptr::null()) != 0
+                        || libc::setgid(gid) != 0
+                        || libc::setuid(uid) != 0)
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -319,7 +517,7 @@ fn child_setup(cmd: &mut Command, reads: std::os::fd::RawFd, writes: std::os::fd
                 super::udp::filter::install(&no_udp)?;
             }
             #[cfg(not(target_os = "linux"))]
-            let _ = warden;
+            let _ = (warden, &switch);
             Ok(())
         });
     }

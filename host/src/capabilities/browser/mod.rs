@@ -14,7 +14,10 @@
 //! | `live/` | a running browser: connecting, contexts (sessions), the tab registry, waits; carrying out the reducer's effects; per-plugin caps on sessions and tabs (`caps.rs`), the persistent profile's context serving one plugin's capture calls at a time (`occupancy.rs`), emulation, `[browser.profiles]` sessions, adopting a manifest, session states saved in the host (`saved_state.rs`) |
 //! | `tab/` | one tab: navigation, input, dialogs, screenshots, snapshot, typing secrets (`secrets.rs`), `@eN` marks drawn on a screenshot (`marks.rs`), ... |
 //! | `cdp.rs` | the CDP connection (pipe or WebSocket) |
-//! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe) |
+//! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe, its user and environment) |
+//! | `sandbox.rs` | Chromium's own sandbox: the user the browser runs as, the user-namespace probe, the fix when it cannot start, the browser's environment |
+//! | `own_dirs.rs` | the directories a launched browser owns (home, profile, downloads, staged uploads) |
+//! | `hostile_fs.rs` | reading and moving what the browser's user wrote without following its symlinks |
 //! | `udp.rs` | keeping UDP in a launched browser (WebRTC policy, no lookups, a seccomp filter) |
 //! | `provider.rs` | starting and restarting the browser; sessions with browsers of their own (profiles', the fleet's) |
 //! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
@@ -27,11 +30,11 @@
 //! ## Layers
 //!
 //! Each layer imports only its own and those below it (`tests/lint/module_graph.py` checks).
-//! 1. **base** (`error.rs`, `keys.rs`, `scope.rs`, `leases.rs`, `static_page/parse/`): code that knows no browser: errors, key tables, session names, tab leases, and the fast path's HTML parser (a layer of its own below the data because the page the host read keeps the parser's node identities).
+//! 1. **base** (`error.rs`, `keys.rs`, `scope.rs`, `leases.rs`, `hostile_fs.rs`, `static_page/parse/`): code that knows no browser: errors, key tables, session names, tab leases, files in directories an untrusted user owns, and the fast path's HTML parser (a layer of its own below the data because the page the host read keeps the parser's node identities).
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
-//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
+//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
 //! 6. **wit** (`wit/`, `bindings.rs`, `fuzzing.rs`): the WIT host side on top: grant checks and type conversions.
 
 pub mod bindings;
@@ -43,12 +46,15 @@ mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;
 mod guard;
+pub mod hostile_fs;
 mod keys;
 mod launch;
 pub(crate) mod leases;
 pub(crate) mod live;
 mod model;
+mod own_dirs;
 pub(crate) mod provider;
+pub mod sandbox;
 mod scope;
 mod search;
 mod static_page;
@@ -56,6 +62,7 @@ pub(crate) mod tab;
 mod udp;
 mod wit;
 
+pub use launch::sandbox_report;
 pub(crate) use live::{emulation, occupancy, profiles, saved_state};
 pub(crate) use model::navigation;
 pub(crate) use model::owner::Guard;

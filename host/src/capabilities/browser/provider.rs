@@ -13,11 +13,11 @@ use super::model::census::{Held, TabCensus};
 use super::model::conversations::Conversations;
 use super::model::state::Owner;
 use super::saved_state::SavedStates;
-use crate::audit::Used;
+use crate::audit::{AuditLog, Record, Used};
 use crate::capabilities::conversation::Owner as Client;
 use crate::manifest::{BrowserConfig, BrowserProfile};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How long set-up steps (starting the browser, opening a tab) may take.
 pub(super) use super::live::SETUP_TIMEOUT;
@@ -74,6 +74,9 @@ pub struct BrowserProvider {
     pub(super) conversations: Conversations,
     /// Which call holds which tab (`leases.rs`).
     pub(super) leases: super::leases::TabLeases,
+    /// Where a launch without Chromium's sandbox is audited; shared with the browsers of
+    /// profile sessions.
+    audit: Arc<OnceLock<Arc<AuditLog>>>,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -130,6 +133,37 @@ impl BrowserProvider {
             states: SavedStates::default(),
             conversations: Conversations::default(),
             leases: super::leases::TabLeases::default(),
+            audit: Arc::default(),
+        }
+    }
+
+    /// Audit to `audit` (a browser launched without its sandbox leaves a line there).
+    pub fn audit_to(&self, audit: Arc<AuditLog>) {
+        let _ = self.audit.set(audit);
+    }
+
+    /// The audit line of a launch with `[browser] sandbox = false`: the admin's opt-out is
+    /// on record each time a browser runs without its walls.
+    fn audit_unsandboxed(&self, live: &Live) {
+        if self.endpoint.is_some() || !self.config.unsandboxed {
+            return;
+        }
+        let detail = live
+            .launch_plan()
+            .map_or_else(String::new, |p| p.describe());
+        tracing::warn!("a browser was launched without Chromium's sandbox: {detail}");
+        if let Some(audit) = self.audit.get() {
+            audit.write(&Record {
+                ts: crate::audit::now(),
+                event: "capability_used",
+                plugin: "",
+                decision: "allowed",
+                capability: Some("browser.launch"),
+                target: Some("unsandboxed"),
+                reason: Some("[browser] sandbox = false"),
+                detail: Some(&detail),
+                ..Record::default()
+            });
         }
     }
 
@@ -152,6 +186,7 @@ impl BrowserProvider {
         Self {
             endpoint: Some(endpoint),
             census: self.census.clone(),
+            audit: self.audit.clone(),
             ..Self::with(self.config.clone(), Guard::Browser, None, None)
         }
     }
@@ -186,6 +221,7 @@ impl BrowserProvider {
         let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(self.setup(), generation))
             .await
             .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
+        self.audit_unsandboxed(&live);
         *guard = Some(live.clone());
         Ok(live)
     }
@@ -512,6 +548,7 @@ impl BrowserProvider {
             };
             let browser = Arc::new(Self {
                 census: self.census.clone(),
+                audit: self.audit.clone(),
                 ..Self::with(
                     self.config.clone(),
                     Guard::Browser,

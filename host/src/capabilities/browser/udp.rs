@@ -17,6 +17,7 @@
 //!   browser starts under (inherited by every process it forks), which refuses to create
 //!   an Internet socket that is not TCP, and any packet socket.
 
+use super::hostile_fs::{self, Owner};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -24,24 +25,49 @@ use std::path::Path;
 /// candidates, no STUN.
 const POLICY: &str = "disable_non_proxied_udp";
 
+/// The largest preferences file read back (Chromium's are some kilobytes).
+const MAX_PREFERENCES: u64 = 16 << 20;
+
 /// Write the WebRTC policy into the profile in `dir` (Chromium's `Default/Preferences`,
-/// kept as it was otherwise), before the browser starts on it.
-pub fn pin_preferences(dir: &Path) -> Result<(), String> {
-    let path = dir.join("Default").join("Preferences");
-    let mut prefs: Value = match std::fs::read(&path) {
+/// kept as it was otherwise), before the browser starts on it. The profile is the browser's
+/// (`owner`), so it is read and written as `hostile_fs` says: no symlink there is followed,
+/// and the file written is a new one, given to the browser.
+pub fn pin_preferences(dir: &Path, owner: Owner) -> Result<(), String> {
+    let shown = dir.join("Default").join("Preferences");
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", shown.display());
+    let profile = dir
+        .canonicalize()
+        .and_then(|d| hostile_fs::open_dir(&d))
+        .map_err(fail)?;
+    let default = match hostile_fs::open_dir_in(&profile, "Default") {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let path = hostile_fs::inside(&profile, "Default").map_err(fail)?;
+            hostile_fs::make_dir(&path, 0o700, Some(owner)).map_err(fail)?;
+            hostile_fs::open_dir(&path).map_err(fail)?
+        }
+        Err(e) => return Err(fail(e)),
+    };
+    let path = hostile_fs::inside(&default, "Preferences").map_err(fail)?;
+    let mut prefs: Value = match hostile_fs::read_written(&path, owner.uid, MAX_PREFERENCES) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
             format!(
                 "cannot read the browser profile's preferences {} ({e}); Warden writes its WebRTC policy there: fix or remove the file",
-                path.display()
+                shown.display()
             )
         })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            // Not a plain file of the browser's (a symlink, a fifo): never read, replaced.
+            tracing::warn!("replacing the browser profile's preferences: {e}");
+            json!({})
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", shown.display())),
     };
     let root = prefs.as_object_mut().ok_or_else(|| {
         format!(
             "the browser profile's preferences {} are not a JSON object; fix or remove the file",
-            path.display()
+            shown.display()
         )
     })?;
     let webrtc = root
@@ -55,14 +81,9 @@ pub fn pin_preferences(dir: &Path) -> Result<(), String> {
         webrtc.insert("multiple_routes_enabled".into(), json!(false));
         webrtc.insert("nonproxied_udp_enabled".into(), json!(false));
     }
-    let dir = path.parent().unwrap_or(dir);
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // Written whole, then renamed: a browser never reads half a file.
-    let temp = dir.join("Preferences.warden-tmp");
     let text = serde_json::to_vec(&prefs).map_err(|e| e.to_string())?;
-    std::fs::write(&temp, text)
-        .and_then(|()| std::fs::rename(&temp, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    hostile_fs::replace_in(&default, "Preferences", &text, Some(owner)).map_err(fail)
 }
 
 /// `--host-resolver-rules`: every name the browser would look up itself fails, except

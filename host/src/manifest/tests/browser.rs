@@ -6,6 +6,21 @@ use super::support::*;
 fn bad_manifests_name_file_line_and_fix() {
     let cases: &[(&str, String, &str)] = &[
         (
+            "browser run as root",
+            format!("[browser]\nrun_as = \"0:0\"\n{PLUGIN}"),
+            "warden.toml:2:10: browser.run_as: \"0:0\" is root (uid or gid 0); name an unprivileged user, such as \"warden-browser\" (useradd --system --no-create-home warden-browser) or \"61000:61000\"",
+        ),
+        (
+            "browser run as a user that does not exist",
+            format!("[browser]\nrun_as = \"no-such-user-here\"\n{PLUGIN}"),
+            "warden.toml:2:10: browser.run_as: no user \"no-such-user-here\" in /etc/passwd; create it (useradd --system --no-create-home no-such-user-here) or write \"UID:GID\"",
+        ),
+        (
+            "sandbox opt-out for remote browsers",
+            format!("[browser]\nendpoints = [\"http://10.0.0.5:9222\"]\nsandbox = false\n{PLUGIN}"),
+            "warden.toml:3:11: browser.sandbox is about a browser Warden launches; remote [browser] endpoints run their own (see deploy.md for what they need): remove one of the two",
+        ),
+        (
             "secret with both sources",
             format!(
                 "[browser.secrets]\nPW = {{ env = \"PW\", value = \"x\", origins = [\"https://a.example\"] }}\n{PLUGIN}"
@@ -207,4 +222,15 @@ grants.browser = { origins = ["http://127.0.0.1:*"], secrets = ["PW"] }
             .is_err()
     );
     assert!(g.check_mock_route().is_err());
+}
+
+#[test]
+fn run_as_and_the_sandbox_opt_out_parse() {
+    let text = format!("[browser]\nrun_as = \"61000:61001\"\nsandbox = false\n{PLUGIN}");
+    let m = Manifest::parse(&text, "warden.toml", Path::new("/"), BUILTINS).expect("valid");
+    let run_as = m.browser.run_as.as_ref().expect("run_as");
+    assert_eq!((run_as.uid, run_as.gid), (61000, 61001));
+    assert!(m.browser.unsandboxed);
+    let m = Manifest::parse(PLUGIN, "warden.toml", Path::new("/"), BUILTINS).expect("valid");
+    assert!(m.browser.run_as.is_none() && !m.browser.unsandboxed);
 }

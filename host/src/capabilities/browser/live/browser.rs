@@ -73,7 +73,7 @@ pub struct Live {
     profile_session: Option<Emulation>,
     /// The local browser process, killed (and a temporary profile removed) when dropped;
     /// taken by [`Live::shutdown`] to close it cleanly.
-    process: Mutex<Option<Launched>>,
+    pub(super) process: Mutex<Option<Launched>>,
     /// One lock per key for [`Live::one_at_a_time`]: calls of one agent that find its session
     /// without a context or a tab make one between them, while other sessions make theirs
     /// side by side.
@@ -169,7 +169,7 @@ impl Live {
                     .map_err(BrowserError::Io)?;
                 let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
                     .await
-                    .map_err(BrowserError::Io)?;
+                    .map_err(|e| BrowserError::Io(e.to_string()))?;
                 // Over the DevTools pipe: the browser opens no port for pages to find.
                 let (to, from) = launched.take_pipe().ok_or_else(|| {
                     BrowserError::Io("the browser's DevTools pipe is gone".into())
@@ -214,10 +214,9 @@ impl Live {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .as_ref()
-                .map(|p| p.stderr_tail())
-                .filter(|t| !t.is_empty());
+                .and_then(launch::Launched::start_failure);
             return Err(match said {
-                Some(said) => BrowserError::Io(format!("the browser did not start: {said}")),
+                Some(said) => BrowserError::Io(said),
                 None => e.into(),
             });
         }
@@ -359,14 +358,53 @@ impl Live {
         session: &str,
         grants: &Grants,
     ) -> Option<Place> {
-        let local = self
+        let grant = grants.browser.as_ref()?;
+        let root = grant.download_dir.as_ref()?;
+        // The browser writes in a directory of its own; the host places what it finished.
+        let partial = self
             .process
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .is_some();
-        let grant = grants.browser.as_ref()?;
-        let root = grant.download_dir.as_ref().filter(|_| local)?;
-        Some(Place::new(root, plugin, session, grant.download_max))
+            .as_ref()?
+            .dirs()
+            .download_dir()
+            .inspect_err(|e| tracing::warn!("no download directory for the browser: {e}"))
+            .ok()?;
+        Some(Place::new(
+            root,
+            plugin,
+            session,
+            grant.download_max,
+            partial,
+        ))
+    }
+
+    /// Who a browser Warden launched runs as and whether sandboxed (`None`: remote).
+    pub(crate) fn launch_plan(&self) -> Option<crate::capabilities::browser::sandbox::Plan> {
+        self.process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|p| p.plan().clone())
+    }
+
+    /// The files to upload as the browser reads them: for a browser Warden launched, copies
+    /// in its own tree (`own_dirs.rs`), since its user may not read the originals and a
+    /// name could be swapped between the grant's check and the browser's read; a remote
+    /// browser gets the paths as they are (its own disk).
+    pub(crate) fn stage_uploads(&self, files: &[std::path::PathBuf]) -> Result<Vec<String>> {
+        let process = self.process.lock().unwrap_or_else(|e| e.into_inner());
+        files
+            .iter()
+            .map(|f| match process.as_ref() {
+                Some(p) => p
+                    .dirs()
+                    .stage_upload(f)
+                    .map(|staged| staged.display().to_string())
+                    .map_err(|e| BrowserError::Io(format!("cannot upload {}: {e}", f.display()))),
+                None => Ok(f.display().to_string()),
+            })
+            .collect()
     }
 
     /// Whether (plugin, session) has a context in this browser.

@@ -3,6 +3,7 @@
 
 use super::browser::Live;
 use crate::audit::Used;
+use crate::capabilities::browser::hostile_fs;
 use crate::capabilities::browser::model::downloads::{Download, Place, Status, unique};
 use serde_json::json;
 use std::time::Duration;
@@ -18,10 +19,10 @@ impl Live {
         let params = match &place {
             Some(place) => {
                 let partial = place.partial();
-                std::fs::create_dir_all(&partial).map_err(|e| {
+                std::fs::create_dir_all(&place.dir).map_err(|e| {
                     crate::capabilities::browser::error::BrowserError::Io(format!(
                         "cannot create the download directory {}: {e}",
-                        partial.display()
+                        place.dir.display()
                     ))
                 })?;
                 json!({
@@ -84,10 +85,11 @@ impl Live {
         .is_ok()
     }
 
-    /// Move a completed download from `.partial/GUID` to its own name and audit it. Done on
-    /// the event loop on purpose: it is one metadata operation on the same filesystem, and
-    /// doing the placements one at a time is what keeps two downloads of one name from both
-    /// choosing the same free name (`rename` replaces what is there).
+    /// Take a completed download from the browser's directory (`partial/GUID`), check it is
+    /// a plain file the browser wrote (`hostile_fs::take`: a symlink, fifo or hard link the
+    /// browser's user planted there is refused, never followed), place it under its own name
+    /// and audit it. Done on the event loop on purpose: doing the placements one at a time
+    /// is what keeps two downloads of one name from both choosing the same free name.
     pub(super) fn place_download(&self, guid: String) {
         let (download, places) = {
             let st = self.lock();
@@ -100,16 +102,22 @@ impl Live {
         let found = places
             .iter()
             .filter(|(ctx, _)| download.context.is_empty() || **ctx == download.context)
-            .find(|(_, p)| p.partial().join(&guid).is_file())
+            .find(|(_, p)| std::fs::symlink_metadata(p.partial().join(&guid)).is_ok())
             .map(|(ctx, p)| (ctx.clone(), p.clone()));
-        let placed = match &found {
-            Some((_, place)) => {
+        let browser = self
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|p| (p.dirs().held(), p.dirs().owner().uid));
+        let placed = match (&found, browser) {
+            (Some((_, place)), Some((held, uid))) => {
                 let to = unique(&place.dir, &download.file_name);
-                std::fs::rename(place.partial().join(&guid), &to)
-                    .map(|()| to)
+                hostile_fs::take(&place.partial().join(&guid), &held, &to, uid)
+                    .map(|_| to)
                     .map_err(|e| e.to_string())
             }
-            None => Err("its file is not in the session's download directory".into()),
+            _ => Err("its file is not in the session's download directory".into()),
         };
         let mut st = self.lock();
         let owner = found

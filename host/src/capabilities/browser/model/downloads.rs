@@ -3,9 +3,12 @@
 //! session's downloads are refused by the browser itself (`Browser.setDownloadBehavior`
 //! `deny`), so no page writes a file on the host without a grant.
 //!
-//! Chromium writes a download under its id in the session's `.partial/` directory; the event
-//! reducer follows its progress (cancelling it past the cap) and, once complete, the host
-//! moves it to its own name (the page's suggestion, made safe and unique) and audits it.
+//! Chromium writes a download under its id in a directory of the browser's own (`partial`,
+//! in the browser's tree: `own_dirs.rs`); the event reducer follows its progress (cancelling
+//! it past the cap) and, once complete, the host takes it out of the browser's reach, checks
+//! it is a plain file the browser wrote (`hostile_fs.rs`: never a symlink to a file of the
+//! host's), and places it under its own name (the page's suggestion, made safe and unique),
+//! and audits it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,26 +19,29 @@ use url::Url;
 const KEPT_PER_SESSION: usize = 64;
 /// Longest file name kept (bytes); a longer suggestion is shortened, its extension kept.
 const MAX_NAME: usize = 160;
-const PARTIAL: &str = ".partial";
 
 /// Where one session's downloads go.
 #[derive(Debug, Clone)]
 pub struct Place {
     pub dir: PathBuf,
     pub max_bytes: u64,
+    /// Where the browser writes them (a directory of its own) until they are placed.
+    partial: PathBuf,
 }
 
 impl Place {
-    /// `DIR/PLUGIN/SESSION`, with both names made safe as path segments.
-    pub fn new(root: &Path, plugin: &str, session: &str, max_bytes: u64) -> Self {
+    /// `DIR/PLUGIN/SESSION`, with both names made safe as path segments; the browser writes
+    /// in `partial` meanwhile.
+    pub fn new(root: &Path, plugin: &str, session: &str, max_bytes: u64, partial: PathBuf) -> Self {
         Self {
             dir: root.join(segment(plugin)).join(segment(session)),
             max_bytes,
+            partial,
         }
     }
 
-    pub(crate) fn partial(&self) -> PathBuf {
-        self.dir.join(PARTIAL)
+    pub(crate) fn partial(&self) -> &Path {
+        &self.partial
     }
 }
 
@@ -221,11 +227,17 @@ mod tests {
 
     #[test]
     fn session_names_cannot_leave_the_download_directory() {
-        let place = Place::new(Path::new("/srv/dl"), "browser", "../../etc", 1);
+        let place = Place::new(
+            Path::new("/srv/dl"),
+            "browser",
+            "../../etc",
+            1,
+            PathBuf::new(),
+        );
         assert_eq!(place.dir, Path::new("/srv/dl/browser/_.._.._etc"));
-        let place = Place::new(Path::new("/srv/dl"), "b", "..", 1);
+        let place = Place::new(Path::new("/srv/dl"), "b", "..", 1, PathBuf::new());
         assert_eq!(place.dir, Path::new("/srv/dl/b/_.."));
-        let place = Place::new(Path::new("/srv/dl"), "b", "", 1);
+        let place = Place::new(Path::new("/srv/dl"), "b", "", 1, PathBuf::new());
         assert_eq!(place.dir, Path::new("/srv/dl/b/_"));
     }
 

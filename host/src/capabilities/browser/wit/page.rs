@@ -279,10 +279,10 @@ impl HostPage for View<'_, BrowserCtx> {
         }
         let mut files = Vec::with_capacity(paths.len());
         for path in &paths {
-            let resolved = self.granted(self.grants.check_upload(path))?;
-            files.push(resolved.display().to_string());
+            files.push(self.granted(self.grants.check_upload(path))?);
         }
         let tab = self.tab(&page).await?;
+        let files = tab.live.stage_uploads(&files)?;
         Ok(tab.upload(handle, &files).await?)
     }
 
