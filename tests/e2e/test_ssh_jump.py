@@ -3,7 +3,8 @@ their own, a bastion, a middle hop and a target, reached as `ssh -J bastion,midd
 would reach them. What the servers logged is the evidence: each hop's sshd records the
 forwarded connection to the next (`direct-tcpip`), and the target the login.
 
-- A terminal command and an SFTP listing on the target, through the two-hop chain.
+- A terminal command and an SFTP listing on the target, through the two-hop chain; the
+  session's audit line names the chain.
 - A middle hop whose host key is not known: refused, the error names that hop.
 - A bastion that forbids forwarding: refused, the error names the bastion and the fix.
 """
@@ -73,7 +74,8 @@ def forwards(server: Sshd) -> list[str]:
 
 async def test_a_terminal_and_sftp_reach_the_target_through_two_hops(fleet, start_warden, write_manifest, helpers):
     (fleet.target.dir / "only-on-web.txt").write_text("web\n")
-    async with start_warden(write_manifest(fleet.manifest())) as w:
+    manifest = write_manifest(fleet.manifest())
+    async with start_warden(manifest) as w:
         opened = await w.call("terminal_open", {"host": "web"})
         assert not opened.is_error, helpers.text_of(opened)
         sid = opened.structured_content["id"]
@@ -86,6 +88,8 @@ async def test_a_terminal_and_sftp_reach_the_target_through_two_hops(fleet, star
     assert ("127.0.0.3", str(fleet.middle.port)) in forwards(fleet.bastion), forwards(fleet.bastion)
     assert ("127.0.0.2", str(fleet.target.port)) in forwards(fleet.middle), forwards(fleet.middle)
     assert "Accepted publickey" in (fleet.target.dir / "sshd.log").read_text()
+    opened = [line for line in manifest.audit_lines() if line.get("capability") == "terminal.open"]
+    assert opened and opened[0].get("detail") == "via bastion, middle", opened
 
 
 async def test_a_hop_that_fails_is_named(fleet, start_warden, write_manifest, helpers, tmp_path):

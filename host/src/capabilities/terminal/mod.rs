@@ -182,7 +182,15 @@ impl Host for View<'_, TerminalCtx> {
             }
             OpenError::Failed(m) => Error::Io(m),
         })?;
-        self.audit_use("open", &session, None, None);
+        // The chain of jump hosts the session runs through, for the audit line.
+        let via = match &target {
+            Target::Ssh(alias) => ssh
+                .config(alias)
+                .filter(|c| !c.via.is_empty())
+                .map(|c| format!("via {}", c.via.join(", "))),
+            Target::Local => None,
+        };
+        self.audit_use("open", &session, via.as_deref(), None);
         self.handle(session)
     }
 
