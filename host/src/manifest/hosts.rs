@@ -18,6 +18,8 @@ pub struct SshHostConfig {
     pub identity_passphrase: Option<SecretSource>,
     pub agent: bool,
     pub known_hosts: Option<PathBuf>,
+    /// OpenSSH user certificate presented with `identity_file`'s key.
+    pub certificate: Option<PathBuf>,
     /// The aliases to go through first, in order: the first is reached directly, each next
     /// one through the one before, and this host through the last.
     pub via: Vec<String>,
@@ -74,6 +76,13 @@ impl Validator<'_> {
                     }
                 }
             });
+            let certificate = host.certificate.and_then(|path| {
+                if host.identity_file.is_none() {
+                    self.error(path.span(), format!("ssh.hosts.{alias}.certificate: it certifies identity_file's key, which is not set; set identity_file to the certificate's private key"));
+                    return None;
+                }
+                Some(self.resolve(path.get_ref()))
+            });
             ssh_hosts.insert(
                 alias,
                 SshHostConfig {
@@ -83,6 +92,7 @@ impl Validator<'_> {
                     identity_passphrase,
                     agent: host.agent,
                     known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
+                    certificate,
                     via: host.via.into_iter().map(Spanned::into_inner).collect(),
                 },
             );

@@ -271,6 +271,9 @@ pub struct SshHost {
     pub agent: bool,
     /// known_hosts file used to verify the host key. Example: `known_hosts = "keys/known_hosts"`.
     pub known_hosts: Option<String>,
+    /// OpenSSH user certificate of `identity_file`'s key, signed by a CA the server trusts.
+    /// Example: `certificate = "keys/id_ed25519-cert.pub"`.
+    pub certificate: Option<Spanned<String>>,
     /// The hosts to go through first, in order (`ssh -J a,b`), each another alias of
     /// `[ssh.hosts]` without a `via` of its own. Example: `via = ["bastion"]`.
     #[serde(default)]

@@ -319,6 +319,7 @@ fn main() {
             identity_passphrase: None,
             agent: false,
             known_hosts: Some(work.join("known_hosts")),
+            certificate: None,
             via: Vec::new(),
         },
     );

@@ -54,6 +54,11 @@ pub enum SshError {
     },
     #[error("cannot connect to ssh host '{alias}': {detail}")]
     Connect { alias: String, detail: String },
+    /// The user certificate cannot be used now: expired, not yet valid, or not of the key.
+    #[error(
+        "the certificate of ssh host '{alias}' {why}; the admin should have a new one signed (ssh-keygen -s) and put it in place"
+    )]
+    Certificate { alias: String, why: String },
     #[error("ssh host '{0}' did not finish connecting within 15 s per hop")]
     Timeout(String),
     /// A hop of `alias`'s `via` chain failed; `source` says how, naming the hop.
@@ -412,16 +417,26 @@ async fn authenticate(
         .flatten();
     if let Some(path) = &config.identity_file {
         let key = load_identity(alias, path, config.identity_passphrase.as_ref())?;
-        let result = handle
-            .authenticate_publickey(
-                config.user.clone(),
-                PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash),
-            )
-            .await
-            .map_err(|e| {
-                tracing::warn!(alias, "public key authentication error: {e}");
-                failed("public key authentication broke off")
-            })?;
+        let result = match &config.certificate {
+            Some(cert) => {
+                let cert = load_certificate(alias, cert, &key, std::time::SystemTime::now())?;
+                handle
+                    .authenticate_openssh_cert(config.user.clone(), Arc::new(key), cert)
+                    .await
+            }
+            None => {
+                handle
+                    .authenticate_publickey(
+                        config.user.clone(),
+                        PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash),
+                    )
+                    .await
+            }
+        }
+        .map_err(|e| {
+            tracing::warn!(alias, "public key authentication error: {e}");
+            failed("public key authentication broke off")
+        })?;
         if result.success() {
             return Ok(());
         }
@@ -456,6 +471,53 @@ async fn authenticate(
         return Err(failed("no key of the ssh agent was accepted"));
     }
     Err(failed("no credentials are configured"))
+}
+
+/// Load a host's user certificate and check it can be used at `now` with `key`: before
+/// connecting, so an expired one is named as such instead of a bare authentication failure.
+fn load_certificate(
+    alias: &str,
+    path: &std::path::Path,
+    key: &russh::keys::PrivateKey,
+    now: std::time::SystemTime,
+) -> Result<russh::keys::Certificate, SshError> {
+    let refuse = |why: String| SshError::Certificate {
+        alias: alias.to_string(),
+        why,
+    };
+    let cert = russh::keys::load_openssh_certificate(path).map_err(|e| {
+        tracing::error!(alias, file = %path.display(), "cannot load the user certificate: {e}");
+        refuse("cannot be read as an OpenSSH certificate (the host log has the details)".into())
+    })?;
+    certificate_usable(&cert, key, now).map_err(refuse)?;
+    Ok(cert)
+}
+
+/// Why `cert` cannot be presented with `key` at `now`, if it cannot.
+fn certificate_usable(
+    cert: &russh::keys::Certificate,
+    key: &russh::keys::PrivateKey,
+    now: std::time::SystemTime,
+) -> Result<(), String> {
+    let shown = |t: Option<std::time::SystemTime>| {
+        t.map_or_else(
+            || "an unrepresentable time".to_string(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        )
+    };
+    if cert.public_key() != key.public_key().key_data() {
+        return Err("certifies another key than its identity_file".into());
+    }
+    if cert.valid_before_time().is_some_and(|end| now >= end) {
+        return Err(format!("expired at {}", shown(cert.valid_before_time())));
+    }
+    if cert.valid_after_time().is_some_and(|start| now < start) {
+        return Err(format!(
+            "is not valid before {}",
+            shown(cert.valid_after_time())
+        ));
+    }
+    Ok(())
 }
 
 /// Load (and decrypt, with the manifest's passphrase) a host's identity file. Errors name the
