@@ -121,7 +121,7 @@ async def call(s: ClientSession, tool: str, args: dict) -> tuple[str, float]:
     r = await s.call_tool(tool, args)
     dt = time.perf_counter() - t0
     text = "".join(getattr(b, "text", "") for b in r.content)
-    if r.isError:
+    if r.is_error:
         raise RuntimeError(f"{tool} failed: {text[:300]}")
     return text, dt
 

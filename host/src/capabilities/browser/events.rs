@@ -143,12 +143,13 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
         ("Log.enable", json!({})),
     ];
     commands.extend(emulation);
+    // Its cross-site frames attach paused, to get the same set-up (`events/frames.rs`).
+    commands.push(frames::auto_attach());
     commands.extend(
         name_guards
             .into_iter()
             .map(|guard| ("Page.addScriptToEvaluateOnNewDocument", guard)),
     );
-    commands.push(frames::auto_attach());
     commands.push(("Runtime.runIfWaitingForDebugger", json!({})));
     Reduced {
         effects: vec![Effect::SetUp { session, commands }],
