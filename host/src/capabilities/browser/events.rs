@@ -6,6 +6,7 @@
 
 mod downloads;
 mod effect;
+mod frames;
 
 pub(crate) use effect::{Effect, Reduced};
 
@@ -22,17 +23,24 @@ use url::Url;
 pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
     let p = &ev.params;
     match ev.method.as_str() {
-        "Target.attachedToTarget" => attached(st, p),
+        "Target.attachedToTarget" => match s(&p["targetInfo"], "type") {
+            "iframe" => frames::attached(st, ev.session.as_deref(), p),
+            _ => attached(st, p),
+        },
         "Target.detachedFromTarget" => {
-            if let Some(target) = st.sessions.remove(s(p, "sessionId")) {
-                st.tabs.remove(&target);
+            let session = s(p, "sessionId");
+            if let Some(target) = st.sessions.get(session).cloned() {
+                match st.tabs.get(&target) {
+                    Some(tab) if tab.session != session => frames::detached(st, &target, session),
+                    _ => {
+                        st.remove_tab(&target);
+                    }
+                }
             }
             Reduced::changed()
         }
         "Target.targetDestroyed" => {
-            if let Some(tab) = st.tabs.remove(s(p, "targetId")) {
-                st.sessions.remove(&tab.session);
-            }
+            st.remove_tab(s(p, "targetId"));
             Reduced::changed()
         }
         "Target.targetCrashed" => {
@@ -135,6 +143,8 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
         ("Log.enable", json!({})),
     ];
     commands.extend(emulation);
+    // Its cross-site frames attach paused, to get the same set-up (`events/frames.rs`).
+    commands.push(frames::auto_attach());
     commands.extend(
         name_guards
             .into_iter()
@@ -417,11 +427,13 @@ fn tab_event(st: &mut State, session: &str, method: &str, p: &Value) -> Reduced 
                 kind: s(p, "type").to_string(),
                 message: s(p, "message").to_string(),
                 default_prompt: s(p, "defaultPrompt").to_string(),
+                session: session.to_string(),
             });
             tab.dialog_seq += 1;
         }
         "Page.javascriptDialogClosed" => tab.dialog = None,
-        "Inspector.targetCrashed" => tab.crashed = true,
+        // An out-of-process frame that crashed is a frame gone, not a tab: it detaches.
+        "Inspector.targetCrashed" if session == tab.session => tab.crashed = true,
         "Input.dragIntercepted" => tab.drag = Some(p["data"].clone()),
         _ => {
             return Reduced {

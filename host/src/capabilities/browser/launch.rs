@@ -274,10 +274,9 @@ pub async fn launch(
             "--disable-quic",
             "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             "--dns-prefetch-disable",
-            // Frames from other sites stay in the page's process, so the page's origin
-            // guard sees their navigations and the snapshot can read them.
-            "--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
-            "--disable-site-isolation-trials",
+            // Site isolation stays on: a frame of another site runs in a renderer of its own,
+            // which Warden attaches to like a tab (`events/frames.rs`).
+            "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
         ]);
     if config.headless {
         cmd.args(["--headless=new", "--disable-gpu"]);

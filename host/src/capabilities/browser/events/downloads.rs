@@ -135,14 +135,19 @@ pub(crate) fn progress(st: &mut State, p: &Value) -> Reduced {
     }
 }
 
-/// The tab that holds `frame` (its main frame, or a frame Warden has read).
+/// The tab that holds `frame` (its main frame, an out-of-process frame of it, or a frame
+/// Warden has read).
 fn tab_of_frame<'a>(st: &'a mut State, frame: &str) -> Option<&'a mut TabState> {
     let id = if st.tabs.contains_key(frame) {
         frame.to_string()
     } else {
         st.tabs
             .iter()
-            .find(|(_, t)| t.docs.values().any(|f| f == frame))
+            .find(|(_, t)| {
+                t.oopifs.contains_key(frame)
+                    || t.frame_sessions.contains_key(frame)
+                    || t.docs.values().any(|f| f == frame)
+            })
             .map(|(id, _)| id.clone())?
     };
     st.tabs.get_mut(&id)

@@ -671,3 +671,82 @@ fn a_window_holds_while_its_opener_holds() {
     navigate(&mut st, "T1", "d3", "http://127.0.0.1:8000/next");
     assert!(!st.tabs["T1"].holds_secret());
 }
+
+/// Attach out-of-process frame `id` (session `s-<id>`) through session `parent`.
+fn attach_frame(st: &mut State, id: &str, parent: &str) -> Reduced {
+    let info = json!({ "targetId": id, "type": "iframe", "browserContextId": CONTEXT, "url": "", "title": "" });
+    feed(
+        st,
+        "Target.attachedToTarget",
+        Some(parent),
+        json!({ "sessionId": format!("s-{id}"), "targetInfo": info, "waitingForDebugger": true }),
+    )
+}
+
+#[test]
+fn an_out_of_process_frame_is_a_guarded_frame_of_its_tab_until_it_goes() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    // Through the tab's session, then a frame inside that frame through the frame's.
+    let r = attach_frame(&mut st, "F1", "s-T1");
+    let [Effect::SetUp { session, commands }] = r.effects.as_slice() else {
+        panic!("one set-up: {:?}", r.effects);
+    };
+    assert_eq!(session, "s-F1");
+    let methods: Vec<&str> = commands.iter().map(|(m, _)| *m).collect();
+    assert_eq!(methods.first(), Some(&"Fetch.enable"));
+    assert!(methods.contains(&"Target.setAutoAttach"), "{methods:?}");
+    assert_eq!(methods.last(), Some(&"Runtime.runIfWaitingForDebugger"));
+    attach_frame(&mut st, "F2", "s-F1");
+    assert_eq!(st.tabs.len(), 1, "a frame is not a tab");
+    assert_eq!(st.tabs["T1"].oopifs["F2"].parent, "s-F1");
+
+    // Its document requests are checked against the tab's owner, and refusals reach the tab.
+    let paused = json!({ "requestId": "R1", "request": { "url": "http://127.0.0.1:9999/x", "method": "GET" }, "resourceType": "Document" });
+    let r = feed(&mut st, "Fetch.requestPaused", Some("s-F2"), paused);
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Deny { .. }, Effect::Answer { method: "Fetch.fulfillRequest", session: Some(s), .. }] if s == "s-F2"
+    ));
+    assert_eq!(st.tabs["T1"].blocked_seq, 1);
+
+    // Its dialog is answered on its session; its crash is no crash of the tab.
+    feed(
+        &mut st,
+        "Page.javascriptDialogOpening",
+        Some("s-F1"),
+        json!({ "type": "alert", "message": "hi", "defaultPrompt": "" }),
+    );
+    assert_eq!(
+        st.tabs["T1"].dialog.as_ref().map(|d| d.session.as_str()),
+        Some("s-F1")
+    );
+    feed(&mut st, "Inspector.targetCrashed", Some("s-F1"), json!({}));
+    assert!(!st.tabs["T1"].crashed);
+
+    // A frame that detaches is forgotten, and the tab stays.
+    feed(
+        &mut st,
+        "Target.detachedFromTarget",
+        Some("s-F1"),
+        json!({ "sessionId": "s-F2" }),
+    );
+    assert!(st.tabs.contains_key("T1"));
+    assert!(!st.tabs["T1"].oopifs.contains_key("F2"));
+    assert!(!st.sessions.contains_key("s-F2"));
+
+    // A frame of no tab Warden drives is let go; a closed tab takes its frames' sessions.
+    let r = attach_frame(&mut st, "F9", "s-unknown");
+    assert!(matches!(r.effects.as_slice(), [Effect::Release { .. }]));
+    feed(
+        &mut st,
+        "Target.targetDestroyed",
+        None,
+        json!({ "targetId": "T1" }),
+    );
+    assert!(
+        st.tabs.is_empty() && st.sessions.is_empty(),
+        "{:?}",
+        st.sessions
+    );
+}

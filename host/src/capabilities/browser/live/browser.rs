@@ -458,6 +458,8 @@ impl Live {
         st.extras.remove(&id);
         st.downloads.forget(&id);
         st.tabs.retain(|_, t| t.context != id);
+        let state = &mut *st;
+        state.sessions.retain(|_, t| state.tabs.contains_key(t));
         st.tell_census();
         drop(st);
         self.guards().remove(&id);
@@ -575,8 +577,7 @@ impl Live {
     /// Forget a tab that was closed (the browser's report of it may come later, or never).
     pub fn forget_tab(&self, target: &str) {
         let mut st = self.lock();
-        if let Some(tab) = st.tabs.remove(target) {
-            st.sessions.remove(&tab.session);
+        if st.remove_tab(target).is_some() {
             drop(st);
             self.bump();
         }

@@ -87,13 +87,13 @@ impl Live {
             ),
         };
         self.cdp.call_raw(None, permission.0, permission.1).await?;
-        let (commands, sessions) = {
+        let (commands, sessions, frames) = {
             let mut st = self.lock();
             let extras = st.extras.entry(context.to_string()).or_default();
             let commands = emulation.commands();
             extras.emulation = emulation;
             let sessions = st.tab_sessions(context);
-            (commands, sessions)
+            (commands, sessions, st.frame_sessions(context))
         };
         for sid in sessions {
             for (method, params) in &commands {
@@ -110,6 +110,13 @@ impl Live {
                         break;
                     }
                 }
+            }
+        }
+        // An out-of-process frame's renderer takes what applies to it (the user agent, the
+        // locale, the time zone); the rest is the tab's and is refused there.
+        for sid in frames {
+            for (method, params) in &commands {
+                let _ = self.cdp.call_raw(Some(&sid), method, params.clone()).await;
             }
         }
         Ok(())

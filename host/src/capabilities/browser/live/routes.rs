@@ -19,7 +19,9 @@ impl Live {
             let was = !extras.routes.is_empty();
             let answer = f(extras)?;
             let now = !extras.routes.is_empty();
-            let sessions = st.tab_sessions(context);
+            let mut sessions = st.tab_sessions(context);
+            // Out-of-process frames pause their own requests.
+            sessions.extend(st.frame_sessions(context));
             (answer, was, now, sessions)
         };
         if was != now {

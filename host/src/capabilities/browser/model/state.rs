@@ -19,6 +19,19 @@ pub struct Dialog {
     pub kind: String,
     pub message: String,
     pub default_prompt: String,
+    /// The CDP session that reported it (the tab's, or an out-of-process frame's), which
+    /// answers it.
+    pub session: String,
+}
+
+/// An out-of-process frame of a tab.
+#[derive(Debug, Clone)]
+pub struct Oopif {
+    /// The CDP session attached to it.
+    pub session: String,
+    /// The session that attached it: that of the renderer holding its parent frame (and its
+    /// `<iframe>` element).
+    pub parent: String,
 }
 
 /// A request in flight that an action may wait for.
@@ -87,8 +100,16 @@ pub struct TabState {
     pub drag: Option<Value>,
     /// Console messages and requests (`model/log.rs`).
     pub log: TabLog,
-    /// Nodes (backend ids) already marked clickable in Warden's world (`tab/clickable.rs`).
-    pub clickable: HashSet<u64>,
+    /// Nodes (backend ids, which are per CDP session) already marked clickable in Warden's
+    /// world, by session (`tab/clickable.rs`).
+    pub clickable: HashMap<String, HashSet<u64>>,
+    /// The tab's out-of-process frames (site isolation), by frame id (which is the frame's
+    /// target id).
+    pub oopifs: HashMap<String, Oopif>,
+    /// The session each frame the tab last listed (`tab/script.rs` `frames()`) is read
+    /// through, when it is not the tab's own: an out-of-process frame and the frames in its
+    /// process.
+    pub frame_sessions: HashMap<String, String>,
     /// The last snapshot without and with text (`tab/snapshot.rs`).
     pub snapshots: [Option<std::sync::Arc<SnapshotKept>>; 2],
     /// A page the host read without the browser, shown in place of the tab's document
@@ -174,7 +195,9 @@ impl TabState {
             owner: None,
             drag: None,
             log: TabLog::default(),
-            clickable: HashSet::new(),
+            clickable: HashMap::new(),
+            oopifs: HashMap::new(),
+            frame_sessions: HashMap::new(),
             snapshots: [None, None],
             view: None,
             prefetched: None,
@@ -243,6 +266,22 @@ impl State {
             .filter(|t| t.context == context)
             .map(|t| t.session.clone())
             .collect()
+    }
+
+    /// The CDP sessions of the out-of-process frames of the tabs of `context`.
+    pub(crate) fn frame_sessions(&self, context: &str) -> Vec<String> {
+        self.tabs
+            .values()
+            .filter(|t| t.context == context)
+            .flat_map(|t| t.oopifs.values().map(|o| o.session.clone()))
+            .collect()
+    }
+
+    /// Forget tab `target` and every CDP session that served it (its own, its frames').
+    pub(crate) fn remove_tab(&mut self, target: &str) -> Option<TabState> {
+        let tab = self.tabs.remove(target)?;
+        self.sessions.retain(|_, t| t != target);
+        Some(tab)
     }
 }
 

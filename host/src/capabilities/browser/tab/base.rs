@@ -52,7 +52,36 @@ impl Tab {
     /// page's scripts (and so, often, the answer) until it is answered: that ends the wait
     /// with an error that says so, rather than a hang.
     pub(crate) async fn call(&self, method: &str, params: Value) -> Result<Value> {
-        match self.call_until_dialog(method, params).await? {
+        let session = self.session()?;
+        self.call_on(&session, method, params).await
+    }
+
+    /// The CDP session `frame` is read through: that of the out-of-process frame whose
+    /// renderer holds it (`events/frames.rs`), else the tab's own.
+    pub(crate) fn frame_session(&self, frame: &str) -> Result<String> {
+        self.state(|t| {
+            t.frame_sessions
+                .get(frame)
+                .or_else(|| t.oopifs.get(frame).map(|o| &o.session))
+                .unwrap_or(&t.session)
+                .clone()
+        })
+    }
+
+    /// [`Tab::call`] on the session of `frame`.
+    pub(crate) async fn call_in(&self, frame: &str, method: &str, params: Value) -> Result<Value> {
+        let session = self.frame_session(frame)?;
+        self.call_on(&session, method, params).await
+    }
+
+    /// [`Tab::call`] on `session`: the tab's own or one of its out-of-process frames'.
+    pub(crate) async fn call_on(
+        &self,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Value> {
+        match self.call_until_dialog_on(session, method, params).await? {
             Some(answer) => Ok(answer),
             None => {
                 let (kind, message) = self
@@ -76,8 +105,18 @@ impl Tab {
         params: Value,
     ) -> Result<Option<Value>> {
         let session = self.session()?;
+        self.call_until_dialog_on(&session, method, params).await
+    }
+
+    /// [`Tab::call_until_dialog`] on `session`.
+    pub(crate) async fn call_until_dialog_on(
+        &self,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Option<Value>> {
         let dialogs = self.state(|t| t.dialog_seq)?;
-        let call = self.live.cdp.call_raw(Some(&session), method, params);
+        let call = self.live.cdp.call_raw(Some(session), method, params);
         let dialog = self.live.wait_tab(&self.target, NO_END, |t| {
             (t.dialog_seq > dialogs && t.dialog.is_some()).then_some(())
         });

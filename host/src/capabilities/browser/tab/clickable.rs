@@ -49,7 +49,8 @@ impl Tab {
             Err(_) => tracing::debug!("clickable marks skipped: over {MARK_TIMEOUT:?}"),
         }
         let _ = self
-            .call(
+            .call_in(
+                frame,
                 "Runtime.releaseObjectGroup",
                 json!({ "objectGroup": GROUP }),
             )
@@ -58,29 +59,35 @@ impl Tab {
 
     /// How many nodes it marked now.
     async fn try_mark_clickable(&self, frame: &str) -> Result<usize> {
+        // Backend node ids are per session: an out-of-process frame's are its own.
+        let session = self.frame_session(frame)?;
         let context = self.world_context(frame).await?;
         // The document as the page's own world holds it: Chromium lists only the listeners
         // of the world the object belongs to.
         let ours = self
-            .call(
+            .call_on(
+                &session,
                 "Runtime.evaluate",
                 json!({ "expression": "document", "contextId": context, "objectGroup": GROUP }),
             )
             .await?;
         let described = self
-            .call(
+            .call_on(
+                &session,
                 "DOM.describeNode",
                 json!({ "objectId": ours["result"]["objectId"] }),
             )
             .await?;
         let theirs = self
-            .call(
+            .call_on(
+                &session,
                 "DOM.resolveNode",
                 json!({ "backendNodeId": described["node"]["backendNodeId"], "objectGroup": GROUP }),
             )
             .await?;
         let listeners = self
-            .call(
+            .call_on(
+                &session,
                 "DOMDebugger.getEventListeners",
                 json!({ "objectId": theirs["object"]["objectId"], "depth": -1, "pierce": false }),
             )
@@ -98,12 +105,13 @@ impl Tab {
         let mut once = std::collections::HashSet::new();
         found.retain(|id| once.insert(*id));
         let new: Vec<u64> = self.state(|t| {
-            if t.clickable.len() > MAX_KNOWN {
+            if t.clickable.values().map(|known| known.len()).sum::<usize>() > MAX_KNOWN {
                 t.clickable.clear();
             }
+            let known = t.clickable.entry(session.clone()).or_default();
             found
                 .into_iter()
-                .filter(|id| !t.clickable.contains(id))
+                .filter(|id| !known.contains(id))
                 .take(MAX_NEW)
                 .collect()
         })?;
@@ -112,7 +120,6 @@ impl Tab {
         }
         // Straight to the browser, side by side: a dialog cannot open meanwhile (no script
         // of the page runs for these), and the caller bounds the whole pass in time.
-        let session = self.session()?;
         let resolved = join_all(new.iter().map(|id| {
             self.live.cdp.call_raw(
                 Some(&session),
@@ -127,13 +134,14 @@ impl Tab {
             .filter_map(|r| r["object"]["objectId"].as_str())
             .map(|id| json!({ "objectId": id }))
             .collect();
-        self.call(
+        self.call_on(
+            &session,
             "Runtime.callFunctionOn",
             json!({ "functionDeclaration": MARK, "executionContextId": context, "arguments": args }),
         )
         .await?;
         let marked = new.len();
-        self.state(|t| t.clickable.extend(new))?;
+        self.state(|t| t.clickable.entry(session).or_default().extend(new))?;
         Ok(marked)
     }
 }

@@ -24,11 +24,11 @@ impl Tab {
     }
 
     pub async fn answer_dialog(&self, accept: bool, prompt: Option<&str>) -> Result<()> {
-        if self.state(|t| t.dialog.is_none())? {
+        let Some(session) = self.state(|t| t.dialog.as_ref().map(|d| d.session.clone()))? else {
             return Err(BrowserError::Invalid(
                 "no dialog is open on this tab".into(),
             ));
-        }
+        };
         let mut params = json!({ "accept": accept });
         if let Some(text) = prompt {
             params["promptText"] = json!(text);
@@ -37,7 +37,7 @@ impl Tab {
         // The page goes on once the dialog closes, and may open the next one (a confirm
         // whose accept asks for a prompt) before the browser answers this call.
         let answered = self
-            .call_until_dialog("Page.handleJavaScriptDialog", params)
+            .call_until_dialog_on(&session, "Page.handleJavaScriptDialog", params)
             .await?;
         self.state(|t| {
             if t.dialog_seq == before.dialogs() {

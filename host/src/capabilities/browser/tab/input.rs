@@ -292,8 +292,11 @@ impl Tab {
         let frame = self
             .state(|t| t.docs.get(&doc).cloned())?
             .ok_or_else(|| gone(handle))?;
+        // The frame's own session: node objects are per renderer.
+        let session = self.frame_session(&frame)?;
         let world = self
-            .call(
+            .call_on(
+                &session,
                 "Page.createIsolatedWorld",
                 json!({ "frameId": frame, "worldName": WORLD, "grantUniveralAccess": false }),
             )
@@ -302,7 +305,8 @@ impl Tab {
             "(() => {{ const w = globalThis.__warden; return w && w.doc === {doc} ? w.find({node}) : null; }})()"
         );
         let found = self
-            .call(
+            .call_on(
+                &session,
                 "Runtime.evaluate",
                 json!({ "expression": expression, "contextId": world["executionContextId"], "returnByValue": false }),
             )
@@ -312,7 +316,8 @@ impl Tab {
             .ok_or_else(|| gone(handle))?
             .to_string();
         let before = self.mark()?;
-        self.call(
+        self.call_on(
+            &session,
             "DOM.setFileInputFiles",
             json!({ "files": files, "objectId": object }),
         )

@@ -42,9 +42,10 @@ impl Tab {
             .extras
             .get(&context)
             .is_some_and(|x| x.mocked);
-        let tree = self.call("Page.getFrameTree", json!({})).await?;
+        // Across processes: a frame of another site is read from its own renderer's session.
+        let tree = self.frame_tree().await?;
         let mut chain = Vec::new();
-        for (id, mut f) in frame_chain(&tree["frameTree"], &frame) {
+        for (id, mut f) in frame_chain(&tree, &frame) {
             // CDP's `securityOrigin` is the URL's origin even in a sandboxed frame; the
             // document's own (`self.origin` in Warden's isolated world) says "null" there. A
             // frame that cannot be asked counts as opaque.
@@ -101,7 +102,7 @@ impl Tab {
 }
 
 /// `frame` and its parents (from a `Page.getFrameTree` tree) with their ids, the frame first.
-/// Empty when the frame is not in the tree (gone, or in a process of its own that the tree omits).
+/// Empty when the frame is not in the tree (gone).
 fn frame_chain(tree: &Value, frame: &str) -> Vec<(String, SecretFrame)> {
     let mut frames: HashMap<String, (Option<String>, SecretFrame)> = HashMap::new();
     let mut stack = vec![tree];
