@@ -261,10 +261,8 @@ impl State {
         }
         // Forgotten at once, so it counts no more and any request it makes is failed as one of
         // a tab nobody owns.
-        let session = self.tabs.remove(target).map(|t| t.session);
-        if let Some(session) = &session {
-            self.sessions.remove(session);
-        }
+        // (With the sessions of its frames in other processes, if any attached already.)
+        let session = self.remove_tab(target).map(|t| t.session);
         let mut effects = Vec::new();
         if closed.is_power_of_two() {
             effects.push(Effect::Deny {
