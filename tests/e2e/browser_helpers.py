@@ -46,11 +46,12 @@ grants.browser = {{ origins = ["{origin}"]{grants} }}
 
 
 def chromium_processes(warden_pid: int) -> list[psutil.Process]:
-    """The Chromium processes under a warden process (one that exits meanwhile is left out)."""
+    """The Chromium processes under a warden process (one that exits meanwhile is left out:
+    with site isolation, renderers come and go as pages move between sites)."""
     procs = []
     for p in psutil.Process(warden_pid).children(recursive=True):
         try:
-            if "chrom" in p.name():
+            if "chrom" in p.name() and p.status() != psutil.STATUS_ZOMBIE:
                 procs.append(p)
         except psutil.Error:
             pass

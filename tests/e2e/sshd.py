@@ -73,10 +73,18 @@ def _keygen(path: Path) -> None:
     )
 
 
-def start_sshd(tmp: Path, listen: str = "127.0.0.1", extra_config: str = "", log_level: str = "VERBOSE") -> Sshd:
+def start_sshd(
+    tmp: Path,
+    listen: str = "127.0.0.1",
+    extra_config: str = "",
+    log_level: str = "VERBOSE",
+    host_ca: Path | None = None,
+    host_principals: str = "127.0.0.1",
+) -> Sshd:
     """sshd on `listen` (any 127.0.0.0/8 address: all are this machine's), logging at
     `log_level`, with `extra_config` lines appended (sshd takes a keyword's first value, so
-    they only add keywords)."""
+    they only add keywords). With `host_ca`, its host key is certified by that CA for
+    `host_principals` and presented as a host certificate."""
     if not SSHD.is_file():
         message = f"{SSHD} is missing: apt-get install openssh-server"
         if os.environ.get("CI"):
@@ -88,6 +96,13 @@ def start_sshd(tmp: Path, listen: str = "127.0.0.1", extra_config: str = "", log
     _keygen(tmp / "host_key")
     _keygen(tmp / "id_ed25519")
     (tmp / "authorized_keys").write_text((tmp / "id_ed25519.pub").read_text())
+    if host_ca is not None:
+        subprocess.run(
+            [SSH_KEYGEN, "-q", "-s", str(host_ca), "-I", "test-host", "-h", "-n", host_principals,
+             "-V", "-5m:+1h", str(tmp / "host_key.pub")],
+            check=True,
+        )
+        extra_config += f"HostCertificate {tmp / 'host_key-cert.pub'}\n"
     port = _free_port(listen)
     host_pub = " ".join((tmp / "host_key.pub").read_text().split()[:2])
     known_hosts = tmp / "known_hosts"

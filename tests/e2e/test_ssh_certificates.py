@@ -5,6 +5,9 @@ authorized key, so only a certificate gets in.
 - A valid certificate for the user: the session opens; sshd logged a certificate login.
 - An expired certificate: refused before authenticating, the error says when it expired.
 - A certificate for another principal: sshd refuses it; the error names the host.
+- Host certificates: a server whose host key a CA certified is known through the CA's
+  `@cert-authority` line alone; one certified for another name is refused; a key marked
+  `@revoked` is refused even where a plain line lists it; a wildcard line matches.
 """
 
 from __future__ import annotations
@@ -80,3 +83,47 @@ async def test_a_certificate_is_presented_checked_and_refused_when_it_cannot_ser
     # The expired certificate never reached the server; the other principal's was refused there.
     assert 'ID "expired"' not in log and "ID expired" not in log, log[-2000:]
     assert "name is not a listed principal" in log and "Failed publickey" in log and "ID other" in log, log[-2000:]
+
+
+async def test_host_certificates_revocations_and_patterns_in_known_hosts(tmp_path, start_warden, write_manifest, helpers):
+    ca = tmp_path / "host-ca"
+    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "host-ca", "-f", str(ca)], check=True)
+    ca_pub = " ".join((tmp_path / "host-ca.pub").read_text().split()[:2])
+    certified = start_sshd(tmp_path / "certified", host_ca=ca)
+    misnamed = start_sshd(tmp_path / "misnamed", host_ca=ca, host_principals="other.example")
+    try:
+        files = {
+            # No plain line: only the authority vouches for the host.
+            "vouched": f"@cert-authority [127.0.0.1]:{certified.port} {ca_pub}\n",
+            "misnamed": f"@cert-authority [127.0.0.1]:{misnamed.port} {ca_pub}\n",
+            # Listed, and revoked: revoked wins.
+            "revoked": f"[127.0.0.1]:{certified.port} {certified.host_pub}\n@revoked * {certified.host_pub}\n",
+            # A pattern, as admins write them for fleets.
+            "pattern": f"[127.0.0.?]:* {certified.host_pub}\n",
+        }
+        blocks = ""
+        for alias, text in files.items():
+            path = tmp_path / f"known_hosts_{alias}"
+            path.write_text(text)
+            server = misnamed if alias == "misnamed" else certified
+            blocks += server.host_block(alias, known_hosts=path)
+        manifest = write_manifest(
+            blocks
+            + '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n'
+            + f'grants.terminal = {{ ssh_hosts = {list(files)!r} }}\n'.replace("'", '"')
+        )
+        async with start_warden(manifest) as w:
+            results = {alias: await w.call("terminal_open", {"host": alias}) for alias in files}
+        texts = {alias: helpers.text_of(r) for alias, r in results.items()}
+        assert not results["vouched"].is_error, texts["vouched"]
+        assert not results["pattern"].is_error, texts["pattern"]
+        assert results["misnamed"].is_error and "do not name the host" in texts["misnamed"], texts["misnamed"]
+        assert "other.example" in texts["misnamed"], texts["misnamed"]
+        assert results["revoked"].is_error and "marked @revoked" in texts["revoked"], texts["revoked"]
+        # What the servers saw: logins for the two accepted, none for the refused.
+        certified_log = (certified.dir / "sshd.log").read_text()
+        assert certified_log.count("Accepted publickey") == 2, certified_log[-2000:]
+        assert "Accepted publickey" not in (misnamed.dir / "sshd.log").read_text()
+    finally:
+        stop_sshd(certified)
+        stop_sshd(misnamed)

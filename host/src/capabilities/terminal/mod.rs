@@ -4,7 +4,8 @@
 //!
 //! | file | job |
 //! |---|---|
-//! | `ssh.rs` | connection pool per alias, known_hosts verification, authentication, keep-alive |
+//! | `ssh.rs` | connection pool per alias, jump hosts, host key checks, authentication, keep-alive |
+//! | `known_hosts.rs` | a `known_hosts` file read as OpenSSH reads it (patterns, hashes, CAs, revocations) |
 //! | `channel.rs` | an SSH shell channel and the task that reads it |
 //! | `pty.rs` | a local PTY and the thread that reads it |
 //! | `session.rs` | output ring buffer (64 KiB), vt100 screen, exit status |
@@ -13,6 +14,7 @@
 pub mod bindings;
 mod channel;
 mod handle;
+pub mod known_hosts;
 mod pty;
 pub mod session;
 pub mod ssh;

@@ -9,11 +9,11 @@
 //! Nothing here reaches a plugin except the alias and the wording of errors, which never
 //! carry key material, passphrases, file paths or addresses (those go to the host log).
 
+use super::known_hosts::{KeyCheck, KnownHosts};
 use crate::manifest::SshHostConfig;
 use russh::client::{self, Handle};
 use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,6 +40,14 @@ pub enum SshError {
         fingerprint: String,
         line: usize,
     },
+    #[error(
+        "the host key of ssh host '{alias}' ({fingerprint}) is marked @revoked in its known_hosts file: the connection was refused; the admin must give the server a new host key"
+    )]
+    HostKeyRevoked { alias: String, fingerprint: String },
+    #[error(
+        "ssh host '{alias}' presented a host certificate that was refused: {why}; the admin should check the server's HostCertificate and the @cert-authority lines of the alias's known_hosts file"
+    )]
+    HostCertificate { alias: String, why: String },
     #[error("ssh host '{alias}' refused authentication as the configured user ({detail})")]
     AuthFailed { alias: String, detail: String },
     #[error("cannot load the credentials of ssh host '{0}'; the host log has the details")]
@@ -84,14 +92,18 @@ pub enum SshError {
 enum KeyVerdict {
     Unknown(String),
     Changed(String, usize),
+    Revoked(String),
+    /// A host certificate that cannot vouch for the host: why.
+    Certificate(String),
 }
 
-/// The russh client handler: only checks the server's key.
+/// The russh client handler: only checks the server's key, against the alias's
+/// `known_hosts` (read before connecting: `known_hosts.rs`).
 pub struct Verifier {
     alias: String,
     host: String,
     port: u16,
-    known_hosts: Option<PathBuf>,
+    known_hosts: Arc<KnownHosts>,
     verdict: Arc<Mutex<Option<KeyVerdict>>>,
 }
 
@@ -102,31 +114,45 @@ impl client::Handler for Verifier {
         &mut self,
         server_public_key: &PublicKeyOrCertificate,
     ) -> Result<bool, Self::Error> {
-        let PublicKeyOrCertificate::PublicKey { key, .. } = server_public_key else {
-            // Host certificates need @cert-authority support, which is not built: refuse.
-            self.record(KeyVerdict::Unknown("a host certificate".into()));
-            return Ok(false);
+        let key = match server_public_key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => key.key_data().clone(),
+            PublicKeyOrCertificate::Certificate(cert) => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                return Ok(
+                    match self
+                        .known_hosts
+                        .check_certificate(&self.host, self.port, cert, now)
+                    {
+                        Ok(()) => true,
+                        Err(why) => {
+                            tracing::warn!(alias = %self.alias, "ssh host certificate refused: {why}");
+                            self.record(KeyVerdict::Certificate(why));
+                            false
+                        }
+                    },
+                );
+            }
         };
-        let fingerprint = key.fingerprint(russh::keys::HashAlg::Sha256).to_string();
-        let checked = match &self.known_hosts {
-            Some(path) => russh::keys::check_known_hosts_path(&self.host, self.port, key, path),
-            None => russh::keys::check_known_hosts(&self.host, self.port, key),
-        };
-        match checked {
-            Ok(true) => Ok(true),
-            Ok(false) => {
+        let fingerprint = russh::keys::PublicKey::from(key.clone())
+            .fingerprint(russh::keys::HashAlg::Sha256)
+            .to_string();
+        match self.known_hosts.check_key(&self.host, self.port, &key) {
+            KeyCheck::Known => Ok(true),
+            KeyCheck::Unknown => {
                 tracing::warn!(alias = %self.alias, %fingerprint, "unknown ssh host key refused");
                 self.record(KeyVerdict::Unknown(fingerprint));
                 Ok(false)
             }
-            Err(russh::keys::Error::KeyChanged { line }) => {
+            KeyCheck::Changed { line } => {
                 tracing::warn!(alias = %self.alias, %fingerprint, line, "CHANGED ssh host key refused");
                 self.record(KeyVerdict::Changed(fingerprint, line));
                 Ok(false)
             }
-            Err(e) => {
-                tracing::warn!(alias = %self.alias, "known_hosts unreadable: {e}");
-                self.record(KeyVerdict::Unknown(fingerprint));
+            KeyCheck::Revoked => {
+                tracing::warn!(alias = %self.alias, %fingerprint, "REVOKED ssh host key refused");
+                self.record(KeyVerdict::Revoked(fingerprint));
                 Ok(false)
             }
         }
@@ -308,10 +334,18 @@ async fn connect(
             alias: alias.to_string(),
             detail: "its address in the manifest is not host:port".into(),
         })?;
+    let known_hosts = Arc::new(read_known_hosts(alias, config)?);
+    let mut preferred = russh::Preferred::default();
+    // A host an authority vouches for is asked for its certificate first (a server without
+    // one still shows its plain key, checked against the plain lines).
+    if known_hosts.has_authority(host, port) {
+        preferred.host_key_certificates = preferred.key.clone();
+    }
     let ssh_config = Arc::new(client::Config {
         keepalive_interval: Some(KEEPALIVE),
         keepalive_max: 3,
         nodelay: true,
+        preferred,
         ..client::Config::default()
     });
     let verdict = Arc::new(Mutex::new(None));
@@ -319,7 +353,7 @@ async fn connect(
         alias: alias.to_string(),
         host: host.to_string(),
         port,
-        known_hosts: config.known_hosts.clone(),
+        known_hosts,
         verdict: verdict.clone(),
     };
     let (connected, through) = match route {
@@ -359,6 +393,14 @@ async fn connect(
                     fingerprint,
                     line,
                 },
+                Some(KeyVerdict::Revoked(fingerprint)) => SshError::HostKeyRevoked {
+                    alias: alias.to_string(),
+                    fingerprint,
+                },
+                Some(KeyVerdict::Certificate(why)) => SshError::HostCertificate {
+                    alias: alias.to_string(),
+                    why,
+                },
                 None => {
                     tracing::warn!(alias, "ssh connect failed: {e}");
                     SshError::Connect {
@@ -389,6 +431,21 @@ fn forward_detail(e: &russh::Error) -> String {
         },
         _ => connect_detail(e),
     }
+}
+
+/// The alias's `known_hosts` file (default `~/.ssh/known_hosts`); one that exists but
+/// cannot be read fails the connection (a missing one knows no host).
+fn read_known_hosts(alias: &str, config: &SshHostConfig) -> Result<KnownHosts, SshError> {
+    let path = match &config.known_hosts {
+        Some(path) => path.clone(),
+        None => std::env::home_dir()
+            .map(|home| home.join(".ssh").join("known_hosts"))
+            .ok_or_else(|| SshError::Credentials(alias.to_string()))?,
+    };
+    KnownHosts::read(&path).map_err(|e| {
+        tracing::error!(alias, file = %path.display(), "cannot read known_hosts: {e}");
+        SshError::Credentials(alias.to_string())
+    })
 }
 
 /// A short reason for a failed connection that does not reveal the address.
