@@ -49,17 +49,7 @@ def site() -> Site:
 
 
 def manifest_for(write_manifest, site: Site, browser: str = ""):
-    return write_manifest(f"""
-[browser]
-executable = "{CHROMIUM}"
-{browser}
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{site.origin}"] }}
-""")
+    return browser_manifest(write_manifest, site.origin, browser=browser)
 
 
 def status(pid: int) -> dict[str, str]:

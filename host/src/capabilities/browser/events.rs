@@ -7,6 +7,7 @@
 mod downloads;
 mod effect;
 mod frames;
+mod set_up;
 
 pub(crate) use effect::{Effect, Reduced};
 
@@ -125,26 +126,7 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
             changed: true,
         };
     }
-    // The session's routes and emulation, read in the same step that made the tab visible,
-    // so a change made meanwhile reaches the tab one way or the other.
-    let extras = st.extras.get(&context);
-    let routed = extras.is_some_and(|x| !x.routes.is_empty());
-    let emulation = extras
-        .filter(|x| x.emulation != Default::default())
-        .map(|x| x.emulation.commands())
-        .unwrap_or_default();
-    // In order on the tab's session: guard first, then let the tab run.
-    let mut commands = vec![
-        ("Fetch.enable", routes::fetch_patterns(routed)),
-        ("Page.enable", json!({})),
-        ("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
-        ("Network.enable", json!({})),
-        ("Runtime.enable", json!({})),
-        ("Log.enable", json!({})),
-    ];
-    commands.extend(emulation);
-    // Its cross-site frames attach paused, to get the same set-up (`events/frames.rs`).
-    commands.push(frames::auto_attach());
+    let mut commands = set_up::set_up(st, &context, true);
     commands.extend(
         name_guards
             .into_iter()

@@ -6,22 +6,8 @@
 
 use super::{Effect, Reduced};
 use crate::capabilities::browser::model::event::s;
-use crate::capabilities::browser::model::routes;
 use crate::capabilities::browser::model::state::{Oopif, State};
 use serde_json::{Value, json};
-
-/// Attach the out-of-process frames of a session, paused, with flattened sessions.
-pub(super) fn auto_attach() -> (&'static str, Value) {
-    (
-        "Target.setAutoAttach",
-        json!({
-            "autoAttach": true,
-            "waitForDebuggerOnStart": true,
-            "flatten": true,
-            "filter": [{ "type": "iframe" }],
-        }),
-    )
-}
 
 /// An `iframe` target attached through `parent` (the session of its tab or of a frame of it).
 pub(super) fn attached(st: &mut State, parent: Option<&str>, p: &Value) -> Reduced {
@@ -49,22 +35,8 @@ pub(super) fn attached(st: &mut State, parent: Option<&str>, p: &Value) -> Reduc
     );
     let context = tab.context.clone();
     st.sessions.insert(session.clone(), target);
-    let extras = st.extras.get(&context);
-    let routed = extras.is_some_and(|x| !x.routes.is_empty());
-    let emulation = extras
-        .filter(|x| x.emulation != Default::default())
-        .map(|x| x.emulation.commands())
-        .unwrap_or_default();
-    // In order on the frame's session, as for a tab: the guard first, then let it run.
-    let mut commands = vec![
-        ("Fetch.enable", routes::fetch_patterns(routed)),
-        ("Page.enable", json!({})),
-        ("Network.enable", json!({})),
-        ("Runtime.enable", json!({})),
-        ("Log.enable", json!({})),
-    ];
-    commands.extend(emulation);
-    commands.push(auto_attach());
+    // As for a tab: the guard first, then let it run.
+    let mut commands = super::set_up::set_up(st, &context, false);
     commands.push(("Runtime.runIfWaitingForDebugger", json!({})));
     Reduced {
         effects: vec![Effect::SetUp { session, commands }],
