@@ -181,13 +181,22 @@ impl HostServices {
                 };
                 match session.ssh_alias() {
                     None => config.grants.check_terminal_local().is_ok(),
-                    Some(alias) => {
-                        // The host's settings and those of every hop it goes through.
+                    Some(name) => {
+                        // The host's settings and those of every hop it goes through. A
+                        // pattern host's member must still belong to the same entry.
                         let same = |alias: &str| {
                             previous.ssh.config(alias).is_some()
                                 && previous.ssh.config(alias) == manifest.ssh_hosts.get(alias)
                         };
-                        config.grants.check_terminal_ssh(alias).is_ok()
+                        let (Ok(before), Ok(now)) = (
+                            previous.ssh.name(name),
+                            crate::manifest::ssh_name(&manifest.ssh_hosts, name),
+                        ) else {
+                            return false;
+                        };
+                        let alias = now.alias.as_str();
+                        before == now
+                            && config.grants.check_terminal_ssh(alias).is_ok()
                             && same(alias)
                             && manifest
                                 .ssh_hosts

@@ -3,15 +3,16 @@
 
 use super::schema::{self, SecretSpec};
 use super::secret::SecretSource;
+use super::ssh_pattern::{SshAddress, SshName, SshNameError, dns_name};
 use super::validate::{Validator, valid_name};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use toml::Spanned;
 
 /// One validated `[ssh.hosts.NAME]`. Lives only in the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SshHostConfig {
-    pub address: String,
+    pub address: SshAddress,
     pub user: String,
     pub identity_file: Option<PathBuf>,
     /// Decrypts `identity_file`; resolved when connecting, never shown.
@@ -51,13 +52,18 @@ impl Validator<'_> {
             .iter()
             .map(|(alias, host)| (alias.clone(), host.get_ref().via.clone()))
             .collect();
+        let patterns: BTreeSet<&str> = hosts
+            .iter()
+            .filter(|(_, h)| h.get_ref().pattern.is_some())
+            .map(|(alias, _)| alias.as_str())
+            .collect();
         for (alias, via) in &chains {
-            self.ssh_via(alias, via, &chains);
+            self.ssh_via(alias, via, &chains, &patterns);
         }
         for (alias, host) in hosts {
             let span = host.span();
             let host = host.into_inner();
-            self.remote_host("ssh", &alias, span.clone(), &host.address, "");
+            let address = self.ssh_address(&alias, span.clone(), &host);
             if host.identity_file.is_none() && !host.agent {
                 self.error(span.clone(), format!("ssh.hosts.{alias}: set identity_file or agent = true so the host can authenticate"));
             }
@@ -86,7 +92,7 @@ impl Validator<'_> {
             ssh_hosts.insert(
                 alias,
                 SshHostConfig {
-                    address: host.address.into_inner(),
+                    address,
                     user: host.user,
                     identity_file: host.identity_file.map(|p| self.resolve(&p)),
                     identity_passphrase,
@@ -107,6 +113,7 @@ impl Validator<'_> {
         alias: &str,
         via: &[Spanned<String>],
         chains: &BTreeMap<String, Vec<Spanned<String>>>,
+        patterns: &BTreeSet<&str>,
     ) {
         for (i, hop) in via.iter().enumerate() {
             let (span, name) = (hop.span(), hop.get_ref());
@@ -116,6 +123,9 @@ impl Validator<'_> {
                 )),
                 None => Some(format!(
                     "there is no [ssh.hosts.{name}]; define it, or remove \"{name}\""
+                )),
+                Some(_) if patterns.contains(name.as_str()) => Some(format!(
+                    "[ssh.hosts.{name}] is a pattern for many hosts; a hop must be one machine (address = \"host:port\")"
                 )),
                 Some(own) if !own.is_empty() => Some(format!(
                     "[ssh.hosts.{name}] has a via of its own; list the whole chain here instead (via = [{}])",
@@ -146,12 +156,7 @@ impl Validator<'_> {
         address: &Spanned<String>,
         hint: &str,
     ) {
-        if !valid_name(alias) {
-            self.error(
-                span,
-                format!("{kind} host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
-            );
-        }
+        self.remote_host_alias(kind, alias, span);
         if address
             .get_ref()
             .rsplit_once(':')
@@ -163,6 +168,21 @@ impl Validator<'_> {
                     "{kind}.hosts.{alias}.address: \"{}\" must be host:port{hint}",
                     address.get_ref()
                 ),
+            );
+        }
+    }
+
+    /// A `[ssh.hosts]` or `[rdp.hosts]` alias: a name grants can write.
+    pub(super) fn remote_host_alias(
+        &mut self,
+        kind: &str,
+        alias: &str,
+        span: std::ops::Range<usize>,
+    ) {
+        if !valid_name(alias) {
+            self.error(
+                span,
+                format!("{kind} host alias \"{alias}\" must match [a-zA-Z0-9_-]{{1,32}}"),
             );
         }
     }
@@ -230,4 +250,50 @@ pub fn normalize_fingerprint(text: &str) -> Option<String> {
         .map(|c| c.to_ascii_lowercase())
         .collect();
     (hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit())).then_some(hex)
+}
+
+/// The entry `name` stands for: an alias of a fixed host first, then the one pattern that
+/// matches it (as a lowercase DNS name).
+pub fn ssh_name(
+    hosts: &BTreeMap<String, SshHostConfig>,
+    name: &str,
+) -> Result<SshName, SshNameError> {
+    if let Some(config) = hosts.get(name) {
+        return match &config.address {
+            SshAddress::Fixed(_) => Ok(SshName {
+                alias: name.to_string(),
+                member: None,
+            }),
+            SshAddress::Pattern(p) => Err(SshNameError::PatternAlias {
+                alias: name.to_string(),
+                pattern: p.source().to_string(),
+            }),
+        };
+    }
+    let unknown = || SshName {
+        alias: name.to_string(),
+        member: None,
+    };
+    let Some(host) = dns_name(name) else {
+        return Ok(unknown());
+    };
+    let matching: Vec<&String> = hosts
+        .iter()
+        .filter(|(_, c)| matches!(&c.address, SshAddress::Pattern(p) if p.matches(&host)))
+        .map(|(alias, _)| alias)
+        .collect();
+    match matching.as_slice() {
+        // A name with a dot is no alias: say it matched no pattern. Other names fall to the
+        // grant check, which refuses an unknown alias with the defined ones.
+        [] if host.contains('.') => Err(SshNameError::NoMatch { name: host }),
+        [] => Ok(unknown()),
+        [alias] => Ok(SshName {
+            alias: (*alias).clone(),
+            member: Some(host),
+        }),
+        many => Err(SshNameError::Ambiguous {
+            name: host,
+            aliases: many.iter().map(|a| (*a).clone()).collect(),
+        }),
+    }
 }

@@ -23,7 +23,8 @@
 //! | `settings.rs` | `[plugin.settings]` |
 //! | `grant_kinds.rs` | the grant kinds (capture, browser, terminal, SFTP, RDP) as data |
 //! | `grants.rs` | [`Grants`]: everything one plugin was granted, checked on each call |
-//! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]` |
+//! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]`, which SSH entry a name stands for |
+//! | `ssh_pattern.rs` | `[ssh.hosts.NAME] pattern`: a fleet's names, port and allowed networks |
 //! | `search.rs` | `[search]` |
 //! | `browser.rs` | `[browser]`, its secrets and profiles, `[capture] profile_dir` |
 //! | `browser_sandbox.rs` | `[browser] run_as` and `sandbox`: the launched browser's user and sandbox |
@@ -61,6 +62,7 @@ mod secret;
 mod server_http;
 mod settings;
 mod source;
+mod ssh_pattern;
 mod validate;
 mod values;
 
@@ -69,7 +71,7 @@ pub use client_limits::{ClientLimits, Rate};
 pub use dirs::{cache_dir, state_dir};
 pub use error::{Diagnostic, ManifestError};
 pub use grants::{Denied, GlobList, Grants};
-pub use hosts::{RdpHostConfig, SshHostConfig, normalize_fingerprint};
+pub use hosts::{RdpHostConfig, SshHostConfig, normalize_fingerprint, ssh_name};
 pub use load::{DEFAULT_MANIFEST, DEFAULT_MANIFEST_NAME, Manifest};
 pub use oauth::{DEFAULT_JWKS_MIN_REFRESH, OAuthClientRule, OAuthConfig};
 pub use plugin::{
@@ -82,6 +84,7 @@ pub use secret::SecretSource;
 pub use server_http::{DEFAULT_HTTP_MAX_BODY, HttpConfig};
 pub use settings::Settings;
 pub use source::PluginSource;
+pub use ssh_pattern::{HostPattern, SshAddress, SshName, SshNameError};
 
 #[cfg(test)]
 mod fix_tests;

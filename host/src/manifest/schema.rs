@@ -257,8 +257,17 @@ pub struct SshSection {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SshHost {
-    /// `host:port`. Example: `address = "127.0.0.1:2222"`.
-    pub address: Spanned<String>,
+    /// `host:port` of the one machine this alias names. Example: `address = "127.0.0.1:2222"`.
+    pub address: Option<Spanned<String>>,
+    /// Instead of `address`: a regular expression for the names of many machines (a fleet);
+    /// the plugin names the machine. Example: `pattern = 'web-[0-9]+\.prod\.internal'`.
+    pub pattern: Option<Spanned<String>>,
+    /// The port of a `pattern`'s machines. Example: `port = 2222`. Default: 22.
+    pub port: Option<Spanned<i64>>,
+    /// The addresses and networks a `pattern`'s names may resolve to. Example:
+    /// `allow = ["10.20.0.0/16"]`. Default: public addresses only.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
     /// Remote user. Example: `user = "deploy"`.
     pub user: String,
     /// Private key file. Example: `identity_file = "keys/id_ed25519"`.

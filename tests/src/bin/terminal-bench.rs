@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use warden::capabilities::sftp::{client::SftpPool, transfer};
 use warden::capabilities::terminal::ssh::SshPool;
-use warden::manifest::SshHostConfig;
+use warden::manifest::{SshAddress, SshHostConfig};
 use warden::runtime::bindings::warden::sftp::sftp::WriteMode;
 
 const MB: usize = 1_000_000;
@@ -313,7 +313,7 @@ fn main() {
     hosts.insert(
         "box".to_string(),
         SshHostConfig {
-            address: format!("127.0.0.1:{}", sshd.port),
+            address: SshAddress::Fixed(format!("127.0.0.1:{}", sshd.port)),
             user: user.clone(),
             identity_file: Some(work.join("id_ed25519")),
             identity_passphrase: None,

@@ -1,7 +1,7 @@
 //! One SFTP subsystem per host alias, opened on the alias's shared SSH connection (see
 //! `terminal::ssh`) and reopened when that connection has dropped.
 
-use crate::capabilities::terminal::ssh::{Connection, SshError, SshPool};
+use crate::capabilities::terminal::ssh::{Connection, SshError, SshPool, prune_idle};
 use russh_sftp::client::SftpSession;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -67,11 +67,20 @@ impl SftpPool {
             .count()
     }
 
+    /// The connections the subsystems run on.
+    pub fn ssh(&self) -> &SshPool {
+        &self.ssh
+    }
+
     /// The live subsystem of `alias`.
     pub async fn remote(&self, alias: &str) -> Result<Arc<Remote>, OpenError> {
+        let key = self.ssh.key(alias);
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            slots.entry(alias.to_string()).or_default().clone()
+            if !slots.contains_key(&key) {
+                prune_idle(&mut slots);
+            }
+            slots.entry(key).or_default().clone()
         };
         let mut slot = slot.lock().await;
         if let Some(remote) = slot.as_ref()
@@ -87,9 +96,10 @@ impl SftpPool {
 
     /// Forget `remote` after a transport failure, so the next call reopens it.
     pub async fn discard(&self, alias: &str, remote: &Arc<Remote>) {
+        let key = self.ssh.key(alias);
         let slot = {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            slots.get(alias).cloned()
+            slots.get(&key).cloned()
         };
         if let Some(slot) = slot {
             let mut slot = slot.lock().await;

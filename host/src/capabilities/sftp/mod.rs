@@ -23,7 +23,7 @@ use bindings::warden::sftp::sftp::{
 };
 use bindings::warden::sftp::types::{self, Error};
 use client::Remote;
-use client::SftpPool;
+use client::{OpenError, SftpPool};
 use paths::PathError;
 use russh_sftp::client::error::Error as SftpError;
 use russh_sftp::protocol::{FileType, StatusCode};
@@ -121,11 +121,25 @@ struct Ctx {
 }
 
 impl View<'_, SftpCtx> {
+    /// The grant of `host` (an alias, or a pattern host's member: the grant names its entry).
+    fn check_host(&self, host: &str) -> Result<(), Error> {
+        let refused =
+            |d: &crate::manifest::grants::Denied| Error::AccessDenied(self.refuse("sftp", d));
+        let named = self.sftp.ssh().name(host).map_err(|e| {
+            refused(&crate::manifest::grants::Denied::unfixable(
+                "ssh.hosts",
+                format!("sftp host '{host}'"),
+                e.to_string(),
+            ))
+        })?;
+        self.grants
+            .check_sftp_host(&named.alias)
+            .map_err(|d| refused(&d))
+    }
+
     /// Check the host grant (and `sftp.write` for mutations), then get the subsystem.
     async fn sftp_ctx(&mut self, host: &str, mutate: bool) -> Result<Ctx, Error> {
-        self.grants
-            .check_sftp_host(host)
-            .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
+        self.check_host(host)?;
         if mutate {
             self.grants
                 .check_sftp_write()
@@ -143,11 +157,15 @@ impl View<'_, SftpCtx> {
             );
             return Err(Error::AccessDenied(self.refuse("sftp", &d)));
         }
-        let remote = self
-            .sftp
-            .remote(host)
-            .await
-            .map_err(|e| Error::Io(e.to_string()))?;
+        let remote = self.sftp.remote(host).await.map_err(|e| match e {
+            OpenError::Ssh(e) if e.is_refusal() => {
+                let m = e.to_string();
+                self.scope
+                    .denied("sftp", &format!("sftp host '{host}'"), &m);
+                Error::AccessDenied(m)
+            }
+            e => Error::Io(e.to_string()),
+        })?;
         Ok(Ctx { remote, roots })
     }
 
@@ -381,9 +399,7 @@ impl Host for View<'_, SftpCtx> {
             ))
         })?;
         // The same check as for a named alias, so the refusal is explained and audited.
-        self.grants
-            .check_sftp_host(alias)
-            .map_err(|d| Error::AccessDenied(self.refuse("sftp", &d)))?;
+        self.check_host(alias)?;
         Ok(alias.to_string())
     }
 

@@ -5,6 +5,7 @@
 //! | file | job |
 //! |---|---|
 //! | `ssh.rs` | connection pool per alias, jump hosts, host key checks, authentication, keep-alive |
+//! | `fleet.rs` | the addresses a pattern host's member may be reached at |
 //! | `known_hosts.rs` | a `known_hosts` file read as OpenSSH reads it (patterns, hashes, CAs, revocations) |
 //! | `channel.rs` | an SSH shell channel and the task that reads it |
 //! | `pty.rs` | a local PTY and the thread that reads it |
@@ -13,6 +14,7 @@
 
 pub mod bindings;
 mod channel;
+mod fleet;
 mod handle;
 pub mod known_hosts;
 mod pty;
@@ -24,6 +26,8 @@ use super::conversation::Owner;
 use super::view::{Base, Project};
 use super::{HasView, View};
 use crate::audit::Used;
+use crate::manifest::SshName;
+use crate::manifest::grants::Denied;
 use bindings::warden::terminal::terminal::{
     self as terminal_iface, Chunk, Host, HostSession, SessionInfo, Target,
 };
@@ -97,12 +101,27 @@ pub fn add_to_linker<T: Send + 'static>(
 }
 
 impl View<'_, TerminalCtx> {
-    fn check_target(&self, target: &str) -> Result<(), Error> {
-        let check = match target.strip_prefix("ssh:") {
-            Some(alias) => self.grants.check_terminal_ssh(alias),
-            None => self.grants.check_terminal_local(),
+    /// Check the grant of a session target (`local`, or `ssh:NAME` with NAME an alias or a
+    /// pattern host's member); for SSH, what NAME stands for.
+    fn check_target(&self, target: &str) -> Result<Option<SshName>, Error> {
+        let refused = |d: &Denied| Error::AccessDenied(self.refuse("terminal", d));
+        let Some(name) = target.strip_prefix("ssh:") else {
+            self.grants
+                .check_terminal_local()
+                .map_err(|d| refused(&d))?;
+            return Ok(None);
         };
-        check.map_err(|d| Error::AccessDenied(self.refuse("terminal", &d)))
+        let named = self.ssh.name(name).map_err(|e| {
+            refused(&Denied::unfixable(
+                "ssh.hosts",
+                format!("ssh host '{name}'"),
+                e.to_string(),
+            ))
+        })?;
+        self.grants
+            .check_terminal_ssh(&named.alias)
+            .map_err(|d| refused(&d))?;
+        Ok(Some(named))
     }
 
     /// The session behind a handle, after re-checking the grant of its target. A handle kept
@@ -154,6 +173,19 @@ impl View<'_, TerminalCtx> {
     }
 }
 
+/// For the audit line: the pattern host a member belongs to, and the chain of jump hosts
+/// the session runs through (`of web via bastion`).
+fn route(ssh: &SshPool, named: Option<&SshName>) -> Option<String> {
+    let named = named?;
+    let of = named.member.as_ref().map(|_| format!("of {}", named.alias));
+    let via = ssh
+        .config(&named.alias)
+        .filter(|c| !c.via.is_empty())
+        .map(|c| format!("via {}", c.via.join(", ")));
+    let parts: Vec<String> = of.into_iter().chain(via).collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
 impl Host for View<'_, TerminalCtx> {
     async fn open(
         &mut self,
@@ -165,15 +197,15 @@ impl Host for View<'_, TerminalCtx> {
             Target::Local => "local".to_string(),
             Target::Ssh(alias) => format!("ssh:{alias}"),
         };
-        self.check_target(&target_name)?;
+        let named = self.check_target(&target_name)?;
         let (cols, rows) = (cols.clamp(10, 1000), rows.clamp(2, 1000));
         let (sessions, ssh) = (self.sessions.clone(), self.ssh.clone());
         let plugin = self.plugin().to_string();
-        let session = match &target {
-            Target::Local => sessions.open_local(&plugin, &self.owner, cols, rows).await,
-            Target::Ssh(alias) => {
+        let session = match &named {
+            None => sessions.open_local(&plugin, &self.owner, cols, rows).await,
+            Some(named) => {
                 sessions
-                    .open_ssh(&ssh, &plugin, &self.owner, alias, cols, rows)
+                    .open_ssh(&ssh, &plugin, &self.owner, named.key(), cols, rows)
                     .await
             }
         }
@@ -182,17 +214,18 @@ impl Host for View<'_, TerminalCtx> {
                 self.scope.denied("terminal", &target_name, &e.to_string());
                 Error::LimitReached(e.to_string())
             }
+            OpenError::Refused(m) => {
+                self.scope.denied("terminal", &target_name, &m);
+                Error::AccessDenied(m)
+            }
             OpenError::Failed(m) => Error::Io(m),
         })?;
-        // The chain of jump hosts the session runs through, for the audit line.
-        let via = match &target {
-            Target::Ssh(alias) => ssh
-                .config(alias)
-                .filter(|c| !c.via.is_empty())
-                .map(|c| format!("via {}", c.via.join(", "))),
-            Target::Local => None,
-        };
-        self.audit_use("open", &session, via.as_deref(), None);
+        self.audit_use(
+            "open",
+            &session,
+            route(&ssh, named.as_ref()).as_deref(),
+            None,
+        );
         self.handle(session)
     }
 

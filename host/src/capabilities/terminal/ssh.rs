@@ -9,8 +9,9 @@
 //! Nothing here reaches a plugin except the alias and the wording of errors, which never
 //! carry key material, passphrases, file paths or addresses (those go to the host log).
 
+use super::fleet::{self, FleetError};
 use super::known_hosts::{KeyCheck, KnownHosts};
-use crate::manifest::SshHostConfig;
+use crate::manifest::{SshAddress, SshHostConfig, SshName, SshNameError};
 use russh::client::{self, Handle};
 use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
 use std::collections::{BTreeMap, HashMap};
@@ -76,6 +77,12 @@ pub enum SshError {
         hop: String,
         source: Box<SshError>,
     },
+    /// The name is a pattern host's alias, or no single entry's.
+    #[error(transparent)]
+    Name(#[from] SshNameError),
+    /// A pattern host's member resolved to no address its entry allows.
+    #[error(transparent)]
+    Fleet(#[from] FleetError),
     /// The hop before reached, but would not open a channel to the next.
     #[error(
         "ssh host '{hop}' would not forward a connection to the next hop '{next}' ({detail}); the admin should check that '{hop}' allows TCP forwarding (AllowTcpForwarding) and can reach '{next}'"
@@ -85,6 +92,18 @@ pub enum SshError {
         next: String,
         detail: String,
     },
+}
+
+impl SshError {
+    /// A refusal by the manifest's rules (not a failure of the network or the server): the
+    /// caller audits it as denied.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Self::Name(_) | Self::Fleet(FleetError::Outside { .. }) => true,
+            Self::Hop { source, .. } => source.is_refusal(),
+            _ => false,
+        }
+    }
 }
 
 /// Verdict of the host key check, kept so the refusal can be explained.
@@ -190,6 +209,26 @@ impl std::ops::DerefMut for Connection {
 /// One alias's connection; its lock also serializes (re)connecting to that alias.
 type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
 
+/// Slots a pool keeps before it drops the idle ones: a plugin may name any member of a pattern
+/// host, so the names it tries must not pile up connections or memory.
+pub const MAX_POOLED: usize = 64;
+
+/// Before a new slot is added to a full pool: drop every slot whose value is absent or held by
+/// the pool alone (no session, subsystem or later hop uses it; the next use reconnects).
+pub fn prune_idle<T>(slots: &mut HashMap<String, Arc<tokio::sync::Mutex<Option<Arc<T>>>>>) {
+    if slots.len() < MAX_POOLED {
+        return;
+    }
+    slots.retain(|_, slot| {
+        Arc::strong_count(slot) > 1
+            || match slot.try_lock() {
+                // Being (re)connected right now.
+                Err(_) => true,
+                Ok(held) => held.as_ref().is_some_and(|v| Arc::strong_count(v) > 1),
+            }
+    });
+}
+
 /// The connections of all aliases; lives in `HostServices`, so it outlives plugin instances.
 pub struct SshPool {
     hosts: BTreeMap<String, SshHostConfig>,
@@ -229,15 +268,31 @@ impl SshPool {
             .count()
     }
 
-    /// The live connection to `alias`, made (or remade, after a drop) on demand.
-    pub async fn connection(&self, alias: &str) -> Result<Arc<Connection>, SshError> {
+    /// What `name` (as a plugin gave it) stands for: an alias, or a pattern host's member.
+    pub fn name(&self, name: &str) -> Result<SshName, SshNameError> {
+        crate::manifest::ssh_name(&self.hosts, name)
+    }
+
+    /// The key `name`'s connection is pooled under (a member's name in lowercase).
+    pub fn key(&self, name: &str) -> String {
+        self.name(name)
+            .map_or_else(|_| name.to_string(), |n| n.key().to_string())
+    }
+
+    /// The live connection to `name` (an alias, or a pattern host's member), made (or remade,
+    /// after a drop) on demand.
+    pub async fn connection(&self, name: &str) -> Result<Arc<Connection>, SshError> {
+        let named = self.name(name)?;
         let config = self
             .hosts
-            .get(alias)
-            .ok_or_else(|| SshError::UnknownAlias(alias.to_string()))?;
+            .get(&named.alias)
+            .ok_or_else(|| SshError::UnknownAlias(named.alias.clone()))?;
         let slot = {
             let mut conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
-            conns.entry(alias.to_string()).or_default().clone()
+            if !conns.contains_key(named.key()) {
+                prune_idle(&mut conns);
+            }
+            conns.entry(named.key().to_string()).or_default().clone()
         };
         let mut slot = slot.lock().await;
         if let Some(conn) = slot.as_ref()
@@ -245,23 +300,24 @@ impl SshPool {
         {
             return Ok(conn.clone());
         }
-        let conn = Arc::new(self.connect_through(alias, config).await?);
+        let conn = Arc::new(self.connect_through(&named, config).await?);
         *slot = Some(conn.clone());
         Ok(conn)
     }
 
-    /// Connect to `alias` through its `via` chain: the first hop's pooled connection, then
+    /// Connect to `named` through its `via` chain: the first hop's pooled connection, then
     /// each next hop over the one before. An error from a hop is wrapped to name it.
     async fn connect_through(
         &self,
-        alias: &str,
+        named: &SshName,
         config: &SshHostConfig,
     ) -> Result<Connection, SshError> {
+        let name = named.key();
         let Some((first, rest)) = config.via.split_first() else {
-            return timed(alias, connect(alias, config, Route::Direct)).await;
+            return timed(name, connect(named, config, Route::Direct)).await;
         };
         let hop_failed = |hop: &str, e: SshError| SshError::Hop {
-            alias: alias.to_string(),
+            alias: name.to_string(),
             hop: hop.to_string(),
             source: Box::new(e),
         };
@@ -276,15 +332,19 @@ impl SshPool {
                 .get(hop)
                 .ok_or_else(|| hop_failed(hop, SshError::UnknownAlias(hop.clone())))?;
             let route = Route::Through(through.clone(), previous.to_string());
+            let hop_name = SshName {
+                alias: hop.clone(),
+                member: None,
+            };
             through = Arc::new(
-                timed(hop, connect(hop, hop_config, route))
+                timed(hop, connect(&hop_name, hop_config, route))
                     .await
                     .map_err(|e| hop_failed(hop, e))?,
             );
             previous = hop;
         }
         let route = Route::Through(through, previous.to_string());
-        match timed(alias, connect(alias, config, route)).await {
+        match timed(name, connect(named, config, route)).await {
             // The last hop would not forward: that hop is the one to fix.
             Err(e @ SshError::Forward { .. }) => Err(hop_failed(previous, e)),
             other => other,
@@ -293,9 +353,10 @@ impl SshPool {
 
     /// Forget a connection that failed mid-use, so the next call reconnects.
     pub async fn discard(&self, alias: &str, conn: &Arc<Connection>) {
+        let key = self.key(alias);
         let slot = {
             let conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
-            conns.get(alias).cloned()
+            conns.get(&key).cloned()
         };
         if let Some(slot) = slot {
             let mut slot = slot.lock().await;
@@ -321,19 +382,55 @@ async fn timed(
         .map_err(|_| SshError::Timeout(alias.to_string()))?
 }
 
+/// Where a connection goes: the name its host key is checked under, and for a pattern
+/// host's member the admitted addresses (the name is not looked up again).
+struct Endpoint {
+    host: String,
+    port: u16,
+    addrs: Option<Vec<std::net::SocketAddr>>,
+}
+
+async fn endpoint(named: &SshName, config: &SshHostConfig) -> Result<Endpoint, SshError> {
+    let alias = named.key();
+    match (&config.address, &named.member) {
+        (SshAddress::Pattern(pattern), Some(member)) => {
+            let addrs = fleet::admitted(&named.alias, member, pattern)
+                .await
+                .inspect_err(|e| {
+                    if let FleetError::Outside { seen, .. } = e {
+                        tracing::warn!(alias = %named.alias, host = %member, ?seen, "ssh host pattern: no allowed address");
+                    }
+                })?;
+            Ok(Endpoint {
+                host: member.clone(),
+                port: pattern.port,
+                addrs: Some(addrs),
+            })
+        }
+        (SshAddress::Fixed(address), None) => address
+            .rsplit_once(':')
+            .and_then(|(h, p)| Some((h.trim_matches(['[', ']']), p.parse::<u16>().ok()?)))
+            .map(|(host, port)| Endpoint {
+                host: host.to_string(),
+                port,
+                addrs: None,
+            })
+            .ok_or_else(|| SshError::Connect {
+                alias: alias.to_string(),
+                detail: "its address in the manifest is not host:port".into(),
+            }),
+        _ => Err(SshError::UnknownAlias(alias.to_string())),
+    }
+}
+
 async fn connect(
-    alias: &str,
+    named: &SshName,
     config: &SshHostConfig,
     route: Route,
 ) -> Result<Connection, SshError> {
-    let (host, port) = config
-        .address
-        .rsplit_once(':')
-        .and_then(|(h, p)| Some((h.trim_matches(['[', ']']), p.parse::<u16>().ok()?)))
-        .ok_or_else(|| SshError::Connect {
-            alias: alias.to_string(),
-            detail: "its address in the manifest is not host:port".into(),
-        })?;
+    let alias = named.key();
+    let Endpoint { host, port, addrs } = endpoint(named, config).await?;
+    let host = host.as_str();
     let known_hosts = Arc::new(read_known_hosts(alias, config)?);
     let mut preferred = russh::Preferred::default();
     // A host an authority vouches for is asked for its certificate first (a server without
@@ -358,12 +455,21 @@ async fn connect(
     };
     let (connected, through) = match route {
         Route::Direct => (
-            client::connect(ssh_config, (host, port), verifier).await,
+            match &addrs {
+                Some(addrs) => client::connect(ssh_config, &addrs[..], verifier).await,
+                None => client::connect(ssh_config, (host, port), verifier).await,
+            },
             None,
         ),
         Route::Through(hop, hop_alias) => {
+            // The hop is asked for the admitted address, not the name (it would resolve it
+            // again, perhaps elsewhere).
+            let to = addrs
+                .as_ref()
+                .and_then(|a| a.first())
+                .map_or_else(|| host.to_string(), |a| a.ip().to_string());
             let channel = hop
-                .channel_open_direct_tcpip(host, u32::from(port), "127.0.0.1", 0)
+                .channel_open_direct_tcpip(to, u32::from(port), "127.0.0.1", 0)
                 .await
                 .map_err(|e| {
                     tracing::warn!(alias, hop = %hop_alias, "direct-tcpip refused: {e}");
@@ -502,32 +608,85 @@ async fn authenticate(
         }
     }
     if config.agent {
-        let mut agent = russh::keys::agent::client::AgentClient::connect_env()
-            .await
-            .map_err(|e| {
-                tracing::error!(alias, "cannot reach the ssh agent: {e}");
-                SshError::Credentials(alias.to_string())
-            })?;
-        let identities = agent.request_identities().await.map_err(|e| {
-            tracing::error!(alias, "ssh agent did not list its keys: {e}");
-            SshError::Credentials(alias.to_string())
-        })?;
-        for identity in identities {
-            let key = identity.public_key().into_owned();
-            let hash = matches!(key.algorithm(), russh::keys::Algorithm::Rsa { .. })
-                .then_some(rsa_hash)
-                .flatten();
-            if let Ok(r) = handle
-                .authenticate_publickey_with(config.user.clone(), key, hash, &mut agent)
-                .await
-                && r.success()
-            {
-                return Ok(());
-            }
-        }
-        return Err(failed("no key of the ssh agent was accepted"));
+        return authenticate_with_agent(alias, config, handle, rsa_hash).await;
     }
     Err(failed("no credentials are configured"))
+}
+
+/// Offer the agent's identities in its order: a certificate as a certificate (after checking
+/// it is valid now), a plain key as a key. A refusal says why expired certificates were
+/// passed over, so an admin whose agent holds only a stale one knows to renew it.
+async fn authenticate_with_agent(
+    alias: &str,
+    config: &SshHostConfig,
+    handle: &mut Handle<Verifier>,
+    rsa_hash: Option<russh::keys::HashAlg>,
+) -> Result<(), SshError> {
+    use russh::keys::agent::AgentIdentity;
+    let mut agent = russh::keys::agent::client::AgentClient::connect_env()
+        .await
+        .map_err(|e| {
+            tracing::error!(alias, "cannot reach the ssh agent: {e}");
+            SshError::Credentials(alias.to_string())
+        })?;
+    let identities = agent.request_identities().await.map_err(|e| {
+        tracing::error!(alias, "ssh agent did not list its keys: {e}");
+        SshError::Credentials(alias.to_string())
+    })?;
+    let now = std::time::SystemTime::now();
+    let mut passed_over = Vec::new();
+    for identity in identities {
+        let rsa = |key: &russh::keys::ssh_key::public::KeyData| {
+            matches!(key.algorithm(), russh::keys::Algorithm::Rsa { .. })
+                .then_some(rsa_hash)
+                .flatten()
+        };
+        let accepted = match identity {
+            AgentIdentity::Certificate { certificate, .. } => {
+                if let Err(why) = certificate_current(&certificate, now) {
+                    tracing::info!(
+                        alias,
+                        key_id = certificate.key_id(),
+                        "agent certificate passed over: {why}"
+                    );
+                    passed_over.push(format!("its certificate '{}' {why}", certificate.key_id()));
+                    continue;
+                }
+                let hash = rsa(certificate.public_key());
+                handle
+                    .authenticate_certificate_with(
+                        config.user.clone(),
+                        certificate,
+                        hash,
+                        &mut agent,
+                    )
+                    .await
+            }
+            AgentIdentity::PublicKey { key, .. } => {
+                let hash = rsa(key.key_data());
+                handle
+                    .authenticate_publickey_with(config.user.clone(), key, hash, &mut agent)
+                    .await
+            }
+        };
+        match accepted {
+            Ok(r) if r.success() => return Ok(()),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(alias, "ssh agent could not sign: {e}"),
+        }
+    }
+    let detail = if passed_over.is_empty() {
+        "no key of the ssh agent was accepted".to_string()
+    } else {
+        format!(
+            "no key of the ssh agent was accepted; {}",
+            passed_over.join(", ")
+        )
+    };
+    Err(SshError::AuthFailed {
+        alias: alias.to_string(),
+        detail,
+    })
 }
 
 /// Load a host's user certificate and check it can be used at `now` with `key`: before
@@ -556,15 +715,23 @@ fn certificate_usable(
     key: &russh::keys::PrivateKey,
     now: std::time::SystemTime,
 ) -> Result<(), String> {
+    if cert.public_key() != key.public_key().key_data() {
+        return Err("certifies another key than its identity_file".into());
+    }
+    certificate_current(cert, now)
+}
+
+/// Why `cert` is not valid at `now` (expired, or not yet valid), if it is not.
+fn certificate_current(
+    cert: &russh::keys::Certificate,
+    now: std::time::SystemTime,
+) -> Result<(), String> {
     let shown = |t: Option<std::time::SystemTime>| {
         t.map_or_else(
             || "an unrepresentable time".to_string(),
             |t| humantime::format_rfc3339_seconds(t).to_string(),
         )
     };
-    if cert.public_key() != key.public_key().key_data() {
-        return Err("certifies another key than its identity_file".into());
-    }
     if cert.valid_before_time().is_some_and(|end| now >= end) {
         return Err(format!("expired at {}", shown(cert.valid_before_time())));
     }
@@ -651,6 +818,29 @@ mod tests {
             .status()
             .ok()?;
         made.success().then_some(path)
+    }
+
+    #[test]
+    fn a_full_pool_drops_only_what_nothing_else_holds() {
+        type Slots = HashMap<String, Arc<tokio::sync::Mutex<Option<Arc<u8>>>>>;
+        let slot = |v: Option<Arc<u8>>| Arc::new(tokio::sync::Mutex::new(v));
+        let mut slots: Slots = HashMap::new();
+        let held = Arc::new(1u8);
+        slots.insert("empty".into(), slot(None));
+        slots.insert("held".into(), slot(Some(held.clone())));
+        for i in 0..MAX_POOLED {
+            slots.insert(format!("idle{i}"), slot(Some(Arc::new(0))));
+        }
+        let connecting = slot(None);
+        slots.insert("connecting".into(), connecting.clone());
+        prune_idle(&mut slots);
+        let mut kept: Vec<&String> = slots.keys().collect();
+        kept.sort();
+        assert_eq!(kept, ["connecting", "held"]);
+        // Below the bound nothing is dropped.
+        slots.insert("idle".into(), slot(None));
+        prune_idle(&mut slots);
+        assert_eq!(slots.len(), 3);
     }
 
     #[test]

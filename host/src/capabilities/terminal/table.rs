@@ -105,6 +105,9 @@ pub enum OpenError {
         "you already have {MAX_SESSIONS} open terminal sessions in this plugin; close one with terminal_close first"
     )]
     Limit,
+    /// Refused by the manifest's rules (a pattern host's name outside what it allows).
+    #[error("{0}")]
+    Refused(String),
     #[error("{0}")]
     Failed(String),
 }
@@ -168,10 +171,13 @@ impl SessionTable {
         let log = Arc::new(OutputLog::new(cols, rows));
         let mut retried = false;
         let (conn, channel) = loop {
-            let conn = pool
-                .connection(alias)
-                .await
-                .map_err(|e| OpenError::Failed(e.to_string()))?;
+            let conn = pool.connection(alias).await.map_err(|e| {
+                if e.is_refusal() {
+                    OpenError::Refused(e.to_string())
+                } else {
+                    OpenError::Failed(e.to_string())
+                }
+            })?;
             match channel::open_shell(&conn, cols, rows, log.clone()).await {
                 Ok(channel) => break (conn, channel),
                 // A connection that died since its last use: reconnect once.

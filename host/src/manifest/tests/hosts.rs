@@ -88,6 +88,97 @@ fn bad_manifests_name_file_line_and_fix() {
             ),
             "warden.toml:5:8: ssh.hosts.web1.via: [ssh.hosts.b2] has a via of its own; list the whole chain here instead (via = [\"b1\", \"b2\"])",
         ),
+        (
+            "SSH host with both address and pattern",
+            format!(
+                "[ssh.hosts.web]\naddress = \"127.0.0.1:22\"\npattern = 'web-[0-9]+'\nuser = \"u\"\nagent = true\n\n{PLUGIN}"
+            ),
+            "warden.toml:3:11: ssh.hosts.web: set address (one host) or pattern (many), not both",
+        ),
+        (
+            "SSH host with neither",
+            format!("[ssh.hosts.web]\nuser = \"u\"\nagent = true\n\n{PLUGIN}"),
+            "warden.toml:1:1: ssh.hosts.web: set address = \"host:port\" (one host) or pattern = '...' (a fleet)",
+        ),
+        (
+            "SSH pattern that is no regular expression",
+            format!("{FLEET}pattern = 'web-[0-9'\n\n{PLUGIN}"),
+            "warden.toml:4:11: ssh.hosts.web.pattern: not a regular expression (unclosed character class); example: pattern = 'web-[0-9]+\\.prod\\.internal'",
+        ),
+        (
+            "SSH allow entry that is no network",
+            format!("{FLEET}pattern = 'web-[0-9]+'\nallow = [\"10.0.0.0/33\"]\n\n{PLUGIN}"),
+            "warden.toml:5:10: ssh.hosts.web.allow: \"10.0.0.0/33\" is not an address or a network (write 10.20.0.0/16, 192.0.2.7 or fd00::/8)",
+        ),
+        (
+            "SSH port out of range",
+            format!("{FLEET}pattern = 'web-[0-9]+'\nport = 70000\n\n{PLUGIN}"),
+            "warden.toml:5:8: ssh.hosts.web.port: 70000 is not a TCP port (1-65535)",
+        ),
+        (
+            "SSH allow beside an address",
+            format!("{FLEET}address = \"127.0.0.1:22\"\nallow = [\"10.0.0.0/8\"]\n\n{PLUGIN}"),
+            "warden.toml:5:10: ssh.hosts.web.allow: it applies to a pattern; remove it, or use pattern instead of address",
+        ),
+        (
+            "SSH jump host that is a pattern",
+            format!("{JUMP}via = [\"web\"]\n\n{FLEET}pattern = 'web-[0-9]+'\n\n{PLUGIN}"),
+            "warden.toml:5:8: ssh.hosts.web1.via: [ssh.hosts.web] is a pattern for many hosts; a hop must be one machine (address = \"host:port\")",
+        ),
     ];
     check_errors(cases);
+}
+
+/// A host table whose `address` or `pattern` line follows (line 4).
+const FLEET: &str = "[ssh.hosts.web]\nuser = \"u\"\nagent = true\n";
+
+fn fleet_hosts(extra: &str) -> std::collections::BTreeMap<String, crate::manifest::SshHostConfig> {
+    let text = format!(
+        "{FLEET}pattern = 'web-[0-9]+\\.prod\\.internal'\nallow = [\"10.20.0.0/16\", \"192.0.2.7\"]\n\n{B1}{extra}{PLUGIN}"
+    );
+    Manifest::parse(&text, "warden.toml", Path::new("/base"), BUILTINS)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .ssh_hosts
+}
+
+#[test]
+fn a_name_stands_for_an_alias_or_the_one_pattern_it_matches() {
+    use crate::manifest::{SshAddress, SshNameError, ssh_name};
+    let hosts = fleet_hosts("");
+    let SshAddress::Pattern(p) = &hosts["web"].address else {
+        panic!("a pattern host");
+    };
+    assert_eq!((p.port, p.allow.len()), (22, 2));
+    assert!(p.allow_names("10.20.3.4".parse().expect("ip")));
+    assert!(!p.allow_names("10.21.0.1".parse().expect("ip")));
+    let member = ssh_name(&hosts, "WEB-12.prod.internal.").expect("a member");
+    assert_eq!(
+        (member.alias.as_str(), member.key()),
+        ("web", "web-12.prod.internal")
+    );
+    assert_eq!(ssh_name(&hosts, "b1").expect("an alias").key(), "b1");
+    // Anchored, and only DNS names: no prefix, suffix, port or URL slips through.
+    for name in [
+        "web-12.prod.internal.evil.test",
+        "xweb-12.prod.internal",
+        "web-12.prod.internal:22",
+        "ssh://web-12.prod.internal",
+    ] {
+        let named = ssh_name(&hosts, name);
+        assert!(
+            matches!(&named, Err(SshNameError::NoMatch { .. }))
+                || named.as_ref().is_ok_and(|n| n.member.is_none()),
+            "{name}: {named:?}"
+        );
+    }
+    assert!(matches!(
+        ssh_name(&hosts, "web"),
+        Err(SshNameError::PatternAlias { .. })
+    ));
+    let overlapping =
+        fleet_hosts("[ssh.hosts.all]\npattern = '.*\\.internal'\nuser = \"u\"\nagent = true\n\n");
+    assert!(matches!(
+        ssh_name(&overlapping, "web-1.prod.internal"),
+        Err(SshNameError::Ambiguous { .. })
+    ));
 }
