@@ -32,6 +32,7 @@
 //! | `server_http.rs` | `[server.http]` |
 //! | `distribution.rs` | `[trust]`, `[registries]`, `oci://` sources |
 //! | `plugin_grants.rs` | a plugin's `grants` table, into [`Grants`] |
+//! | `tool_groups.rs` | `tools.groups` and `tools.offer` of a `[[plugin]]`: its tool groups listed and offered |
 //! | `plugin.rs` | `[[plugin]]` |
 //! | `load.rs` | [`Manifest`]: loading, parsing, the sections in order, `[server]`, `[admin]`, `[telemetry]` |
 
@@ -61,6 +62,7 @@ mod secret;
 mod server_http;
 mod settings;
 mod source;
+mod tool_groups;
 mod validate;
 mod values;
 
@@ -82,6 +84,7 @@ pub use secret::SecretSource;
 pub use server_http::{DEFAULT_HTTP_MAX_BODY, HttpConfig};
 pub use settings::Settings;
 pub use source::PluginSource;
+pub use tool_groups::{GroupChoice, GroupState, valid_group_name};
 
 #[cfg(test)]
 mod fix_tests;
