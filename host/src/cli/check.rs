@@ -100,7 +100,11 @@ pub(super) fn show(app: &App) {
                     .filter(|t| t.offered.is_none())
                     .map(|t| t.public_name.as_str())
                     .collect();
-                println!("  tools: {}", names.join(", "));
+                if names.is_empty() {
+                    println!("  tools: none listed (see its groups below)");
+                } else {
+                    println!("  tools: {}", names.join(", "));
+                }
             }
         }
         // Groups listed, offered, and not listed with what would list them.
