@@ -87,6 +87,11 @@ impl App {
             crate::runtime::pool_instances(&manifest),
         )?);
         let registry = Registry::load(&manifest, runtime.clone(), services).await?;
+        for groups in registry.groups() {
+            for line in groups.describe() {
+                tracing::info!(plugin = %groups.plugin, "tools: {line}");
+            }
+        }
         for plugin in registry.plugins() {
             let crate::runtime::registry::Backend::Wasm(w) = &plugin.backend else {
                 continue;

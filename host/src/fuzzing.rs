@@ -77,6 +77,7 @@ pub fn plugin_json(value: &Value) -> u64 {
                     public_name: info.name.clone(),
                     plugin: "p".into(),
                     info,
+                    offered: None,
                 };
                 let tool = convert::tool(&entry);
                 must_serialize(&tool);

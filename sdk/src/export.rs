@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::{Plugin, ToolError};
 
-use crate::bindings::exports::warden::plugin::{completions, prompts, resources, tools};
+use crate::bindings::exports::warden::plugin::{completions, groups, prompts, resources, tools};
 use crate::bindings::warden::plugin::types as wit;
 use crate::prompt::{CompletionRef, PromptArgs, Role};
 
@@ -55,6 +55,34 @@ impl<T: PluginRoot> tools::Guest for Export<T> {
             .call(&name, &arguments)
             .map(Into::into)
             .map_err(Into::into)
+    }
+}
+
+impl<T: PluginRoot> groups::Guest for Export<T> {
+    fn groups() -> Vec<groups::ToolGroup> {
+        T::plugin()
+            .groups()
+            .iter()
+            .map(|g| groups::ToolGroup {
+                name: g.name.clone(),
+                summary: g.summary.clone(),
+                tools: g.tools.clone(),
+                needs: g
+                    .needs
+                    .iter()
+                    .map(|k| match k {
+                        crate::Capability::Browser => groups::CapabilityKind::Browser,
+                        crate::Capability::CaptureHttp => groups::CapabilityKind::CaptureHttp,
+                        crate::Capability::CapturePage => groups::CapabilityKind::CapturePage,
+                        crate::Capability::Http => groups::CapabilityKind::Http,
+                        crate::Capability::Terminal => groups::CapabilityKind::Terminal,
+                        crate::Capability::Sftp => groups::CapabilityKind::Sftp,
+                        crate::Capability::Rdp => groups::CapabilityKind::Rdp,
+                        crate::Capability::Files => groups::CapabilityKind::Files,
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 }
 

@@ -97,6 +97,7 @@ pub mod capture;
 pub mod context;
 mod error;
 mod export;
+mod group;
 pub mod http;
 mod output;
 mod plugin;
@@ -110,6 +111,7 @@ pub mod terminal;
 mod tool;
 
 pub use error::{CapabilityError, ToolError};
+pub use group::{Capability, Group};
 pub use output::{Content, EmbeddedResource, ResourceBody, ToolOutput};
 pub use plugin::{Plugin, Resource, ResourceTemplate, TemplateVars};
 pub use prompt::{
@@ -122,9 +124,9 @@ pub use {schemars, serde, serde_json};
 /// Everything a plugin usually needs: `use warden_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CapabilityError, Completion, CompletionRef, Content, EmbeddedResource, NoArgs, Plugin,
-        Prompt, PromptArgs, PromptMessage, PromptResult, Resource, ResourceTemplate, Structured,
-        TaskSupport, Tool, ToolError, ToolOutput,
+        Capability, CapabilityError, Completion, CompletionRef, Content, EmbeddedResource, Group,
+        NoArgs, Plugin, Prompt, PromptArgs, PromptMessage, PromptResult, Resource,
+        ResourceTemplate, Structured, TaskSupport, Tool, ToolError, ToolOutput,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -107,6 +107,7 @@ pub struct Plugin {
     pub(crate) templates: Vec<(ResourceTemplate, TemplateReader)>,
     pub(crate) prompts: Vec<(Prompt, PromptFiller)>,
     pub(crate) completer: Option<Completer>,
+    pub(crate) groups: Vec<crate::Group>,
 }
 
 impl fmt::Debug for Plugin {
@@ -149,6 +150,28 @@ impl Plugin {
         );
         self.tools.push(tool);
         self
+    }
+
+    /// Adds a group of tools (added before or after it): the manifest lists a plugin's
+    /// tools by group (`tools = { groups = [...] }`). A tool in no group is in `default`.
+    ///
+    /// # Panics
+    ///
+    /// When a group of the same name was already added.
+    #[must_use]
+    pub fn group(mut self, group: crate::Group) -> Self {
+        assert!(
+            !self.groups.iter().any(|g| g.name == group.name),
+            "two groups are named `{}`",
+            group.name
+        );
+        self.groups.push(group);
+        self
+    }
+
+    /// The groups, in the order they were added.
+    pub fn groups(&self) -> &[crate::Group] {
+        &self.groups
     }
 
     /// Adds a resource; `read` gets the URI and returns its contents.

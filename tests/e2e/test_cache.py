@@ -146,13 +146,17 @@ def test_check_names_the_tools_when_a_tool_glob_matches_none(cli, write_manifest
 
 
 def test_builtins_start_precompiled(cli, write_manifest, tmp_path):
-    body = '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\n\n[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
+    body = (
+        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\ngrants.terminal = { local = true }\n\n'
+        '[[plugin]]\nname = "sftp"\nsource = "builtin:sftp"\n'
+    )
     manifest = write_manifest(body)
     fresh = {"WARDEN_CACHE_DIR": str(tmp_path / "fresh-cache")}
     first = cli("tools", "--manifest", str(manifest.path), env=fresh)
     assert first.returncode == 0, first.stderr[-2000:]
     assert ready_counts(first.stderr) == (2, 0, 0, 2), first.stderr[-2000:]
-    assert "terminal_execute" in first.stdout and "sftp_read" in first.stdout, first.stdout
+    # sftp is loaded (and precompiled) but granted nothing, so its tools are not listed.
+    assert "terminal_execute" in first.stdout and "sftp_read" not in first.stdout, first.stdout
     second = cli("tools", "--manifest", str(manifest.path), env=fresh)
     assert ready_counts(second.stderr) == (2, 0, 0, 2), second.stderr[-2000:]
     assert second.stdout == first.stdout

@@ -95,8 +95,22 @@ pub(super) fn show(app: &App) {
                 }
             }
             None => {
-                let names: Vec<&str> = tools.iter().map(|t| t.public_name.as_str()).collect();
-                println!("  tools: {}", names.join(", "));
+                let names: Vec<&str> = tools
+                    .iter()
+                    .filter(|t| t.offered.is_none())
+                    .map(|t| t.public_name.as_str())
+                    .collect();
+                if names.is_empty() {
+                    println!("  tools: none listed (see its groups below)");
+                } else {
+                    println!("  tools: {}", names.join(", "));
+                }
+            }
+        }
+        // Groups listed, offered, and not listed with what would list them.
+        if let Some(groups) = app.registry.groups().iter().find(|g| g.plugin == c.name) {
+            for line in groups.describe() {
+                println!("  {line}");
             }
         }
         match &plugin.backend {

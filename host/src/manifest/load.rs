@@ -16,14 +16,16 @@ use std::path::{Path, PathBuf};
 
 /// The manifest used when a command is given none: every first-party plugin; the browser may
 /// load public `https` sites and `http_get` may fetch public hosts on port 443 (private
-/// networks stay closed), and nothing else is granted. The terminal and SFTP tools are listed,
-/// and each of their calls is refused naming the grant to add.
+/// networks stay closed), and nothing else is granted. The browser lists its groups for
+/// ordinary browsing and offers the rest; the terminal and SFTP tools are not listed (their
+/// grants are missing), which the start-up log and `warden check` say with the grant to add.
 pub const DEFAULT_MANIFEST: &str = r#"# Built-in default manifest: the public web over https for the browser and http_get
 # (no cookies, no script, no secrets, no uploads; private networks stay closed because no
 # grant names them), and nothing on this machine: no terminal, no files.
 [[plugin]]
 name = "browser"
 source = "builtin:browser"
+tools = { groups = ["core", "forms"], offer = ["pages", "sessions", "network", "emulation", "flows"] }
 grants.browser = { origins = ["https://*"] }
 
 [[plugin]]

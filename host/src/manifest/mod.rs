@@ -33,6 +33,7 @@
 //! | `server_http.rs` | `[server.http]` |
 //! | `distribution.rs` | `[trust]`, `[registries]`, `oci://` sources |
 //! | `plugin_grants.rs` | a plugin's `grants` table, into [`Grants`] |
+//! | `tool_groups.rs` | `tools.groups` and `tools.offer` of a `[[plugin]]`: its tool groups listed and offered |
 //! | `plugin.rs` | `[[plugin]]` |
 //! | `load.rs` | [`Manifest`]: loading, parsing, the sections in order, `[server]`, `[admin]`, `[telemetry]` |
 
@@ -63,6 +64,7 @@ mod server_http;
 mod settings;
 mod source;
 mod ssh_pattern;
+mod tool_groups;
 mod validate;
 mod values;
 
@@ -85,6 +87,7 @@ pub use server_http::{DEFAULT_HTTP_MAX_BODY, HttpConfig};
 pub use settings::Settings;
 pub use source::PluginSource;
 pub use ssh_pattern::{HostPattern, SshAddress, SshName, SshNameError};
+pub use tool_groups::{GroupChoice, GroupState, valid_group_name};
 
 #[cfg(test)]
 mod fix_tests;

@@ -6,6 +6,7 @@ use super::plugin_grants::PluginScope;
 use super::schema::PluginEntry;
 use super::settings::Settings;
 use super::source::PluginSource;
+use super::tool_groups::GroupChoice;
 use super::validate::{Validator, valid_plugin_name};
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,6 +92,8 @@ pub struct PluginConfig {
     pub source: PluginSource,
     pub tool_prefix: String,
     pub tools: ToolFilter,
+    /// Which of the plugin's tool groups are listed or offered (`tools.groups`, `tools.offer`).
+    pub groups: GroupChoice,
     /// Tools (the plugin's own names) that need the user's approval for each call.
     pub require_approval: GlobList,
     /// How long an approval also covers later calls (`remember_approval`); `None`: never.
@@ -188,6 +191,7 @@ impl Validator<'_> {
                 .map(|a| self.globs("tools.allow", a)),
             deny: self.globs("tools.deny", &entry.tools.deny),
         };
+        let groups = self.group_choice(&entry.tools);
         let require_approval = self.globs("require_approval", &entry.require_approval);
         let remember_approval = entry.remember_approval.as_ref().and_then(|spec| {
             let window = self.duration("remember_approval.for", Some(&spec.window), Duration::ZERO);
@@ -276,6 +280,7 @@ impl Validator<'_> {
             source,
             tool_prefix,
             tools,
+            groups,
             require_approval,
             remember_approval,
             limits,

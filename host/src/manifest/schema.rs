@@ -453,7 +453,8 @@ pub struct PluginEntry {
     /// Example: `tool_prefix = "staging_"`.
     pub tool_prefix: Option<Spanned<String>>,
     /// Which of the plugin's tools are served. Examples: `tools = ["browse_navigate",
-    /// "browse_snap*"]`, `tools = { deny = ["browse_eval_js"] }`.
+    /// "browse_snap*"]`, `tools = { deny = ["browse_eval_js"] }`, `tools = { groups =
+    /// ["core", "forms"], offer = ["flows"] }`.
     #[serde(default)]
     pub tools: ToolFilterSpec,
     /// Tools (globs over the plugin's own tool names) that run only after the user approves
@@ -490,13 +491,20 @@ pub struct RememberApprovalSpec {
 }
 
 /// Globs over the plugin's own tool names: `tools = ["browse_navigate", "browse_snap*"]`
-/// (serve only these), or `tools = { allow = [...], deny = [...] }`.
+/// (serve only these), or `tools = { allow = [...], deny = [...], groups = [...], offer =
+/// [...] }`.
 #[derive(Debug, Default)]
 pub struct ToolFilterSpec {
     /// Serve only these. Default: all. Example: `allow = ["browse_*"]`.
     pub allow: Option<Vec<Spanned<String>>>,
     /// Never serve these (wins over `allow`). Example: `deny = ["browse_eval_js"]`.
     pub deny: Vec<Spanned<String>>,
+    /// The plugin's tool groups to list (`warden check` names them). Default: all.
+    /// Example: `groups = ["core", "forms"]`.
+    pub groups: Option<Vec<Spanned<String>>>,
+    /// Groups a client may turn on for itself while it runs (the `tool_groups` tool); needs
+    /// `groups`. Example: `offer = ["flows", "network"]`.
+    pub offer: Vec<Spanned<String>>,
 }
 
 impl<'de> Deserialize<'de> for ToolFilterSpec {
@@ -509,7 +517,7 @@ impl<'de> Deserialize<'de> for ToolFilterSpec {
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
-                    r#"a list of tool-name globs (tools = ["browse_*"]) or a table (tools = { allow = [...], deny = [...] })"#,
+                    r#"a list of tool-name globs (tools = ["browse_*"]) or a table (tools = { allow = [...], deny = [...], groups = [...], offer = [...] })"#,
                 )
             }
 
@@ -523,7 +531,7 @@ impl<'de> Deserialize<'de> for ToolFilterSpec {
                 }
                 Ok(ToolFilterSpec {
                     allow: Some(allow),
-                    deny: Vec::new(),
+                    ..ToolFilterSpec::default()
                 })
             }
 
@@ -536,8 +544,13 @@ impl<'de> Deserialize<'de> for ToolFilterSpec {
                     match key.as_str() {
                         "allow" => spec.allow = Some(map.next_value()?),
                         "deny" => spec.deny = map.next_value()?,
+                        "groups" => spec.groups = Some(map.next_value()?),
+                        "offer" => spec.offer = map.next_value()?,
                         other => {
-                            return Err(serde::de::Error::unknown_field(other, &["allow", "deny"]));
+                            return Err(serde::de::Error::unknown_field(
+                                other,
+                                &["allow", "deny", "groups", "offer"],
+                            ));
                         }
                     }
                 }

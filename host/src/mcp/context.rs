@@ -207,6 +207,7 @@ pub(super) fn call_context(
         session: Some(Arc::from(session_of(context))),
         trace: crate::trace::for_call(context),
         conversation: conversation_of(context),
+        groups: None,
     }
 }
 

@@ -2,13 +2,17 @@
 //! list, routes calls, forwards resources, prompts, completions, subscriptions and tasks, and
 //! declares only the capabilities it serves.
 
-use super::context::{call_context, http_client, is_stateless, log_level, request_error};
+use super::context::{
+    call_context, client_identity, conversation_of, http_client, is_stateless, log_level,
+    request_error, session_of,
+};
 use super::server::{WardenServer, finish_task, not_a_task, tool_result};
 use super::session_tasks::{self, Method as SessionTaskMethod};
-use super::{asks, convert, subscriptions};
+use super::{asks, convert, groups, subscriptions};
 use crate::capabilities::conversation::Owner;
+use crate::runtime::bindings::TaskSupport;
 use crate::runtime::executor::CompletionTarget;
-use crate::runtime::registry::Backend;
+use crate::runtime::registry::{Backend, GROUPS_TOOL};
 use rmcp::model::{
     self, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
     GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
@@ -93,13 +97,16 @@ impl ServerHandler for WardenServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.served().tools.clone()))
+        let chosen = self.choices.chosen(&conversation_of(&context));
+        Ok(ListToolsResult::with_all_items(
+            self.served().tools_for(&chosen),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<model::Tool> {
-        self.served().tools.iter().find(|t| t.name == name).cloned()
+        self.served().tool(name)
     }
 
     async fn call_tool(
@@ -109,13 +116,37 @@ impl ServerHandler for WardenServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
         let served = self.served();
-        let Some(entry) = served.registry.tool(name) else {
-            return Err(McpError::invalid_params(
-                format!("unknown tool \"{name}\"; tools/list shows the tools this server serves"),
-                None,
-            ));
+        let conversation = conversation_of(&context);
+        if name == GROUPS_TOOL && served.groups_tool.is_some() {
+            let client = client_identity(&context);
+            let session = session_of(&context);
+            let (result, changed) = groups::call(
+                &served.registry,
+                &self.choices,
+                &conversation,
+                request.arguments.as_ref(),
+                (client.as_deref(), Some(&session)),
+            );
+            if changed && let Err(e) = context.peer.notify_tool_list_changed().await {
+                tracing::debug!("tools/list_changed not sent: {e}");
+            }
+            return Ok(result.into());
+        }
+        let chosen = self.choices.chosen(&conversation);
+        let task = match served.registry.tool(name) {
+            Some(entry) => entry.info.task,
+            // Refused by the registry's gate with the group to turn on.
+            None if served.registry.is_hidden(name) => TaskSupport::Never,
+            None => {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "unknown tool \"{name}\"; tools/list shows the tools this server serves"
+                    ),
+                    None,
+                ));
+            }
         };
-        let offer = self.task_offer(entry.info.task, &context)?;
+        let offer = self.task_offer(task, &context)?;
         let arguments = match &request.arguments {
             Some(args) => serde_json::to_string(args).map_err(|e| {
                 McpError::invalid_params(format!("arguments are not serializable: {e}"), None)
@@ -134,7 +165,10 @@ impl ServerHandler for WardenServer {
                     request.input_responses.as_ref(),
                 ),
                 offer,
-                move |call| Box::pin(async move { registry.call(&tool, &arguments, call).await }),
+                move |mut call| {
+                    call.groups = Some(chosen);
+                    Box::pin(async move { registry.call(&tool, &arguments, call).await })
+                },
             )
             .await?;
         let report = match step {

@@ -6,6 +6,7 @@
 //! | `identity.rs` | who a request is from, as the HTTP layers mark it (client, bound session) |
 //! | `convert.rs` | plugin types to and from MCP wire types |
 //! | `served.rs` | one loaded registry and its MCP tool list |
+//! | `groups.rs` | the `tool_groups` tool: offered tool groups a conversation turns on for itself |
 //! | `asks/` | a plugin's questions to the client: session requests, 2026-07-28 input rounds |
 //! | `tasks.rs` | the task store of the 2026-07-28 tasks extension |
 //! | `subscriptions.rs` | who hears of which resource's changes |
@@ -20,7 +21,7 @@
 //! | `stdio.rs` | stdio transport |
 //!
 //! ## Layers
-//! 1. **identity** (`identity.rs`, `convert.rs`, `served.rs`, `oauth/`): request markers, wire conversions, the served registry.
+//! 1. **identity** (`identity.rs`, `convert.rs`, `served.rs`, `groups.rs`, `oauth/`): request markers, wire conversions, the served registry.
 //! 2. **stores** (`asks/`, `tasks.rs`, `subscriptions.rs`, `context.rs`): client questions, tasks, subscriptions, a request's caller and call context.
 //! 3. **server** (`server.rs`, `session_tasks/`, `handler.rs`): the server's state and the MCP methods.
 //! 4. **transports** (`limits.rs`, `session_owners.rs`, `http.rs`, `stdio.rs`): HTTP layers and the two wires.
@@ -32,6 +33,7 @@
 mod asks;
 mod context;
 pub(crate) mod convert;
+mod groups;
 mod handler;
 pub mod http;
 mod identity;

@@ -3,20 +3,53 @@
 
 use super::convert;
 use crate::runtime::bindings::TaskSupport;
-use crate::runtime::registry::{Backend, Registry};
+use crate::runtime::registry::{Backend, Chosen, Registry};
 use rmcp::model;
 use std::sync::Arc;
 
 /// One registry and its MCP tool list. Calls in flight keep the one they started on.
 pub struct Served {
     pub registry: Arc<Registry>,
-    pub tools: Vec<model::Tool>,
+    /// Every tool served, each with its `plugin/group` when that group is offered (listed
+    /// only for a conversation that turned it on).
+    pub tools: Vec<(model::Tool, Option<String>)>,
+    /// The host's `tool_groups` tool, when the manifest offers a group.
+    pub groups_tool: Option<model::Tool>,
 }
 
 impl Served {
     pub(super) fn new(registry: Arc<Registry>) -> Arc<Self> {
-        let tools = registry.tools().iter().map(convert::tool).collect();
-        Arc::new(Self { registry, tools })
+        let tools = registry
+            .tools()
+            .iter()
+            .map(|t| (convert::tool(t), t.offered.clone()))
+            .collect();
+        let groups_tool = super::groups::tool(&registry);
+        Arc::new(Self {
+            registry,
+            tools,
+            groups_tool,
+        })
+    }
+
+    /// The tool list of a conversation that turned on the offered groups `chosen`.
+    pub(super) fn tools_for(&self, chosen: &Chosen) -> Vec<model::Tool> {
+        self.tools
+            .iter()
+            .filter(|(_, offered)| offered.as_ref().is_none_or(|g| chosen.contains(g)))
+            .map(|(tool, _)| tool.clone())
+            .chain(self.groups_tool.clone())
+            .collect()
+    }
+
+    /// Tool `name` as listed to someone (offered ones included).
+    pub(super) fn tool(&self, name: &str) -> Option<model::Tool> {
+        self.tools
+            .iter()
+            .map(|(t, _)| t)
+            .chain(&self.groups_tool)
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     pub(super) fn serves_resources(&self) -> bool {

@@ -37,6 +37,8 @@ pub struct WardenServer {
     pub(super) subscriptions: Arc<subscriptions::Subscriptions>,
     /// Calls running as tasks (2026-07-28 tasks extension).
     pub(super) tasks: Arc<tasks::Tasks>,
+    /// The offered tool groups each conversation turned on; kept across reloads.
+    pub(super) choices: Arc<super::groups::GroupChoices>,
 }
 
 impl WardenServer {
@@ -50,6 +52,7 @@ impl WardenServer {
             rounds: Arc::default(),
             subscriptions: Arc::default(),
             tasks: Arc::default(),
+            choices: Arc::default(),
         };
         // Reloads keep the same bus (see HostServices::new), so one forwarder serves them all.
         subscriptions::forward(

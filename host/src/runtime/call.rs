@@ -28,6 +28,9 @@ pub trait CallEvents: Send + Sync {
 }
 
 /// The call in progress.
+/// The offered tool groups one conversation turned on, as `plugin/group`.
+pub type Chosen = Arc<std::collections::BTreeSet<String>>;
+
 #[derive(Clone, Default)]
 pub struct CallContext {
     /// The client to ask (the plugin's questions and the host's approvals); `None`: the
@@ -47,4 +50,6 @@ pub struct CallContext {
     pub trace: Option<crate::audit::CallTrace>,
     /// The conversation the call belongs to: what browser sessions are scoped by.
     pub conversation: crate::capabilities::conversation::Conversation,
+    /// The offered tool groups the caller turned on (`plugin/group`); `None`: none.
+    pub groups: Option<Chosen>,
 }

@@ -57,4 +57,6 @@ pub struct Listing {
     pub resources: Vec<ResourceInfo>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<PromptInfo>,
+    /// The plugin's tool groups (`warden:plugin/groups`); empty when it exports none.
+    pub groups: Vec<super::group_bindings::ToolGroup>,
 }

@@ -66,6 +66,29 @@ struct Audited<'a> {
 impl Registry {
     /// Run tool `name` (public name). `None` when no plugin serves it.
     pub async fn call(&self, name: &str, arguments: &str, call: CallContext) -> Option<CallReport> {
+        if let Some((plugin, refused)) = self.not_served(name, call.groups.as_ref()) {
+            // Refused before any instance runs, with its own audit line.
+            let reason = refused.message(plugin);
+            self.services().audit.write(&Record {
+                ts: audit::now(),
+                event: "tool_call",
+                plugin,
+                tool: name,
+                args_sha256: Some(audit::digest(arguments.as_bytes())),
+                args_bytes: Some(arguments.len()),
+                duration_ms: Some(0),
+                decision: "denied",
+                outcome: refused.outcome(),
+                reason: Some(&reason),
+                client: call.client.as_deref(),
+                session: call.session.as_deref(),
+                ..Record::default()
+            });
+            return Some(CallReport {
+                plugin: plugin.to_string(),
+                result: Err(refused),
+            });
+        }
         let (plugin, local) = self.route(name)?;
         let limit = plugin.config.limits.output;
         let audited = Audited {

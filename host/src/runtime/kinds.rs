@@ -4,9 +4,10 @@
 //! are made, limited, timed, cancelled and audited the same way; only the last step, the
 //! call into the instance, differs.
 
-use super::bindings::{Plugin as PluginWorld, PluginPre, ToolError};
+use super::bindings::{Plugin as PluginWorld, PluginIndices, ToolError};
 use super::entry::{Entry, Exit, Listing};
 use super::exports::PlainExports;
+use super::group_bindings::{ToolGroups, ToolGroupsIndices};
 use super::store_data::PluginState;
 use std::sync::Arc;
 use wasmtime::Store;
@@ -14,13 +15,18 @@ use wasmtime::component::{Component, Instance, InstancePre};
 
 /// A plugin's component, linked and ready to instantiate.
 pub enum Pre {
-    World(PluginPre<PluginState>),
+    /// The world, and its optional `warden:plugin/groups` export.
+    World(
+        InstancePre<PluginState>,
+        PluginIndices,
+        Option<ToolGroupsIndices>,
+    ),
     Exports(InstancePre<PluginState>, Arc<PlainExports>),
 }
 
 /// One instance of either kind.
 pub enum Bound {
-    World(PluginWorld),
+    World(PluginWorld, Option<ToolGroups>),
     Exports(Instance, Arc<PlainExports>),
 }
 
@@ -33,8 +39,12 @@ impl Pre {
         engine: &wasmtime::Engine,
         bytes: &[u8],
     ) -> Result<Self, String> {
-        let world_error = match PluginPre::new(pre.clone()) {
-            Ok(world) => return Ok(Self::World(world)),
+        let world_error = match PluginIndices::new(&pre) {
+            Ok(world) => {
+                // Optional: a component of the `plugin` world alone has one group.
+                let groups = ToolGroupsIndices::new(&pre).ok();
+                return Ok(Self::World(pre, world, groups));
+            }
             Err(e) => e,
         };
         let exports_world = component
@@ -57,14 +67,21 @@ impl Pre {
     /// calls; `None` for the world.
     pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
         match self {
-            Self::World(_) => None,
+            Self::World(..) => None,
             Self::Exports(_, plain) => Some(plain.signatures()),
         }
     }
 
     pub async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
         Ok(match self {
-            Self::World(pre) => Bound::World(pre.instantiate_async(store).await?),
+            Self::World(pre, world, groups) => {
+                let instance = pre.instantiate_async(&mut *store).await?;
+                let groups = match groups {
+                    Some(g) => Some(g.load(&mut *store, &instance)?),
+                    None => None,
+                };
+                Bound::World(world.load(&mut *store, &instance)?, groups)
+            }
             Self::Exports(pre, plain) => {
                 Bound::Exports(pre.instantiate_async(store).await?, plain.clone())
             }
@@ -80,7 +97,7 @@ impl Bound {
         entry: Entry<'_>,
     ) -> wasmtime::Result<Result<Exit, ToolError>> {
         match self {
-            Self::World(world) => call_world(world, store, entry).await,
+            Self::World(world, groups) => call_world(world, groups.as_ref(), store, entry).await,
             Self::Exports(instance, plain) => match entry {
                 Entry::Tool { name, arguments } => Ok(plain
                     .call(instance, &mut *store, name, arguments)
@@ -99,6 +116,7 @@ impl Bound {
                     resources: Vec::new(),
                     templates: Vec::new(),
                     prompts: Vec::new(),
+                    groups: Vec::new(),
                 })))),
             },
         }
@@ -107,6 +125,7 @@ impl Bound {
 
 async fn call_world(
     world: &PluginWorld,
+    groups: Option<&ToolGroups>,
     store: &mut Store<PluginState>,
     entry: Entry<'_>,
 ) -> wasmtime::Result<Result<Exit, ToolError>> {
@@ -136,12 +155,13 @@ async fn call_world(
             .call_complete(store, target, argument, value, context)
             .await
             .map(|r| r.map(Exit::Completion)),
-        Entry::Describe => describe_world(world, store).await.map(Ok),
+        Entry::Describe => describe_world(world, groups, store).await.map(Ok),
     }
 }
 
 async fn describe_world(
     world: &PluginWorld,
+    groups: Option<&ToolGroups>,
     store: &mut Store<PluginState>,
 ) -> wasmtime::Result<Exit> {
     let tools = world
@@ -160,11 +180,16 @@ async fn describe_world(
         .warden_plugin_prompts()
         .call_list_prompts(&mut *store)
         .await?;
+    let groups = match groups {
+        Some(g) => g.warden_plugin_groups().call_groups(&mut *store).await?,
+        None => Vec::new(),
+    };
     Ok(Exit::Listing(Box::new(Listing {
         tools,
         resources,
         templates,
         prompts,
+        groups,
     })))
 }
 

@@ -6,6 +6,7 @@
 //! | `engine.rs` | [`Runtime`]: the engine, the linker with every import, the component cache, the epoch ticker |
 //! | `compiler.rs`, `cache.rs`, `initial_memory.rs` | engine settings, compiled components on disk, the memory a component needs |
 //! | `bindings.rs` | host bindings of the `warden:plugin/plugin` world |
+//! | `group_bindings.rs`, `group_check.rs` | the optional `warden:plugin/groups` export: its bindings, and a plugin's groups checked against its tools |
 //! | `call.rs` | the call in progress as the runtime is handed it ([`CallContext`], [`CallEvents`]) |
 //! | `store_data.rs` | [`PluginState`]: the data a plugin instance's store carries |
 //! | `wasi_ctx.rs` | the WASI context of one instance (granted directories, guest stdout/stderr) |
@@ -23,7 +24,7 @@
 //! | `fair_queue.rs` | a plugin's places for calls, shared fairly among clients |
 //! | `executor.rs` | the guarded path every client request takes into a plugin |
 //! | `pulled.rs` | an `oci://` plugin's component, pulled and checked |
-//! | `registry.rs`, `registry/` | every plugin of the manifest, and the routing of tools and resources |
+//! | `registry.rs`, `registry/` | every plugin of the manifest, and the routing of tools and resources; `registry/groups.rs`: the tool groups each manifest serves, and the gate that refuses a tool not served to the caller |
 //! | `native.rs` | `native:echo`, the host-side baseline of the WASM-boundary benchmark |
 
 pub mod approval;
@@ -40,6 +41,8 @@ pub mod executor;
 pub mod exports;
 pub mod fair_queue;
 mod files;
+pub mod group_bindings;
+pub mod group_check;
 mod initial_memory;
 mod kinds;
 mod login_handoff;

@@ -16,6 +16,7 @@ use super::call::CallContext;
 use super::engine::Runtime;
 use super::entry::{Entry, Exit, Listing};
 use super::fair_queue::FairQueue;
+use super::group_bindings::ToolGroup;
 use super::kinds::{Bound, Pre};
 use super::store_data::PluginState;
 use crate::audit::Outcome;
@@ -52,6 +53,10 @@ pub enum CallFailure {
     OutputTooLarge(u64, u64),
     /// The tool needs the user's approval and did not get it.
     NotApproved(String),
+    /// The tool's group is not served to this caller: why, and what turns it on.
+    GroupOff(String),
+    /// The tool's group is not served: the plugin lacks every grant it uses (which to add).
+    Ungranted(String),
     /// The client's calls waited in its line for the whole `limits.queue_timeout` while
     /// `limits.concurrency` calls ran (the limit, the wait).
     Busy(usize, Duration),
@@ -61,7 +66,9 @@ impl CallFailure {
     pub fn outcome(&self) -> Outcome {
         match self {
             Self::Tool(_) | Self::OutputTooLarge(..) => Outcome::ToolError,
-            Self::NotApproved(_) | Self::Busy(..) => Outcome::Denied,
+            Self::NotApproved(_) | Self::Busy(..) | Self::GroupOff(_) | Self::Ungranted(_) => {
+                Outcome::Denied
+            }
             Self::Timeout(_) => Outcome::Timeout,
             Self::MemoryLimit(_) | Self::Crashed(_) => Outcome::Trap,
             Self::Cancelled => Outcome::Cancelled,
@@ -89,6 +96,8 @@ impl CallFailure {
             ),
             Self::Cancelled => "cancelled: the client cancelled the call".to_string(),
             Self::NotApproved(why) => format!("access denied: {why}"),
+            Self::GroupOff(why) => format!("not enabled: {why}"),
+            Self::Ungranted(why) => format!("access denied: {why}"),
             Self::OutputTooLarge(size, limit) => format!(
                 "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
             ),
@@ -290,6 +299,8 @@ pub struct WasmPlugin {
     pub resources: Vec<ResourceInfo>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<PromptInfo>,
+    /// The tool groups it declares (`warden:plugin/groups`), checked against `tools`.
+    pub groups: Vec<ToolGroup>,
     /// Interfaces the component imports, e.g. `warden:capture/http@0.1.0`.
     pub imports: Vec<String>,
     factory: Arc<Factory>,
@@ -350,6 +361,7 @@ impl WasmPlugin {
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
+            groups: Vec::new(),
             imports,
             factory: Arc::new(Factory {
                 engine: runtime.engine.clone(),
@@ -368,6 +380,7 @@ impl WasmPlugin {
         plugin.resources = listing.resources;
         plugin.templates = listing.templates;
         plugin.prompts = listing.prompts;
+        plugin.groups = listing.groups;
         Ok(plugin)
     }
 
@@ -392,6 +405,7 @@ impl WasmPlugin {
         for prompt in &listing.prompts {
             validate_name("prompt", &prompt.name)?;
         }
+        super::group_check::validate(&listing.groups, &listing.tools)?;
         Ok(*listing)
     }
 

@@ -13,8 +13,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod groups;
 mod resources;
 
+pub use groups::{
+    Chosen, DEFAULT_GROUP, GROUPS_TOOL, GroupReport, PluginGroups, Served, grant_key,
+};
 pub use resources::Claim;
 
 /// A plugin could not be loaded.
@@ -73,6 +77,8 @@ pub struct ToolEntry {
     pub public_name: String,
     pub plugin: String,
     pub info: ToolInfo,
+    /// `plugin/group` when the tool is listed only for clients that turned its group on.
+    pub offered: Option<String>,
 }
 
 pub struct Registry {
@@ -83,6 +89,11 @@ pub struct Registry {
     routes: HashMap<String, (usize, String)>,
     prompts: Vec<PromptEntry>,
     prompt_routes: HashMap<String, (usize, String)>,
+    /// Each plugin's tool groups, in the order of `plugins`.
+    groups: Vec<PluginGroups>,
+    /// Tools of groups not served (not chosen, or not granted): public name -> plugin and
+    /// the refusal a call gets.
+    hidden: HashMap<String, (String, groups::Refusal)>,
     services: Arc<HostServices>,
     /// Approvals that still cover later calls (`remember_approval`).
     pub(super) approvals: super::approval::Memory,
@@ -102,6 +113,8 @@ impl Registry {
         let mut owners: HashMap<String, usize> = HashMap::new();
         let mut prompts: Vec<PromptEntry> = Vec::new();
         let mut prompt_routes: HashMap<String, (usize, String)> = HashMap::new();
+        let mut all_groups: Vec<PluginGroups> = Vec::new();
+        let mut hidden: HashMap<String, (String, groups::Refusal)> = HashMap::new();
 
         for config in &manifest.plugins {
             let fail = |message: String| LoadError::Plugin {
@@ -136,8 +149,8 @@ impl Registry {
                     .into(),
                 ),
             };
-            let (backend, infos) = match bytes {
-                None => (Backend::Native, vec![native::echo_tool()]),
+            let (backend, infos, declared) = match bytes {
+                None => (Backend::Native, vec![native::echo_tool()], Vec::new()),
                 Some(bytes) => {
                     let started = Instant::now();
                     let wasm = WasmPlugin::load(&runtime, config.clone(), &bytes, services.clone())
@@ -145,7 +158,8 @@ impl Registry {
                         .map_err(|e| fail(e.to_string()))?;
                     tracing::debug!(plugin = %config.name, ms = started.elapsed().as_millis(), "plugin loaded");
                     let infos = wasm.tools.clone();
-                    (Backend::Wasm(Box::new(wasm)), infos)
+                    let declared = wasm.groups.clone();
+                    (Backend::Wasm(Box::new(wasm)), infos, declared)
                 }
             };
             if let Backend::Wasm(w) = &backend {
@@ -186,12 +200,39 @@ impl Registry {
                 )])
                 .into());
             }
+            let kept: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| config.tools.allows(n))
+                .collect();
+            let groups = PluginGroups::resolve(
+                &config.name,
+                &declared,
+                &kept,
+                &config.groups,
+                &config.grants,
+            )
+            .map_err(|m| ManifestError::Invalid(vec![manifest.diagnostic(config.line, m)]))?;
             let index = plugins.len();
             for info in infos {
                 if !config.tools.allows(&info.name) {
                     continue;
                 }
                 let public = format!("{}{}", config.tool_prefix, info.name);
+                let Some(group) = groups.of_tool(&info.name) else {
+                    continue;
+                };
+                let offered = match &group.served {
+                    Served::Listed => None,
+                    Served::Offered => Some(format!("{}/{}", config.name, group.name)),
+                    Served::NotChosen | Served::Ungranted(_) => {
+                        let message = groups::refusal(&groups, group, &public);
+                        hidden
+                            .entry(public)
+                            .or_insert_with(|| (config.name.clone(), message));
+                        continue;
+                    }
+                };
                 if let Some(&other) = owners.get(&public) {
                     let first = &plugins[other];
                     return Err(ManifestError::Invalid(vec![manifest.diagnostic(
@@ -211,6 +252,7 @@ impl Registry {
                     public_name: public,
                     plugin: config.name.clone(),
                     info,
+                    offered,
                 });
             }
             if let Backend::Wasm(w) = &backend {
@@ -241,6 +283,20 @@ impl Registry {
                 config: config.clone(),
                 backend,
             }));
+            all_groups.push(groups);
+        }
+        // A tool served by one plugin is not refused because another hides the same name.
+        hidden.retain(|name, _| !routes.contains_key(name));
+        let offers = all_groups
+            .iter()
+            .any(|p| p.groups.iter().any(|g| g.served == Served::Offered));
+        if offers && let Some((index, _)) = routes.get(GROUPS_TOOL) {
+            let line = plugins.get(*index).map_or(0, |p| p.config.line);
+            return Err(ManifestError::Invalid(vec![manifest.diagnostic(
+                line,
+                format!("tool \"{GROUPS_TOOL}\" is the host's own when a group is offered (tools.offer); set tool_prefix on the plugin that has one"),
+            )])
+            .into());
         }
         Ok(Self {
             _runtime: runtime,
@@ -249,6 +305,8 @@ impl Registry {
             routes,
             prompts,
             prompt_routes,
+            groups: all_groups,
+            hidden,
             services,
             approvals: super::approval::Memory::default(),
         })
@@ -256,6 +314,38 @@ impl Registry {
 
     pub fn tools(&self) -> &[ToolEntry] {
         &self.tools
+    }
+
+    /// Why public tool `name` is not served to a caller that turned on the offered groups
+    /// `chosen`: its plugin, and the refusal (the group, and what would serve it). `None`:
+    /// served, or no such tool.
+    pub(super) fn not_served(
+        &self,
+        name: &str,
+        chosen: Option<&Chosen>,
+    ) -> Option<(&str, super::plugin::CallFailure)> {
+        if let Some((plugin, refused)) = self.hidden.get(name) {
+            return Some((plugin, refused.failure()));
+        }
+        let entry = self.tool(name)?;
+        let key = entry.offered.as_ref()?;
+        if chosen.is_some_and(|c| c.contains(key)) {
+            return None;
+        }
+        let (index, local) = self.routes.get(name)?;
+        let groups = self.groups.get(*index)?;
+        let refused = groups::refusal(groups, groups.of_tool(local)?, name);
+        Some((&entry.plugin, refused.failure()))
+    }
+
+    /// Whether public tool `name` belongs to a group the manifest does not serve.
+    pub fn is_hidden(&self, name: &str) -> bool {
+        self.hidden.contains_key(name)
+    }
+
+    /// Each plugin's tool groups and how they are served, in manifest order.
+    pub fn groups(&self) -> &[PluginGroups] {
+        &self.groups
     }
 
     /// The host services these plugins call.

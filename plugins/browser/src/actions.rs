@@ -35,11 +35,12 @@ struct ClickArgs {
     /// N of @eN.
     #[serde(rename = "ref")]
     element: RefArg,
-    /// left (default), middle, right.
+    /// Default left.
+    #[schemars(extend("enum" = ["left", "middle", "right"]))]
     button: Option<String>,
     /// 2: double click.
     count: Option<u8>,
-    /// Alt, Control, Meta, Shift.
+    #[schemars(extend("items" = { "enum": ["Alt", "Control", "Meta", "Shift"] }))]
     modifiers: Option<Vec<String>>,
     /// Tap with a finger.
     touch: Option<bool>,
@@ -101,7 +102,8 @@ struct ScrollArgs {
     /// Into view; with direction, scroll inside it.
     #[serde(rename = "ref")]
     element: Option<RefArg>,
-    /// down (default), up, left, right.
+    /// Default down.
+    #[schemars(extend("enum" = ["down", "up", "left", "right"]))]
     direction: Option<String>,
     /// Pixels (default 600).
     amount: Option<f64>,

@@ -14,6 +14,7 @@ mod extract;
 mod fill;
 mod find;
 mod gestures;
+mod groups;
 mod marks;
 mod memory;
 mod observe;
@@ -35,7 +36,8 @@ fn plugin() -> Plugin {
     let p = extract::register(gestures::register(tabs::register(actions::register(p))));
     let p = downloads::register(p);
     let p = cache::register(search::register(script::register(p, plugin)));
-    storage::register(emulate::register(route::register(observe::register(p))))
+    let p = storage::register(emulate::register(route::register(observe::register(p))));
+    groups::register(p)
 }
 
 warden_sdk::export_plugin!(plugin);

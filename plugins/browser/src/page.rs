@@ -78,7 +78,8 @@ struct ScreenshotArgs {
     #[serde(rename = "ref")]
     element: Option<RefArg>,
     full_page: Option<bool>,
-    /// png (default) or jpeg.
+    /// Default png.
+    #[schemars(extend("enum" = ["png", "jpeg"]))]
     format: Option<String>,
     /// Draw each interactive element's @eN ref on the image (set-of-mark).
     marks: Option<bool>,

@@ -8,7 +8,8 @@ use warden_sdk::prelude::*;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RouteArgs {
-    /// list (default), block, mock, remove.
+    /// Default list.
+    #[schemars(extend("enum" = ["list", "block", "mock", "remove"]))]
     action: Option<String>,
     /// URL glob, like */api/*.
     url: Option<String>,

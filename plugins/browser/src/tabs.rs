@@ -33,7 +33,8 @@ pub fn noting_new_tabs(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TabsArgs {
-    /// list (default), switch, close, new.
+    /// Default list.
+    #[schemars(extend("enum" = ["list", "switch", "close", "new"]))]
     action: Option<String>,
     /// Number in the list.
     tab: Option<usize>,
@@ -42,7 +43,8 @@ struct TabsArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SessionArgs {
-    /// list (default), create, switch, close, save_state, delete_state.
+    /// Default list.
+    #[schemars(extend("enum" = ["list", "create", "switch", "close", "save_state", "delete_state"]))]
     action: Option<String>,
     name: Option<String>,
     /// For create: an admin-defined profile.
@@ -54,7 +56,8 @@ struct SessionArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CookiesArgs {
-    /// get (default), set, clear.
+    /// Default get.
+    #[schemars(extend("enum" = ["get", "set", "clear"]))]
     action: Option<String>,
     name: Option<String>,
     value: Option<String>,

@@ -396,6 +396,21 @@ fn login_then_capture(args: LoginThenCaptureArgs) -> Result<Structured<CaptureOu
 
 fn plugin() -> Plugin {
     Plugin::new()
+        .group(
+            Group::new("http", "fetch a URL from the host")
+                .tools(["http_get"])
+                .needs([Capability::CaptureHttp]),
+        )
+        .group(
+            Group::new("pages", "logged-in page capture and cookies")
+                .tools([
+                    "capture_page",
+                    "get_cookies",
+                    "login_then_capture",
+                    "ensure_login",
+                ])
+                .needs([Capability::CapturePage]),
+        )
         .tool(
             Tool::new("capture_page", capture_page)
                 .description(

@@ -550,6 +550,35 @@ fn close(args: SessionArgs) -> Result<String, ToolError> {
 
 fn plugin() -> Plugin {
     Plugin::new()
+        .group(
+            Group::new(
+                "shell",
+                "shells on SSH hosts or this machine, remote desktops",
+            )
+            .tools([
+                "terminal_open",
+                "terminal_execute",
+                "terminal_read",
+                "terminal_write",
+                "terminal_wait",
+                "terminal_list_sessions",
+                "terminal_close",
+            ])
+            .needs([Capability::Terminal, Capability::Rdp]),
+        )
+        .group(
+            Group::new(
+                "screen",
+                "screens of full-screen programs and desktops, resize, mouse",
+            )
+            .tools([
+                "terminal_screen",
+                "terminal_resize",
+                "terminal_screenshot",
+                "terminal_mouse",
+            ])
+            .needs([Capability::Terminal, Capability::Rdp]),
+        )
         .tool(
             Tool::new("terminal_open", open)
                 .description(

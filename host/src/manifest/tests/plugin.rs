@@ -58,6 +58,21 @@ fn bad_manifests_name_file_line_and_fix() {
             "[[plugin]]\nname = \"My Plugin\"\nsource = \"builtin:capture\"\n".to_string(),
             "warden.toml:2:8: plugin name \"My Plugin\" must match [a-z0-9_-]{1,32}",
         ),
+        (
+            "offered groups without listed ones",
+            format!("{PLUGIN}tools = {{ offer = [\"http\"] }}\n"),
+            "warden.toml:4:20: tools.offer needs tools.groups: without it every group is listed already; name the groups to list, as tools = { groups = [\"core\"], offer = [\"flows\"] }",
+        ),
+        (
+            "a group both listed and offered",
+            format!("{PLUGIN}tools = {{ groups = [\"http\"], offer = [\"http\"] }}\n"),
+            "warden.toml:4:39: tools.offer: group \"http\" is named twice in tools.groups and tools.offer; a group is listed or offered, not both",
+        ),
+        (
+            "a group name that cannot be one",
+            format!("{PLUGIN}tools = {{ groups = [\"Core\"] }}\n"),
+            "warden.toml:4:21: tools.groups: \"Core\" is not a group name ([a-z0-9_-]{1,32})",
+        ),
     ];
     check_errors(cases);
 }

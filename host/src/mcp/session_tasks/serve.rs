@@ -161,6 +161,11 @@ fn call(
         peer: context.peer.clone(),
         task: Some(id.clone()),
     }));
+    call.groups = Some(
+        server
+            .choices
+            .chosen(&crate::mcp::context::conversation_of(&context)),
+    );
     let asking = call.wait.clone();
     let registry = served.registry.clone();
     let run = tokio::spawn(async move { registry.call(&name, &arguments, call).await });
