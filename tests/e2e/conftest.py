@@ -70,7 +70,7 @@ SHARED_BUILD_FILES = {
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "serial: asserts on wall-clock time, so it runs alone, after the parallel tests (tests/run)",
+        "serial: needs the machine to itself (wall-clock bounds, races a load widens): runs alone, after the parallel tests (tests/run)",
     )
 
 
