@@ -100,6 +100,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     config.option.loadscopereorder = False
     return ByFile(config, log)
 
+
 #: Lock files a login shell's profile takes and waits for. A shell that a test hangs up while
 #: its profile starts (open, then close at once) can leave one behind, and every later
 #: login shell of the machine (local terminals and SSH logins alike) then waits a minute for
