@@ -40,6 +40,67 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # Fixtures of the browser-driving modules (`chromium`) and the SSH modules (`sshd`).
 pytest_plugins = ["browser_helpers", "sshd"]
 
+# --------------------------------------------------------------------------- parallel runs
+#
+# tests/run runs the suite on two pytest-xdist workers (most of an e2e test's time is spent
+# waiting for Chromium, sshd or a server), then the `serial` tests alone. A worker takes a
+# whole file at a time, so a file's module fixtures (one Chromium, one registry) start once.
+
+#: Files that build plugins with the SDK toolchains and share those builds: the JavaScript and
+#: Python fixtures are built once per pytest process (`build_js`, `fixture_component`) and the
+#: Rust plugins share the cargo directory target/e2e-sdk-package. They go to one worker as one
+#: unit, first: nothing is built twice, and the two cores are not both taken by compilers while
+#: the other worker drives browsers.
+SHARED_BUILDS = "SDK builds"
+SHARED_BUILD_FILES = {
+    "test_plugin_js.py",
+    "test_plugin_new.py",
+    "test_plugin_python.py",
+    "test_plugin_settings.py",
+    "test_sdk_http.py",
+    "test_sdk_imports.py",
+    "test_sdk_js_capabilities.py",
+    "test_sdk_js_features.py",
+    "test_sdk_packages.py",
+    "test_sdk_python_capabilities.py",
+    "test_sdk_python_context.py",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "serial: needs the machine to itself (wall-clock bounds, races a load widens): runs alone, after the parallel tests (tests/run)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the order in which files are handed out: the shared builds first
+    (the longest unit, see SHARED_BUILD_FILES), then the files with the most tests, so that
+    the run does not end with one worker busy on a long file and the other idle."""
+    if not hasattr(config, "workerinput"):
+        return
+    per_file: dict[str, int] = {}
+    for item in items:
+        per_file[item.path.name] = per_file.get(item.path.name, 0) + 1
+    items.sort(key=lambda item: (item.path.name not in SHARED_BUILD_FILES, -per_file[item.path.name]))
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """One unit of work per file, except SHARED_BUILD_FILES: one unit together."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SHARED_BUILDS if Path(path).name in SHARED_BUILD_FILES else path
+
+    # Units in the order pytest_collection_modifyitems gave them.
+    config.option.loadscopereorder = False
+    return ByFile(config, log)
+
+
 #: Lock files a login shell's profile takes and waits for. A shell that a test hangs up while
 #: its profile starts (open, then close at once) can leave one behind, and every later
 #: login shell of the machine (local terminals and SSH logins alike) then waits a minute for
@@ -207,7 +268,10 @@ def start_warden(warden_bin: Path, warden_env: dict[str, str], tmp_path: Path):
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, **session_kwargs) as session:
                     try:
-                        with anyio.fail_after(30):
+                        # A hang guard, not a speed bound: a first start compiles each plugin
+                        # (a JavaScript or Python component takes seconds of Cranelift on an idle
+                        # core), and the other test worker may hold a core meanwhile.
+                        with anyio.fail_after(60):
                             init = await session.initialize()
                     except BaseException:
                         errlog.flush()

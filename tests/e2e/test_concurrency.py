@@ -24,7 +24,8 @@ from conftest import text_of
 from local_site import LocalSite, QuietHandler
 from ops_helpers import free_port, mcp_session, serve
 
-pytestmark = [pytest.mark.anyio]
+# Its bounds are wall-clock times: it runs alone, after the parallel tests (tests/run).
+pytestmark = [pytest.mark.anyio, pytest.mark.serial]
 
 #: The fast call must answer within this while the slow one (3 to 5 s) still runs.
 FAST = 1.5

@@ -14,7 +14,9 @@ import pytest
 
 from sshd import MAX_SESSIONS, _keygen
 
-pytestmark = pytest.mark.anyio
+# Alone, after the parallel tests (tests/run): some steps give a program a fixed time to draw
+# (`wait_ms`), which a second worker's load made too short once (`less` not yet on the screen).
+pytestmark = [pytest.mark.anyio, pytest.mark.serial]
 
 
 def terminal_manifest(sshd, extra_grants: str = "", known_hosts: Path | None = None) -> str:
