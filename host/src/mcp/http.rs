@@ -137,6 +137,11 @@ impl Auth {
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, value);
         }
+        // Refused before its body was read: hyper drops the connection then, so the client
+        // is told not to send another request on it.
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
         response
     }
 

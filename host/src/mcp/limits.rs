@@ -93,6 +93,11 @@ fn too_many(client: &str, retry_after: Duration, why: String) -> Response {
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    // Refused before its body was read: hyper drops the connection then, so the client is
+    // told not to send another request on it.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
