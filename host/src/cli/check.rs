@@ -248,7 +248,8 @@ mod tests {
                     let import = format!("{package}/{name}@0.1.0");
                     // What a plugin exports, never imports.
                     if package == "warden:plugin"
-                        && ["tools", "resources", "prompts", "completions"].contains(&name)
+                        && ["tools", "resources", "prompts", "completions", "groups"]
+                            .contains(&name)
                     {
                         continue;
                     }
