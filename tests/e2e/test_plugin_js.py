@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -372,3 +373,50 @@ grants.capture = {{ origins = ["{site.origin}"] }}
     assert other.requests == [], "the ungranted site was contacted"
     events = [(line["event"], line.get("capability")) for line in manifest.audit_lines()]
     assert ("capability_used", "capture.page") in events and ("capability_denied", "capture.page") in events, events
+
+
+async def test_a_failed_fetch_rejects_and_never_traps_the_plugin(
+    start_warden, write_manifest, echo_wasm, built: Built
+) -> None:
+    """A request the host refuses or cannot send ends as a rejected fetch(), whatever the body
+    and the timing: the host drops nothing the plugin is still writing (componentize-js's
+    event loop aborts the whole instance when a body write finds its stream closed). Bodies
+    larger than one write make the race certain: refused before a byte is read (an origin no
+    grant names, a method not named, a body over max_request_body), and a granted origin where
+    nothing listens."""
+    from api_site import start_api
+
+    api, stray = start_api("127.0.0.1"), start_api("127.0.0.3")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    try:
+        grants = (
+            f'grants.http = {{ origins = ["{api.origin}", "http://127.0.0.1:{closed}"], methods = ["POST"], '
+            'max_request_body = "3MiB" }'
+        )
+        manifest = fixture_manifest(write_manifest, echo_wasm, built.fixture, grants, name="fetches")
+        # More than wasmtime's two 1 MiB chunks in flight: the plugin is still writing when
+        # the host refuses.
+        big = {"body": "x" * 1024, "repeat": 2048 + 64}
+        cases = {
+            "origin": {"url": stray.url("/issues"), **big},
+            "method": {"url": api.url("/issues"), "method": "PUT", **big},
+            "over": {"url": api.url("/upload"), "body": "x" * 1024, "repeat": 3 * 1024 + 64},
+            "closed": {"url": f"http://127.0.0.1:{closed}/issues", **big},
+        }
+        async with start_warden(manifest) as w:
+            for _ in range(2):
+                for name, args in cases.items():
+                    result = await w.call("js_api", args, timeout=30)
+                    assert result.is_error and text_of(result).startswith("failed: TypeError"), (name, text_of(result))
+            # The plugin still serves, and a request the grant allows still goes through.
+            done = await w.call("js_api", {"url": api.url("/upload"), **big}, timeout=30)
+            assert not done.is_error, text_of(done)
+            assert "event loop error" not in w.stderr(), w.stderr()[-2000:]
+        assert stray.connections == 0 and not [r for r in api.received if r.method == "PUT"]
+        # Only the allowed upload arrived, whole; the one over the cap sent nothing.
+        assert [len(r.body) for r in api.received if r.path == "/upload"] == [(2048 + 64) * 1024], api.received
+    finally:
+        api.close()
+        stray.close()

@@ -190,10 +190,6 @@ async def call(w, tool: str, args: dict) -> tuple[bool, str]:
     return (not result.is_error), text_of(result)
 
 
-# Alone, after the parallel tests (tests/run): under a second worker's load the JS plugin's
-# fetch() to an origin no grant names once trapped the plugin (StarlingMonkey: "event loop
-# error, but no exception is pending") instead of rejecting with the TypeError asserted below.
-@pytest.mark.serial
 async def test_js_and_python_plugins_call_an_api_with_a_token_they_never_see(
     plugins: Plugins, start_warden, write_manifest, warden_bin: Path, warden_env: dict[str, str], sites
 ) -> None:

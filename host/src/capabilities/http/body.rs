@@ -9,15 +9,56 @@ use crate::scrub::Scrubber;
 use bytes::Bytes;
 use futures::Stream;
 use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use wasmtime_wasi_http::{Error, WasiBody};
 
+/// How long a request body the host will not send is still read (and thrown away) for a
+/// plugin that keeps writing it.
+const DRAIN_FOR: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The plugin's request body until the host has read it to its end.
+///
+/// Dropped before that (a refusal, a failed connection, the cap), it is not closed but read
+/// to its end and thrown away: the plugin may still be writing it, and a write to a closed
+/// body is an error a JavaScript plugin's event loop cannot recover from (componentize-js
+/// aborts the whole instance). The plugin then learns why from the response, as it should.
+/// Nothing read is kept; the reading stops when the plugin finishes or drops its body (at the
+/// latest with its instance), or after [`DRAIN_FOR`].
+pub struct UnreadBody(Option<WasiBody>);
+
+impl UnreadBody {
+    pub fn new(body: WasiBody) -> Self {
+        Self(Some(body))
+    }
+
+    /// The body once it has ended: nothing is left to drain.
+    fn ended(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for UnreadBody {
+    fn drop(&mut self) {
+        let Some(mut body) = self.0.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let drain = async { while let Some(Ok(_)) = body.frame().await {} };
+            let _ = tokio::time::timeout(DRAIN_FOR, drain).await;
+        });
+    }
+}
+
 /// The plugin's request body as a stream of data for the client, capped at `max` bytes.
 pub struct RequestBody {
-    body: WasiBody,
+    body: UnreadBody,
     max: u64,
     sent: Arc<AtomicU64>,
     /// Set when the body went over `max`: the send error is then "request body too large".
@@ -25,7 +66,7 @@ pub struct RequestBody {
 }
 
 impl RequestBody {
-    pub fn new(body: WasiBody, max: u64, sent: Arc<AtomicU64>, over: Arc<AtomicBool>) -> Self {
+    pub fn new(body: UnreadBody, max: u64, sent: Arc<AtomicU64>, over: Arc<AtomicBool>) -> Self {
         Self {
             body,
             max,
@@ -40,10 +81,19 @@ impl Stream for RequestBody {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         loop {
-            let frame = match Pin::new(&mut self.body).poll_frame(cx) {
+            let Some(body) = self.body.0.as_mut() else {
+                return Poll::Ready(None);
+            };
+            let frame = match Pin::new(body).poll_frame(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(e))),
+                Poll::Ready(None) => {
+                    self.body.ended();
+                    return Poll::Ready(None);
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    self.body.ended();
+                    return Poll::Ready(Some(Err(e)));
+                }
                 Poll::Ready(Some(Ok(frame))) => frame,
             };
             // Trailers are not sent: the client writes a plain body.

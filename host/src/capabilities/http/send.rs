@@ -13,11 +13,14 @@
 //! 6. The response's headers and body are scrubbed of the plugin's credentials; its body is
 //!    capped and timed ([`super::body`]).
 //!
+//! A body the host does not send to its end is drained, not closed, while the plugin may still
+//! be writing it ([`super::body::UnreadBody`]): the plugin reads why from the response.
+//!
 //! A refusal is a typed `error-code` for the plugin (`HTTP-request-denied`,
 //! `destination-IP-prohibited`, `HTTP-request-body-size`, `connection-limit-reached`) and a
 //! `capability_denied` audit line that names the grant to add.
 
-use super::body::{RequestBody, ResponseBody};
+use super::body::{RequestBody, ResponseBody, UnreadBody};
 use super::credentials::{self, CredentialError};
 use super::exchange::Exchange;
 use super::services::{HttpServices, Slot};
@@ -51,6 +54,8 @@ impl Outgoing {
         request: http::Request<WasiBody>,
     ) -> Result<http::Response<WasiBody>, Error> {
         let (mut parts, body) = request.into_parts();
+        // From here on, whatever refuses or fails leaves the plugin's body to be drained.
+        let body = UnreadBody::new(body);
         let method = parts.method.as_str().to_string();
         let Ok(mut url) = Url::parse(&parts.uri.to_string()) else {
             tracing::warn!(plugin = %self.scope.plugin, "wasi:http request with an invalid URI refused");

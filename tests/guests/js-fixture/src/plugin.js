@@ -52,9 +52,11 @@ const plugin = new Plugin()
         url: s.string().describe('Where to send the request (grants.http).'),
         method: s.string().default('POST'),
         body: s.string().optional().describe('A JSON body.'),
+        repeat: s.integer().optional().describe('Send the body this many times over (a large body).'),
       }),
-      async ({ url, method, body }) => {
-        const response = await fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body });
+      async ({ url, method, body, repeat }) => {
+        const sent = body && repeat ? body.repeat(repeat) : body;
+        const response = await fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: sent });
         const seen = JSON.stringify({ status: response.status, headers: [...response.headers], body: await response.text() });
         // Whatever came back is logged and kept: none of it may carry a credential.
         context.info(`api answered: ${seen}`);
