@@ -6,6 +6,7 @@ asserted on what a local HTTP server received and on the audit log."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 
@@ -159,9 +160,51 @@ async def test_a_group_turned_on_serves_only_the_client_that_did_it(
         async with as_("alice") as alice_again:
             assert "http_get" not in {t.name for t in (await alice_again.list_tools()).tools}
 
+        # The stateless wire (2026-07-28) has no session to notify: a client hears of its own
+        # list's change on its `subscriptions/listen` streams, and another client's stay silent.
+        async with stateless(port, tokens["alice"]) as alice, stateless(port, tokens["bob"]) as bob:
+            events: dict[str, list[object]] = {"alice": [], "bob": []}
+
+            async def listen(client, who: str, ready: anyio.Event) -> None:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    ready.set()
+                    async for event in subscription:
+                        events[who].append(event)
+
+            async with anyio.create_task_group() as group:
+                ready = {"alice": anyio.Event(), "bob": anyio.Event()}
+                for who, client in (("alice", alice), ("bob", bob)):
+                    group.start_soon(listen, client, who, ready[who])
+                with anyio.fail_after(10):
+                    await ready["alice"].wait()
+                    await ready["bob"].wait()
+                on = await alice.call_tool("tool_groups", {"enable": ["capture/http"]})
+                assert not on.is_error, text_of(on)
+                assert await anyio_wait(lambda: events["alice"]), "alice's listen stream was not told"
+                assert "http_get" in {t.name for t in (await alice.list_tools()).tools}
+                assert "http_get" not in {t.name for t in (await bob.list_tools()).tools}
+                await anyio.sleep(0.5)
+                group.cancel_scope.cancel()
+            assert events["bob"] == [], events["bob"]
+            off = await alice.call_tool("tool_groups", {"disable": ["capture/http"]})
+            assert not off.is_error, text_of(off)
+
     assert http_server.requests == ["/alice"], http_server.requests
     denied = [line for line in m.audit_lines() if line.get("tool") == "http_get" and line.get("decision") == "denied"]
     assert len(denied) == 1 and "bob" in (denied[0].get("client") or ""), denied
+
+
+@contextlib.asynccontextmanager
+async def stateless(port: int, token: str):
+    """A 2026-07-28 client (one request per call, no session) with a bearer token."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28", cache=None) as client:
+            yield client
 
 
 def test_the_built_in_default_lists_browsing_and_hides_what_it_does_not_grant(warden_bin, warden_env, tmp_path) -> None:

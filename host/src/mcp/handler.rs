@@ -6,7 +6,7 @@ use super::context::{
     call_context, client_identity, conversation_of, http_client, is_stateless, log_level,
     request_error, session_of,
 };
-use super::server::{WardenServer, finish_task, not_a_task, tool_result};
+use super::server::{Listener, WardenServer, finish_task, not_a_task, tool_result};
 use super::session_tasks::{self, Method as SessionTaskMethod};
 use super::{asks, convert, groups, subscriptions};
 use crate::capabilities::conversation::Owner;
@@ -127,8 +127,12 @@ impl ServerHandler for WardenServer {
                 request.arguments.as_ref(),
                 (client.as_deref(), Some(&session)),
             );
-            if changed && let Err(e) = context.peer.notify_tool_list_changed().await {
-                tracing::debug!("tools/list_changed not sent: {e}");
+            if changed {
+                if let Err(e) = context.peer.notify_tool_list_changed().await {
+                    tracing::debug!("tools/list_changed not sent: {e}");
+                }
+                // A stateless client hears it on its own listen streams.
+                self.tell_listeners(Some(conversation.key())).await;
             }
             return Ok(result.into());
         }
@@ -362,17 +366,22 @@ impl ServerHandler for WardenServer {
             None => None,
         };
         if context.accepted().tools_list_changed == Some(true) {
+            let conversation = conversation_of(context.request_context());
             self.listeners
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push((stream, context.sink().clone()));
+                .push(Listener {
+                    stream,
+                    conversation: conversation.key().into(),
+                    sink: context.sink().clone(),
+                });
         }
         context.cancelled().await;
         // The stream ended: nothing is sent to it any more.
         self.listeners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|(id, _)| *id != stream);
+            .retain(|l| l.stream != stream);
         if let Some(listen) = listen {
             self.subscriptions.end(listen);
         }

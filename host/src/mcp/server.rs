@@ -27,7 +27,7 @@ pub struct WardenServer {
     /// Connected clients, told when the tool list changes.
     pub(super) peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Open 2026-07-28 `subscriptions/listen` streams that asked for tool-list changes.
-    pub(super) listeners: Arc<Mutex<Vec<(u64, SubscriptionSink)>>>,
+    pub(super) listeners: Arc<Mutex<Vec<Listener>>>,
     /// Lowest plugin log level forwarded to the client (`logging/setLevel`), per session
     /// ([`WardenServer::for_session`]).
     pub(super) min_level: Arc<AtomicU8>,
@@ -97,24 +97,44 @@ impl WardenServer {
         }
         *self.peers.lock().unwrap_or_else(|p| p.into_inner()) = alive;
 
+        self.tell_listeners(None).await;
+    }
+
+    /// Tell the open `subscriptions/listen` streams that asked for it that the tool list
+    /// changed: every stream, or only those of one conversation (a choice of `tool_groups`
+    /// changes that conversation's list alone). Closed streams are dropped.
+    pub(super) async fn tell_listeners(&self, conversation: Option<&str>) {
         let listeners: Vec<_> = self
             .listeners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone();
+            .iter()
+            .filter(|l| conversation.is_none_or(|c| *l.conversation == *c))
+            .cloned()
+            .collect();
         let mut closed = Vec::new();
-        for (id, sink) in listeners {
-            if let Err(e) = sink.notify_tool_list_changed().await {
+        for listener in listeners {
+            if let Err(e) = listener.sink.notify_tool_list_changed().await {
                 tracing::debug!("dropping a closed subscription: {e}");
-                closed.push(id);
+                closed.push(listener.stream);
             }
         }
         // Streams opened meanwhile stay.
         self.listeners
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|(id, _)| !closed.contains(id));
+            .retain(|l| !closed.contains(&l.stream));
     }
+}
+
+/// An open `subscriptions/listen` stream that hears of tool-list changes, and whose it is.
+#[derive(Clone)]
+pub(super) struct Listener {
+    pub(super) stream: u64,
+    /// [`Conversation::key`](crate::capabilities::conversation::Conversation::key) of the
+    /// client that opened it.
+    pub(super) conversation: Arc<str>,
+    pub(super) sink: SubscriptionSink,
 }
 
 /// How long a task-supporting call runs before it becomes a task by itself (when the client
