@@ -4,8 +4,9 @@
 // 1. bundles the entry (package.json "warden.entry", default src/plugin.js or .ts) and the SDK
 //    into one ES module with rolldown; `warden:*` and `wasi:config/*` imports stay host imports;
 // 2. writes a world that imports `warden:plugin/context` and `state` plus the interfaces listed in
-//    "warden.imports" and exports the four plugin interfaces, so the component imports only
-//    what the plugin uses;
+//    "warden.imports" and exports the four plugin interfaces (and `groups` when the entry
+//    exports it: the plugin declares tool groups), so the component imports only what the
+//    plugin uses;
 // 3. runs componentize-js with the fetch event disabled (a plugin serves no HTTP), and fetch()
 //    too unless "warden.imports" lists "http": only then does the component import
 //    wasi:http/outgoing-handler, and only then may it make requests (under grants.http).
@@ -34,6 +35,8 @@ export const INTERFACES = {
 export const HTTP = 'http';
 const ALWAYS = ['warden:plugin/context@0.1.0', 'warden:plugin/state@0.1.0'];
 const EXPORTS = ['tools', 'resources', 'prompts', 'completions'];
+/** The optional export of a plugin that declares tool groups. */
+const GROUPS = 'groups';
 
 class BuildError extends Error {}
 
@@ -49,11 +52,12 @@ function witDir() {
   throw new BuildError(`no Warden WIT found beside the SDK (${SDK}/wit or ${SDK}/../../wit)`);
 }
 
-/** The WIT text of a world importing `imports` (values of INTERFACES). */
-export function worldWit(imports) {
+/** The WIT text of a world importing `imports` (values of INTERFACES), exporting `groups` too
+ * when `groups` is true. */
+export function worldWit(imports, { groups = false } = {}) {
   const lines = ['package warden:plugin@0.1.0;', '', 'world js-plugin {', '    import context;', '    import state;'];
   for (const name of imports) lines.push(`    import ${name};`);
-  for (const name of EXPORTS) lines.push(`    export ${name};`);
+  for (const name of groups ? [...EXPORTS, GROUPS] : EXPORTS) lines.push(`    export ${name};`);
   lines.push('}', '');
   return lines.join('\n');
 }
@@ -176,6 +180,16 @@ export async function prepare(dir, work) {
         '  export const { tools, resources, prompts, completions } = plugin.exports();',
     );
   }
+  // A plugin that declares groups uses the SDK's Group class; without the `groups` export
+  // the host would never see them.
+  const groups = chunk.exports.includes(GROUPS);
+  const groupModule = chunk.modules[path.join(SDK, 'group.js')];
+  if (!groups && groupModule?.renderedExports.includes('Group')) {
+    throw new BuildError(
+      `${path.relative(dir, project.entry)} declares tool groups but does not export them: end it with\n` +
+        '  export const { tools, resources, prompts, completions, groups } = plugin.exports();',
+    );
+  }
   const allowed = new Set([...ALWAYS, ...project.imports]);
   for (const id of chunk.imports) {
     if (!hostImport(id) || allowed.has(id)) continue;
@@ -184,9 +198,10 @@ export async function prepare(dir, work) {
   }
   const wit = path.join(work, 'wit');
   await cp(witDir(), wit, { recursive: true });
-  await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports));
+  await writeFile(path.join(wit, 'js-plugin.wit'), worldWit(project.imports, { groups }));
   return {
     project,
+    groups,
     hostImports: chunk.imports.filter(hostImport).sort(),
     wit,
     // fetch() is componentize-js's `http` feature; the fetch event (serving HTTP) is never on.

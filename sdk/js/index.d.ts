@@ -167,6 +167,32 @@ export interface PluginExports {
   resources: object;
   prompts: object;
   completions: object;
+  /** `warden:plugin/groups`: export it beside the others when the plugin declares groups. */
+  groups: { groups(): GroupInfo[] };
+}
+
+/** A grant kind a group's tools use (`grants.*` of the manifest). */
+export type Capability = 'browser' | 'capture-http' | 'capture-page' | 'http' | 'terminal' | 'sftp' | 'rdp' | 'files';
+
+/** A group as the host gets it. */
+export interface GroupInfo {
+  name: string;
+  summary: string;
+  tools: string[];
+  needs: Capability[];
+}
+
+/** A named group of a plugin's tools, which the manifest lists or offers by name
+ * (`tools = { groups = [...], offer = [...] }`). */
+export declare class Group {
+  /** `name`: `[a-z0-9_-]{1,32}`; `summary`: one line on what the tools are for (agents read it). */
+  constructor(name: string, summary: string);
+  readonly name: string;
+  readonly summary: string;
+  /** The group's tools, by name. Without any, it takes every tool that no other group names. */
+  tools(names: string[]): this;
+  /** The grant kinds its tools use: the group is not listed when none of them is granted. */
+  needs(kinds: Capability[]): this;
 }
 
 export interface ResourceTemplateInfo {
@@ -242,6 +268,12 @@ export declare class Plugin {
   completion(
     complete: (ref: CompletionRef, argument: string, value: string, context: Record<string, string>) => MaybePromise<CompletionValue | string[]>,
   ): this;
+  /** Adds a group of tools; a tool in no group is in `default`. Export `groups` then:
+   * `export const { tools, resources, prompts, completions, groups } = plugin.exports();` */
+  group(group: Group): this;
+  /** The groups as the host gets them; throws when a group names a tool the plugin lacks or
+   * two groups name the same tool. */
+  groups(): GroupInfo[];
   /** Runs a tool by name (for unit tests). */
   call(name: string, argumentsJson: string): Promise<ToolResult>;
   /** Reads a resource by URI: a fixed one, else the first template that matches (for unit tests). */
@@ -250,7 +282,8 @@ export declare class Plugin {
   getPrompt(name: string, args?: Record<string, string>): Promise<PromptResult>;
   /** Completes an argument (for unit tests). */
   complete(ref: CompletionRef, argument: string, value: string, context?: Record<string, string>): Promise<CompletionValue>;
-  /** `export const { tools, resources, prompts, completions } = plugin.exports();` */
+  /** `export const { tools, resources, prompts, completions } = plugin.exports();` (and `groups`
+   * beside them when the plugin declares groups). */
   exports(): PluginExports;
 }
 

@@ -1,5 +1,6 @@
 // Write Warden tool plugins in JavaScript: a tool is a function plus an argument schema;
-// `plugin.exports()` gives the component's four exported interfaces.
+// `plugin.exports()` gives the component's exported interfaces (four, and `groups` when the
+// plugin declares tool groups).
 
 import { s, Schema, ObjectSchema } from './schema.js';
 import { ToolError, CapabilityError, toToolError } from './errors.js';
@@ -9,12 +10,13 @@ import * as state from './state.js';
 import * as settings from './settings.js';
 import { Prompt, PromptMessage, Completion, promptIntoWit, completionIntoWit } from './prompt.js';
 import { matchTemplate } from './template.js';
+import { Group, checkGroup, resolveGroups } from './group.js';
 
 const { AskError, Question } = context;
 
 export {
   s, Schema, ToolError, CapabilityError, AskError, Question, ToolOutput, Content, EmbeddedResource,
-  Prompt, PromptMessage, Completion, matchTemplate, context, state, settings,
+  Prompt, PromptMessage, Completion, matchTemplate, context, state, settings, Group,
 };
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -80,6 +82,7 @@ export class Plugin {
     this._templates = [];
     this._prompts = new Map();
     this._completer = undefined;
+    this._groups = [];
   }
   tool(tool) {
     if (this._tools.has(tool.name)) throw new TypeError(`tool \`${tool.name}\` is declared twice`);
@@ -114,6 +117,21 @@ export class Plugin {
     return this;
   }
 
+  /** Adds a group of tools (added before or after it): the manifest lists a plugin's tools by
+   * group (`tools = { groups = [...] }`). A tool in no group is in `default`; a group given no
+   * tools takes every tool that no other group names. Export `groups` with the others. */
+  group(group) {
+    checkGroup(group, this._groups);
+    this._groups.push(group);
+    return this;
+  }
+
+  /** The groups as the host gets them (`{ name, summary, tools, needs }`); throws when a group
+   * names a tool the plugin does not have, or two groups name the same tool. */
+  groups() {
+    return resolveGroups(this._groups, [...this._tools.keys()]);
+  }
+
   /** Runs tool `name`; resolves to a ToolOutput-like value or rejects with a ToolError. */
   async call(name, argumentsJson) {
     const tool = this._tools.get(name);
@@ -146,9 +164,12 @@ export class Plugin {
     return completionIntoWit(await this._completer(ref, argument, value, context));
   }
 
-  /** The component's exports: `export const { tools, resources, prompts, completions } = plugin.exports();` */
+  /** The component's exports: `export const { tools, resources, prompts, completions } = plugin.exports();`,
+   * and `groups` beside them when the plugin declares groups. */
   exports() {
     const plugin = this;
+    // Checked now, while the build pre-initializes the module: a wrong group fails the build.
+    const groups = this.groups();
     // An error result is thrown as the WIT variant itself: anything else (an Error, a
     // string) would make the binding trap instead of answering.
     const fail = (thrown) => {
@@ -203,6 +224,9 @@ export class Plugin {
               target.tag === 'prompt' ? { kind: 'prompt', name: target.val } : { kind: 'resource-template', uriTemplate: target.val };
             return plugin.complete(ref, argument, value, Object.fromEntries(context));
           }, same),
+      },
+      groups: {
+        groups: () => groups.map((g) => ({ ...g, tools: [...g.tools], needs: [...g.needs] })),
       },
     };
   }

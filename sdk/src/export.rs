@@ -60,13 +60,14 @@ impl<T: PluginRoot> tools::Guest for Export<T> {
 
 impl<T: PluginRoot> groups::Guest for Export<T> {
     fn groups() -> Vec<groups::ToolGroup> {
-        T::plugin()
+        let plugin = T::plugin();
+        plugin
             .groups()
             .iter()
             .map(|g| groups::ToolGroup {
                 name: g.name.clone(),
                 summary: g.summary.clone(),
-                tools: g.tools.clone(),
+                tools: plugin.group_tools(g),
                 needs: g
                     .needs
                     .iter()

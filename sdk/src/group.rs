@@ -1,6 +1,6 @@
 //! Tool groups: a plugin names groups of its tools so that an admin serves only the ones
 //! agents need (`tools = { groups = [...] }` in the manifest). A tool in no group is in group
-//! `default`.
+//! `default`; a group given no tools takes every tool that no other group names.
 
 /// A kind of grant a group's tools use (`grants.*` in the manifest). A group whose kinds
 /// are all ungranted is not listed: every call of its tools would be refused.
@@ -53,7 +53,8 @@ impl Group {
         }
     }
 
-    /// The group's tools, by name.
+    /// The group's tools, by name. Without any, the group takes every tool of the plugin
+    /// that no other group names (one group of a plugin at most may do so).
     #[must_use]
     pub fn tools<I, S>(mut self, tools: I) -> Self
     where

@@ -154,10 +154,12 @@ impl Plugin {
 
     /// Adds a group of tools (added before or after it): the manifest lists a plugin's
     /// tools by group (`tools = { groups = [...] }`). A tool in no group is in `default`.
+    /// A group given no tools takes every tool that no other group names.
     ///
     /// # Panics
     ///
-    /// When a group of the same name was already added.
+    /// When a group of the same name was already added, or when two groups are given no
+    /// tools (which of them would take the rest?).
     #[must_use]
     pub fn group(mut self, group: crate::Group) -> Self {
         assert!(
@@ -165,13 +167,35 @@ impl Plugin {
             "two groups are named `{}`",
             group.name
         );
+        if group.tools.is_empty()
+            && let Some(other) = self.groups.iter().find(|g| g.tools.is_empty())
+        {
+            panic!(
+                "groups `{}` and `{}` are both given no tools, so both would take the tools no other group names: list the tools of one of them",
+                other.name, group.name
+            );
+        }
         self.groups.push(group);
         self
     }
 
-    /// The groups, in the order they were added.
+    /// The groups, in the order they were added, as declared (see
+    /// [`group_tools`](Self::group_tools) for the tools of one).
     pub fn groups(&self) -> &[crate::Group] {
         &self.groups
+    }
+
+    /// The tools of `group`: the ones it names, or, for a group given none, every tool of
+    /// the plugin that no other group names.
+    pub fn group_tools(&self, group: &crate::Group) -> Vec<String> {
+        if !group.tools.is_empty() {
+            return group.tools.clone();
+        }
+        self.tools
+            .iter()
+            .map(|t| t.name().to_owned())
+            .filter(|name| !self.groups.iter().any(|g| g.tools.contains(name)))
+            .collect()
     }
 
     /// Adds a resource; `read` gets the URI and returns its contents.
@@ -349,6 +373,34 @@ fn match_from(template: &str, uri: &str, vars: &mut TemplateVars) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Capability, Group, NoArgs};
+
+    fn tool(name: &str) -> Tool {
+        Tool::new(name, |_: NoArgs| Ok(""))
+    }
+
+    #[test]
+    fn a_group_given_no_tools_takes_the_rest() {
+        let plugin = Plugin::new()
+            .group(Group::new("all", "the rest").needs([Capability::Sftp]))
+            .tool(tool("a"))
+            .group(Group::new("pick", "one").tools(["b"]))
+            .tool(tool("b"))
+            .tool(tool("c"));
+        let [all, pick] = plugin.groups() else {
+            panic!("two groups")
+        };
+        assert_eq!(plugin.group_tools(all), ["a", "c"]);
+        assert_eq!(plugin.group_tools(pick), ["b"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "groups `a` and `b` are both given no tools")]
+    fn two_groups_cannot_both_take_the_rest() {
+        let _ = Plugin::new()
+            .group(Group::new("a", "x"))
+            .group(Group::new("b", "y"));
+    }
 
     #[test]
     fn templates() {

@@ -64,6 +64,7 @@ SHARED_BUILD_FILES = {
     "test_sdk_packages.py",
     "test_sdk_python_capabilities.py",
     "test_sdk_python_context.py",
+    "test_sdk_tool_groups.py",
 }
 
 

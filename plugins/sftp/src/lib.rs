@@ -265,17 +265,8 @@ fn rename(args: RenameArgs) -> Result<String, ToolError> {
 fn plugin() -> Plugin {
     Plugin::new()
         .group(
-            Group::new("files", "files on SSH hosts")
-                .tools([
-                    "sftp_list",
-                    "sftp_stat",
-                    "sftp_read",
-                    "sftp_write",
-                    "sftp_mkdir",
-                    "sftp_remove",
-                    "sftp_rename",
-                ])
-                .needs([Capability::Sftp]),
+            // No tools listed: the group has all of them.
+            Group::new("files", "files on SSH hosts").needs([Capability::Sftp]),
         )
         .tool(
             Tool::new("sftp_list", list)

@@ -5,7 +5,7 @@
 // step runs for the none and all plugins in tests/e2e/test_sdk_imports.py.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { INTERFACES, HTTP, prepare } from '../build.mjs';
@@ -77,6 +77,36 @@ test('a capability used but not listed is refused with the line to add', async (
     const work = path.join(root, 'work');
     await mkdir(work);
     await assert.rejects(prepare(dir, work), /the plugin uses warden:sftp\/sftp@0\.1\.0: add "sftp" to "warden\.imports"/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('groups: exported groups add the export to the world; none, no export; declared but not exported, an error', async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'warden-imports-'));
+  try {
+    const head = "import { Plugin, Tool, Group } from '@warden/plugin-sdk';";
+    const plugin =
+      "const plugin = new Plugin().tool(new Tool('ping', () => 'pong')).group(new Group('net', 'network checks').tools(['ping']));";
+    const cases = {
+      grouped: [head, plugin, 'export const { tools, resources, prompts, completions, groups } = plugin.exports();'],
+      forgotten: [head, plugin, 'export const { tools, resources, prompts, completions } = plugin.exports();'],
+    };
+    const prepare_ = async (lines) => {
+      const dir = await project(root, []);
+      await writeFile(path.join(dir, 'src', 'plugin.js'), lines.join('\n'));
+      return prepare(dir, await mkdtemp(path.join(root, 'work-')));
+    };
+    const grouped = await prepare_(cases.grouped);
+    assert.equal(grouped.groups, true);
+    assert.match(await readFile(path.join(grouped.wit, 'js-plugin.wit'), 'utf8'), /^ {4}export groups;$/m);
+    await assert.rejects(prepare_(cases.forgotten), /declares tool groups but does not export them: end it with\n.*completions, groups \} = plugin\.exports\(\);/);
+
+    const plain = await project(root, []);
+    const work = await mkdtemp(path.join(root, 'work-'));
+    const none = await prepare(plain, work);
+    assert.equal(none.groups, false);
+    assert.doesNotMatch(await readFile(path.join(none.wit, 'js-plugin.wit'), 'utf8'), /groups/);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

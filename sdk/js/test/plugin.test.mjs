@@ -138,3 +138,41 @@ test('asking the client: questions, and an unsupported ask as a failed tool erro
 test('ToolOutput.json', () => {
   assert.deepEqual(ToolOutput.json({ a: 1 }).structured, { a: 1 });
 });
+
+test('groups: the export lists them, a group given no tools takes the rest', async () => {
+  const { Group } = await import('../index.js');
+  const grouped = new Plugin()
+    .group(new Group('files', 'read and write files').tools(['get', 'put']).needs(['sftp']))
+    .tool(new Tool('get', () => 'g'))
+    .tool(new Tool('put', () => 'p'))
+    .tool(new Tool('ping', () => 'pong'))
+    .tool(new Tool('time', () => 'now'))
+    .group(new Group('misc', 'everything else'));
+  const exported = grouped.exports();
+  assert.deepEqual(exported.groups.groups(), [
+    { name: 'files', summary: 'read and write files', tools: ['get', 'put'], needs: ['sftp'] },
+    { name: 'misc', summary: 'everything else', tools: ['ping', 'time'], needs: [] },
+  ]);
+  // A plugin without groups exports an empty list (all its tools in `default`).
+  assert.deepEqual(plugin.exports().groups.groups(), []);
+});
+
+test('groups: mistakes are refused with what to fix', async () => {
+  const { Group } = await import('../index.js');
+  assert.throws(() => new Group('Files', 'x'), /group name "Files" is invalid: use \[a-z0-9_-\]\{1,32\}/);
+  assert.throws(() => new Group('x'.repeat(33), 'x'), /is invalid/);
+  assert.throws(() => new Group('files'), /give a one-line summary/);
+  assert.throws(() => new Group('files', 'x').needs(['ftp']), /unknown capability "ftp" in \.needs\(\); use some of: browser, capture-http/);
+  assert.throws(() => new Group('files', 'x').tools('get'), /takes a list of tool names/);
+  assert.throws(() => new Plugin().group({ name: 'files' }), /give a new Group\(name, summary\)/);
+  assert.throws(() => new Plugin().group(new Group('a', 'x').tools(['t'])).group(new Group('a', 'y').tools(['u'])), /group `a` is declared twice/);
+  assert.throws(() => new Plugin().group(new Group('a', 'x')).group(new Group('b', 'y')), /groups `a` and `b` are both given no tools/);
+  const t = (name) => new Tool(name, () => name);
+  const unknown = new Plugin().tool(t('get')).group(new Group('files', 'x').tools(['get', 'gte']));
+  assert.throws(() => unknown.exports(), /group `files` names tool `gte`, which this plugin does not have \(its tools: get\)/);
+  const twice = new Plugin().tool(t('get')).group(new Group('a', 'x').tools(['get'])).group(new Group('b', 'y').tools(['get']));
+  assert.throws(() => twice.exports(), /tool `get` is in two groups, `a` and `b`/);
+  // Named twice in one group is one membership.
+  const same = new Plugin().tool(t('get')).group(new Group('a', 'x').tools(['get', 'get']));
+  assert.deepEqual(same.exports().groups.groups()[0].tools, ['get']);
+});

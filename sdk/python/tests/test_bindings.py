@@ -131,3 +131,60 @@ def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
                 f"error: this plugin does not import `{name}`: add it to `[tool.warden] imports` in "
                 "pyproject.toml and rebuild"
             ), (name, module)
+
+
+GROUPS_PROBE = r"""
+import json
+from warden_sdk import Capability, Plugin
+
+plugin = Plugin()
+plugin.group("net", "network checks", tools=["ping"], needs=[Capability.HTTP, Capability.CAPTURE_HTTP])
+plugin.group("rest", "the other tools")
+
+@plugin.tool()
+def ping() -> str:
+    return "pong"
+
+@plugin.tool()
+def time() -> str:
+    return "now"
+
+try:
+    exported = plugin.export()
+except RuntimeError as e:
+    print(json.dumps({"error": str(e)}))
+    raise SystemExit(0)
+groups = exported[4]().groups()
+print(json.dumps([[g.name, g.summary, g.tools, [k.name for k in g.needs]] for g in groups]))
+"""
+
+
+@pytest.mark.parametrize("with_groups", [True, False])
+def test_groups_are_exported_when_the_world_has_them(with_groups: bool, tmp_path: Path) -> None:
+    wit = build.write_wit(WIT, [], tmp_path / "wit", groups=with_groups)
+    bindings = tmp_path / "bindings"
+    made = subprocess.run(
+        [componentize_py(), "-d", str(wit), "-w", f"warden:plugin/{build.WORLD}", "bindings", str(bindings)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    probe = subprocess.run(
+        [sys.executable, "-c", GROUPS_PROBE],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(bindings), str(SDK)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    if with_groups:
+        assert seen == [
+            ["net", "network checks", ["ping"], ["HTTP", "CAPTURE_HTTP"]],
+            ["rest", "the other tools", ["time"], []],
+        ], seen
+    else:
+        # Groups declared, but the module does not bind `Groups`: the build's pre-init says how.
+        assert seen["error"].startswith("this plugin declares tool groups but does not export them"), seen
+        assert "Completions, Groups = plugin.export()" in seen["error"], seen

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from warden_sdk import AccessDenied, CapabilityError, Field, Plugin, ToolError, ToolOutput  # noqa: E402
+from warden_sdk import AccessDenied, Capability, CapabilityError, Field, Group, Plugin, ToolError, ToolOutput  # noqa: E402
 from warden_sdk import build  # noqa: E402
 from warden_sdk._errors import capability_error  # noqa: E402
 
@@ -157,3 +157,90 @@ def test_world_imports_only_the_listed_interfaces():
         build.world_text(WIT, ["shell"])
     # The plugin's settings are the standard wasi:config/store.
     assert "import wasi:config/store@0.2.0-rc.1;" in build.world_text(WIT, ["settings"])
+    assert "groups" not in text
+    assert "    export groups;\n}" in build.world_text(WIT, [], groups=True)
+
+
+def test_groups_a_tool_joins_by_name_by_decorator_or_as_the_rest():
+    p = Plugin()
+    p.group("files", "read and write files", tools=["get"], needs=[Capability.SFTP, "sftp"])
+    p.group("misc", "everything else")
+
+    @p.tool(group="files")
+    def put() -> str:
+        return "p"
+
+    @p.tool()
+    def get() -> str:
+        return "g"
+
+    @p.tool()
+    def ping() -> str:
+        return "pong"
+
+    assert p.resolve_groups() == [
+        Group("files", "read and write files", ["put", "get"], [Capability.SFTP]),
+        Group("misc", "everything else", ["ping"], []),
+    ]
+    assert Plugin().resolve_groups() == []
+
+
+def test_group_mistakes_say_what_to_fix():
+    p = Plugin()
+    with pytest.raises(ValueError, match=r"group name 'Files' is invalid: use \[a-z0-9_-\]\{1,32\}"):
+        p.group("Files", "x")
+    with pytest.raises(ValueError, match="give a one-line summary"):
+        p.group("files", " ")
+    with pytest.raises(ValueError, match=r"unknown capability 'ftp' in needs=; use some of: Capability.BROWSER"):
+        p.group("files", "x", needs=["ftp"])
+    with pytest.raises(TypeError, match="takes a list of tool names"):
+        p.group("files", "x", tools="get")  # type: ignore[arg-type]
+    p.group("files", "x", tools=["get", "gte"])
+    with pytest.raises(ValueError, match="group `files` is declared twice"):
+        p.group("files", "y")
+
+    @p.tool()
+    def get() -> str:
+        return ""
+
+    with pytest.raises(ValueError, match=r"group `files` names tool `gte`, which this plugin does not have \(its tools: get\)"):
+        p.resolve_groups()
+
+    q = Plugin()
+    q.group("a", "x", tools=["t"])
+
+    @q.tool(group="b")
+    def t() -> str:
+        return ""
+
+    with pytest.raises(ValueError, match=r'tool `t` is in group `b`, which the plugin does not declare: add plugin.group\("b"'):
+        q.resolve_groups()
+    q.group("b", "y")
+    with pytest.raises(ValueError, match="tool `t` is in two groups, `a` and `b`"):
+        q.resolve_groups()
+
+    r = Plugin()
+    r.group("a", "x").group("b", "y")
+    with pytest.raises(ValueError, match="groups `a` and `b` are both given no tools"):
+        r.resolve_groups()
+
+
+def test_the_build_exports_groups_when_the_module_binds_groups(tmp_path: Path):
+    app = tmp_path / "app.py"
+    app.write_text("Tools, Resources, Prompts, Completions = plugin.export()\n")
+    assert not build.exports_groups(tmp_path, "app")
+    app.write_text("Tools, Resources, Prompts, Completions, Groups = plugin.export()\n")
+    assert build.exports_groups(tmp_path, "app")
+    # Only a top-level binding counts; a package's __init__ is read too.
+    app.write_text("def f():\n    Groups = 1\n")
+    assert not build.exports_groups(tmp_path, "app")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("(Tools, Resources, Prompts, Completions, Groups) = plugin.export()\n")
+    assert build.exports_groups(tmp_path, "pkg")
+    assert not build.exports_groups(tmp_path, "missing")
+    # Syntax newer than the build's Python (componentize-py runs its own): read line by line.
+    newer = "x = f'{\"\\n\".join([])}'\n"
+    app.write_text(newer + "Tools, Resources, Prompts, Completions, Groups = plugin.export()\n")
+    assert build.exports_groups(tmp_path, "app")
+    app.write_text(newer + "def f():\n    Groups = 1\nTools, Resources, Prompts, Completions = plugin.export()\n")
+    assert not build.exports_groups(tmp_path, "app")

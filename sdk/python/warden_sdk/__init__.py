@@ -27,7 +27,8 @@ the plugin for componentize-py:
 Build with `python -m warden_sdk build` (reads `[tool.warden]` in pyproject.toml).
 
 Beside tools a plugin serves resources (`@plugin.resource`, `@plugin.resource_template`),
-prompts (`@plugin.prompt`) and completions (`@plugin.completion`).
+prompts (`@plugin.prompt`) and completions (`@plugin.completion`), and names tool groups
+(`plugin.group`, `@plugin.tool(group=...)`) that the manifest lists or offers.
 
 Host services: `context` (progress, log, cancelled, as_task, and asking the client: ask,
 elicit, elicit_url, sample, list_roots, client_capabilities), `state` (what the plugin keeps between
@@ -50,6 +51,7 @@ from ._errors import (
     Timeout,
     ToolError,
 )
+from ._group import Capability, Group
 from ._output import Content, ToolOutput
 from ._plugin import Annotations, Plugin, TaskSupport, Tool
 from ._schema import Field
@@ -61,12 +63,14 @@ __all__ = [
     "AccessDenied",
     "Annotations",
     "AskError",
+    "Capability",
     "CapabilityError",
     "Completion",
     "CompletionRef",
     "Content",
     "Field",
     "Gone",
+    "Group",
     "InvalidArgument",
     "Io",
     "LimitReached",

@@ -1,5 +1,6 @@
-"""The component's exports (`tools`, `resources`, `prompts`, `completions`) over
-componentize-py's generated `wit_world` bindings. Imported only inside a build."""
+"""The component's exports (`tools`, `resources`, `prompts`, `completions`, and `groups` when
+the world has it) over componentize-py's generated `wit_world` bindings. Imported only inside a
+build."""
 
 from __future__ import annotations
 
@@ -15,13 +16,21 @@ if TYPE_CHECKING:
     from ._plugin import Plugin
 
 
-def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
+GROUPS_LINE = "Tools, Resources, Prompts, Completions, Groups = plugin.export()"
+
+
+def export_classes(plugin: Plugin) -> tuple[type, ...]:
     from componentize_py_types import Err
     from wit_world import exports
     from wit_world.exports import completions, prompts, resources
 
     preload()
     t = plugin_interface("types")
+    # Checked now, while the build pre-initializes the module: a wrong group fails the build.
+    declared = plugin.resolve_groups()
+    with_groups = hasattr(exports, "Groups")
+    if declared and not with_groups:
+        raise RuntimeError(f"this plugin declares tool groups but does not export them: end the module with\n    {GROUPS_LINE}")
 
     def wit_error(e: ToolError) -> Any:
         case = {
@@ -130,4 +139,16 @@ def export_classes(plugin: Plugin) -> tuple[type, type, type, type]:
 
             return guard(run)
 
-    return Tools, Resources, Prompts, Completions
+    if not with_groups:
+        return Tools, Resources, Prompts, Completions
+
+    from wit_world.exports import groups as wit_groups
+
+    class Groups(exports.Groups):  # type: ignore[name-defined,misc]
+        def groups(self) -> list[Any]:
+            return [
+                wit_groups.ToolGroup(g.name, g.summary, list(g.tools), [wit_groups.CapabilityKind[c.name] for c in g.needs])
+                for g in declared
+            ]
+
+    return Tools, Resources, Prompts, Completions, Groups

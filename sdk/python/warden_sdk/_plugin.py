@@ -10,6 +10,7 @@ from typing import Any, Callable, Literal, TypeVar, get_type_hints
 
 from . import _schema
 from ._errors import CapabilityError, ToolError
+from ._group import Capability, Group, new_group, resolve
 from ._output import Content, ToolOutput, into_output
 from .context import AskError
 from .prompt import Completion, CompletionRef, Prompt, PromptArgument, PromptResult, into_prompt_result
@@ -53,8 +54,10 @@ class Tool:
         open_world: bool = False,
         task: TaskSupport = "never",
         output: type | None = None,
+        group: str | None = None,
     ) -> None:
         self.name = name
+        self.group = group
         self.function = function
         self.title = title
         self.description = description if description is not None else inspect.cleandoc(function.__doc__ or "")
@@ -100,10 +103,12 @@ class Tool:
 class Plugin:
     """Everything a plugin serves. Declare tools with `@plugin.tool(...)` (or `add_tool`),
     resources with `@plugin.resource` and `@plugin.resource_template`, prompts with
-    `@plugin.prompt` and completions with `@plugin.completion`, then export once at module
-    level:
+    `@plugin.prompt` and completions with `@plugin.completion`, tool groups with
+    `plugin.group`, then export once at module level:
 
         Tools, Resources, Prompts, Completions = plugin.export()
+
+    (a plugin that declares groups adds `Groups`: `Tools, ..., Completions, Groups = ...`).
     """
 
     def __init__(self) -> None:
@@ -112,6 +117,7 @@ class Plugin:
         self.templates: list[tuple[ResourceTemplate, TemplateReader]] = []
         self.prompts: dict[str, tuple[Prompt, PromptFiller]] = {}
         self.completer: Completer | None = None
+        self.groups: list[Group] = []
 
     def add_tool(self, tool: Tool) -> Plugin:
         if tool.name in self.tools:
@@ -131,11 +137,13 @@ class Plugin:
         open_world: bool = False,
         task: TaskSupport = "never",
         output: type | None = None,
+        group: str | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: the function becomes a tool named `name` (default: the function's
         name); its docstring is the description unless `description` is given. A function
         returning a dataclass or TypedDict declares its output schema; one returning a
-        `ToolOutput` with structured content names the type with `output=`."""
+        `ToolOutput` with structured content names the type with `output=`. `group` puts
+        it in a group of `plugin.group`."""
 
         def register(function: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(
@@ -150,11 +158,37 @@ class Plugin:
                     open_world=open_world,
                     task=task,
                     output=output,
+                    group=group,
                 )
             )
             return function
 
         return register
+
+    def group(
+        self,
+        name: str,
+        summary: str,
+        *,
+        tools: list[str] | None = None,
+        needs: list[Capability | str] | None = None,
+    ) -> Plugin:
+        """Declares a group of tools, which the manifest lists or offers by name (`tools =
+        { groups = [...], offer = [...] }`). `summary` is one line on what its tools are for
+        (agents read it); `needs` the grant kinds they use (unlisted when none is granted).
+        Its tools are the ones `tools` names and the ones declared with
+        `@plugin.tool(group=name)`; a group that gets none takes every tool in no other group.
+        A tool in no group is in `default`."""
+        if any(g.name == name for g in self.groups):
+            raise ValueError(f"group `{name}` is declared twice")
+        self.groups.append(new_group(name, summary, tools, needs))
+        return self
+
+    def resolve_groups(self) -> list[Group]:
+        """The groups as the host gets them, each with its tools; raises `ValueError` when a
+        group names a tool the plugin lacks, a tool is in two groups or names an undeclared one,
+        or two groups get no tools."""
+        return resolve(self.groups, {name: tool.group for name, tool in self.tools.items()})
 
     def resource(
         self, uri: str, name: str, *, description: str | None = None, mime_type: str | None = None
@@ -258,9 +292,11 @@ class Plugin:
 
         return guarded(run)
 
-    def export(self) -> tuple[type, type, type, type]:
-        """The four export classes componentize-py looks for in the app module:
-        `Tools, Resources, Prompts, Completions = plugin.export()`."""
+    def export(self) -> tuple[type, ...]:
+        """The export classes componentize-py looks for in the app module:
+        `Tools, Resources, Prompts, Completions = plugin.export()`; a plugin that declares
+        groups exports them too: `Tools, Resources, Prompts, Completions, Groups =
+        plugin.export()` (the build adds the `groups` export when the module binds `Groups`)."""
         from ._export import export_classes
 
         return export_classes(self)

@@ -11,7 +11,9 @@ componentize-py.
     output = "my_plugin.wasm"           # default: the project name with '-' -> '_'
 
 The world imports `warden:plugin/context` and `state` and the listed interfaces only, so `warden check`
-shows exactly what the plugin uses, and exports the four plugin interfaces. `http` is the standard
+shows exactly what the plugin uses, and exports the four plugin interfaces, and `groups` when the
+module binds `Groups` (`Tools, Resources, Prompts, Completions, Groups = plugin.export()`: the
+plugin declares tool groups). `http` is the standard
 `wasi:http/outgoing-handler`: its WIT and that of the WASI packages it uses (0.2.12, as the host's
 wasmtime-wasi-http implements them) come with the SDK (`warden_sdk/wasi`).
 """
@@ -19,6 +21,7 @@ wasmtime-wasi-http implements them) come with the SDK (`warden_sdk/wasi`).
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import shutil
@@ -71,7 +74,49 @@ def package_version(wit: Path, namespace: str, package: str) -> str:
     raise BuildError(f"no `package {namespace}:{package}@...` in {wit / 'deps' / package}")
 
 
-def world_text(wit: Path, imports: list[str]) -> str:
+def exports_groups(project: Path, module: str) -> bool:
+    """Whether the app module binds `Groups` at its top level (as `Tools, ..., Groups =
+    plugin.export()` does): then the world exports `groups`. A module the build cannot read
+    as a file exports no groups."""
+    base = project.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            text = path.read_text()
+            try:
+                tree = ast.parse(text, str(path))
+            except SyntaxError:
+                # Newer syntax than the Python that runs the build (componentize-py brings its
+                # own): a top-level line that binds the name.
+                return TOP_LEVEL_GROUPS.search(text) is not None
+            return any(_binds(node, "Groups") for node in tree.body)
+    return False
+
+
+TOP_LEVEL_GROUPS = re.compile(r"^(?=[\w(])(?:[\w\s,()]*\bGroups\b[\w\s,()]*=(?!=)|class\s+Groups\b|from\s.*\bimport\b.*\bGroups\b)", re.M)
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    def named(target: ast.expr) -> bool:
+        if isinstance(target, ast.Name):
+            return target.id == name
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return any(named(e) for e in target.elts)
+        if isinstance(target, ast.Starred):
+            return named(target.value)
+        return False
+
+    if isinstance(node, ast.Assign):
+        return any(named(t) for t in node.targets)
+    if isinstance(node, ast.AnnAssign):
+        return named(node.target)
+    if isinstance(node, ast.ClassDef):
+        return node.name == name
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name) == name for a in node.names)
+    return False
+
+
+def world_text(wit: Path, imports: list[str], groups: bool = False) -> str:
     plugin_version = re.search(r"^package\s+warden:plugin@([^;\s]+)\s*;", (wit / "plugin.wit").read_text(), re.M)
     if plugin_version is None:
         raise BuildError(f"{wit / 'plugin.wit'} declares no `package warden:plugin@...`")
@@ -81,14 +126,17 @@ def world_text(wit: Path, imports: list[str]) -> str:
             raise BuildError(f"unknown import `{name}` in [tool.warden] imports; use some of: {', '.join(INTERFACES)}")
         namespace, package, interface = INTERFACES[name]
         lines.append(f"    import {namespace}:{package}/{interface}@{package_version(wit, namespace, package)};")
-    lines += ["    export tools;", "    export resources;", "    export prompts;", "    export completions;", "}", ""]
+    lines += ["    export tools;", "    export resources;", "    export prompts;", "    export completions;"]
+    if groups:
+        lines.append("    export groups;")
+    lines += ["}", ""]
     return "\n".join(lines)
 
 
-def write_wit(wit: Path, imports: list[str], dest: Path) -> Path:
+def write_wit(wit: Path, imports: list[str], dest: Path, groups: bool = False) -> Path:
     """Warden's WIT with the plugin's world beside it (and the WASI packages `http` needs),
     in `dest`, for componentize-py's `-d`."""
-    world = world_text(wit, imports)
+    world = world_text(wit, imports, groups)
     shutil.copytree(wit, dest)
     if "http" in imports:
         for package in WASI.iterdir():
@@ -123,7 +171,7 @@ def build(project: Path, output: str | None = None, wit_dir: str | None = None, 
     wit = find_wit(wit_dir or conf.get("wit"), project)
     sdk_path = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="warden-wit-") as tmp:
-        tmp_wit = write_wit(wit, imports, Path(tmp) / "wit")
+        tmp_wit = write_wit(wit, imports, Path(tmp) / "wit", exports_groups(project, module))
         cmd = [
             componentize_py(),
             "-d",
@@ -167,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         project = Path(args.project)
         if args.command == "world":
             conf = tomllib.loads((project / "pyproject.toml").read_text()).get("tool", {}).get("warden", {})
-            print(world_text(find_wit(args.wit or conf.get("wit"), project.resolve()), conf.get("imports", [])))
+            groups = exports_groups(project.resolve(), conf.get("module", "app"))
+            print(world_text(find_wit(args.wit or conf.get("wit"), project.resolve()), conf.get("imports", []), groups))
             return 0
         build(project, args.output, args.wit, args.quiet)
     except (BuildError, OSError, tomllib.TOMLDecodeError) as e:

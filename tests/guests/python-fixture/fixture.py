@@ -1,7 +1,9 @@
 """Test plugin for the Python SDK: echo, a raised exception, an endless loop, a memory bomb,
 a counter kept in the host's state; questions to the client, a task with progress, a prompt,
 completions, resources and a subscribable template; one call into each capability, and an HTTP
-request whose answer is logged and kept."""
+request whose answer is logged and kept. Two tool groups (all listed unless the manifest
+chooses): `basics` (echo joins by its decorator, shape by name) and `more`, given no tools, the
+rest."""
 
 import json
 import time
@@ -29,6 +31,8 @@ from warden_sdk import (
 from warden_sdk.context import Elicit, ElicitAnswer, ElicitUrl, ListRoots, Sample
 
 plugin = Plugin()
+plugin.group("basics", "echo and typed shapes", tools=["shape"])
+plugin.group("more", "everything else the fixture does")
 
 # Lives as long as the instance: a cache of one conversation, never another's.
 calls = 0
@@ -39,7 +43,7 @@ class EchoArgs:
     text: Annotated[str, "The text to return."]
 
 
-@plugin.tool(read_only=True, idempotent=True)
+@plugin.tool(read_only=True, idempotent=True, group="basics")
 def echo(args: EchoArgs) -> str:
     """Return `text` unchanged."""
     return args.text
@@ -317,4 +321,4 @@ def desktop_shot(args: HostArgs) -> str:
     return f"{picture.width}x{picture.height} png {picture.png[:4] == b'\x89PNG'}"
 
 
-Tools, Resources, Prompts, Completions = plugin.export()
+Tools, Resources, Prompts, Completions, Groups = plugin.export()

@@ -1,6 +1,6 @@
-// Fixture for tests/e2e/test_plugin_js.py, test_sdk_js_features.py and the cross-language
-// benchmark.
-import { Plugin, Tool, ToolError, Prompt, PromptMessage, Completion, Question, EmbeddedResource, s, context, state, settings } from '@warden/plugin-sdk';
+// Fixture for tests/e2e/test_plugin_js.py, test_sdk_js_features.py, test_sdk_tool_groups.py and
+// the cross-language benchmark.
+import { Plugin, Tool, Group, ToolError, Prompt, PromptMessage, Completion, Question, EmbeddedResource, s, context, state, settings } from '@warden/plugin-sdk';
 import { openPage } from '@warden/plugin-sdk/browser';
 import * as terminal from '@warden/plugin-sdk/terminal';
 import * as sftp from '@warden/plugin-sdk/sftp';
@@ -10,7 +10,11 @@ import * as rdp from '@warden/plugin-sdk/rdp';
 let calls = 0;
 import { httpGet } from '@warden/plugin-sdk/capture';
 
+// Two tool groups (all listed unless the manifest chooses): `basics` names its tools, `more`
+// (given none) takes the rest.
 const plugin = new Plugin()
+  .group(new Group('basics', 'echo and chosen failures').tools(['echo', 'fail']))
+  .group(new Group('more', 'everything else the fixture does'))
   .tool(
     new Tool('echo', s.object({ text: s.string().describe('The text to return.') }), ({ text }) => text)
       .title('Echo')
@@ -214,4 +218,4 @@ plugin
     }).description('Connect to a remote desktop, report its size and close it.'),
   );
 
-export const { tools, resources, prompts, completions } = plugin.exports();
+export const { tools, resources, prompts, completions, groups } = plugin.exports();
