@@ -61,7 +61,12 @@ impl Group {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.tools.extend(tools.into_iter().map(Into::into));
+        for tool in tools.into_iter().map(Into::into) {
+            // Named twice is still one tool of the group (the host refuses a tool in two).
+            if !self.tools.contains(&tool) {
+                self.tools.push(tool);
+            }
+        }
         self
     }
 

@@ -395,6 +395,17 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_named_twice_is_one_tool_of_the_group() {
+        let plugin = Plugin::new()
+            .group(Group::new("pick", "one").tools(["a", "a"]).tools(["a"]))
+            .tool(tool("a"));
+        let [pick] = plugin.groups() else {
+            panic!("one group")
+        };
+        assert_eq!(plugin.group_tools(pick), ["a"]);
+    }
+
+    #[test]
     #[should_panic(expected = "groups `a` and `b` are both given no tools")]
     fn two_groups_cannot_both_take_the_rest() {
         let _ = Plugin::new()
