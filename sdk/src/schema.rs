@@ -2,7 +2,7 @@
 //! connection, so the schemars output loses what does not help a model call the tool.
 //!
 //! For arguments ([`lean_input`]): `$schema`, titles, `format` (`uint64`, `double`...),
-//! `minimum: 0` of unsigned integers, line breaks of doc comments, `additionalProperties:
+//! the bounds of the Rust integer type (`minimum: 0`, `maximum: 65535`), line breaks of doc comments, `additionalProperties:
 //! false` (unknown fields are still refused when the arguments are parsed), and the `null`
 //! alternative of optional fields (an optional field is simply left out). A `oneOf` of
 //! constants becomes an `enum`. For results ([`lean_output`]) only the annotations go: a
@@ -29,6 +29,18 @@ fn lean_root(schema: &mut Value) {
         map.remove("description");
     }
 }
+
+/// Lower bounds of Rust's integer types, as schemars writes them.
+const TYPE_MINIMA: &[f64] = &[0.0, -128.0, -32768.0, -2_147_483_648.0];
+/// Upper bounds of Rust's integer types up to 32 bits (wider ones are not exact in JSON).
+const TYPE_MAXIMA: &[f64] = &[
+    127.0,
+    255.0,
+    32767.0,
+    65535.0,
+    2_147_483_647.0,
+    4_294_967_295.0,
+];
 
 fn lean(schema: &mut Value, input: bool) {
     let Value::Object(map) = schema else { return };
@@ -59,8 +71,18 @@ fn lean_object(map: &mut Map<String, Value>, input: bool) {
     map.remove("$schema");
     map.remove("format");
     map.remove("title");
-    if map.get("minimum").and_then(Value::as_f64) == Some(0.0) && is_integer(map) {
-        map.remove("minimum");
+    if is_integer(map) {
+        // The bounds of the Rust integer type (`u16` gives `maximum: 65535`) say nothing about
+        // the tool: a value out of them is still refused when the arguments are parsed.
+        for (key, bounds) in [("minimum", TYPE_MINIMA), ("maximum", TYPE_MAXIMA)] {
+            if map
+                .get(key)
+                .and_then(Value::as_f64)
+                .is_some_and(|v| bounds.contains(&v))
+            {
+                map.remove(key);
+            }
+        }
     }
     // Doc comments keep their line breaks; one line reads the same for fewer characters.
     if let Some(Value::String(d)) = map.get_mut("description")
@@ -239,6 +261,26 @@ mod tests {
                 },
                 "required": ["title"]
             })
+        );
+    }
+
+    #[test]
+    fn integer_type_bounds_go_and_real_bounds_stay() {
+        let mut s = json!({"type": "object", "properties": {
+            "port": {"type": "integer", "format": "uint16", "minimum": 0, "maximum": 65535},
+            "notches": {"type": ["integer", "null"], "format": "int16", "minimum": -32768, "maximum": 32767},
+            "cols": {"type": "integer", "minimum": 10, "maximum": 500},
+            "scale": {"type": "number", "minimum": 0, "maximum": 255}
+        }});
+        lean_input(&mut s);
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {
+                "port": {"type": "integer"},
+                "notches": {"type": "integer"},
+                "cols": {"type": "integer", "minimum": 10, "maximum": 500},
+                "scale": {"type": "number", "minimum": 0, "maximum": 255}
+            }})
         );
     }
 

@@ -7,6 +7,9 @@ newsletter widget on `127.0.0.2` (granted, no secret bound). `127.0.0.1`, `local
 `127.0.0.2` are three sites, so the page runs in three renderers. Each widget's server records
 what it is sent: the assertions are on what the servers received and on the renderer
 processes read from `/proc`, not on Warden's word.
+
+A project board frames a workspace of another site, which frames an uploader of a third: hover,
+a native drag, an upload and a download work one and two out-of-process levels deep.
 """
 
 from __future__ import annotations
@@ -218,3 +221,131 @@ grants.browser = {{ origins = ["{shop.origin}", "{sso.origin}", "{news.origin}"]
         assert any(q.get("pw") == [PASSWORD] for q in sso.queries("/signin")), sso.requests
         assert PASSWORD not in await ok(w, "browse_snapshot", {"mode": "full"})
         assert not any("pw=" in r for r in news.requests), news.requests
+
+
+# A project board on 127.0.0.1 frames a workspace widget of another site (127.0.0.2), which
+# frames an uploader of a third (localhost): the uploader is two out-of-process levels deep.
+BOARD = """
+<div class="app">
+  <div class="sidebar" style="position:fixed;left:0;top:0;width:160px;height:100%;background:#eee">
+    <div class="nav-item">Boards</div><div class="nav-item">People</div>
+  </div>
+  <div class="main" style="margin-left:180px">
+    <div class="crumbs"><span>Boards</span> / <span>Launch</span></div>
+    <iframe title="Workspace" src="WORKSPACE/workspace" style="width:640px;height:560px;border:0"></iframe>
+  </div>
+</div>
+"""
+
+WORKSPACE = """
+<div class="ws" style="font-family:sans-serif">
+  <div class="toolbar" style="height:40px">
+    <div class="menu" id="menu" style="display:inline-block;padding:6px">
+      <div class="menu-btn" role="button" tabindex="0">Actions</div>
+      <div class="menu-items" id="items" style="display:none"><div class="item">Archive board</div></div>
+    </div>
+  </div>
+  <div class="lane" id="lane" style="width:220px">
+    <div class="card" draggable="true" data-id="alpha" style="height:36px">Alpha</div>
+    <div class="card" draggable="true" data-id="beta" style="height:36px">Beta</div>
+    <div class="card" draggable="true" data-id="gamma" style="height:36px">Gamma</div>
+  </div>
+  <iframe title="Uploader" src="UPLOADER/uploader" style="width:560px;height:220px;border:1px solid #ccc"></iframe>
+</div>
+<script>
+const menu = document.getElementById('menu');
+menu.addEventListener('mouseenter', () => {
+  document.getElementById('items').style.display = 'block';
+  fetch('/hovered');
+});
+const lane = document.getElementById('lane');
+lane.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', e.target.dataset.id));
+lane.addEventListener('dragover', (e) => e.preventDefault());
+lane.addEventListener('drop', (e) => {
+  e.preventDefault();
+  const moved = lane.querySelector(`[data-id="${e.dataTransfer.getData('text/plain')}"]`);
+  const target = e.target.closest('.card');
+  if (moved && target && moved !== target) lane.insertBefore(moved, target);
+  fetch('/order?o=' + [...lane.children].map((c) => c.dataset.id).join(','));
+});
+</script>
+"""
+
+UPLOADER = """
+<div class="up" style="font-family:sans-serif;padding:6px">
+  <div class="row"><label>Attachment <input type="file" id="file"></label></div>
+  <div id="status">No file</div>
+  <div class="row"><a href="/report.csv" download="report.csv">Download report</a></div>
+</div>
+<script>
+document.getElementById('file').addEventListener('change', async (e) => {
+  const f = e.target.files[0];
+  const text = await f.text();
+  document.getElementById('status').textContent = `${f.name} ${f.size} bytes`;
+  fetch('/got?' + new URLSearchParams({ name: f.name, text }));
+});
+</script>
+"""
+
+CSV = "quarter,revenue\nQ1,100\n"
+
+
+async def test_files_hover_and_drag_two_cross_site_frames_deep(start_warden, write_manifest, tmp_path) -> None:
+    uploader = serve("localhost", "127.0.0.1", {"/uploader": page("Uploader", UPLOADER), "/report.csv": CSV})
+    workspace = serve("127.0.0.2", "127.0.0.2", {"/workspace": page("Workspace", WORKSPACE.replace("UPLOADER", uploader.origin))})
+    board = serve("127.0.0.1", "127.0.0.1", {
+        "/board": page("Launch board", BOARD.replace("WORKSPACE", workspace.origin)),
+        "/plain": page("Plain", "<div>Nothing framed</div>"),
+    })
+    uploads, downloads = tmp_path / "uploads", tmp_path / "downloads"
+    uploads.mkdir()
+    (uploads / "notes.txt").write_text("quarterly numbers")
+    m = write_manifest(f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{board.origin}", "{workspace.origin}", "{uploader.origin}"], upload_dirs = ["{uploads}"], download_dir = "{downloads}" }}
+""")
+    try:
+        async with start_warden(m) as w:
+            await ok(w, "browse_navigate", {"url": board.origin + "/plain"})
+            alone = renderers(w.pid)
+            snap = await ok(w, "browse_navigate", {"url": board.origin + "/board"})
+            # The workspace and the uploader each run in a renderer of their own.
+            assert len(renderers(w.pid) - alone) >= 2, (alone, renderers(w.pid))
+            assert '"Attachment"' in snap and '"Alpha"' in snap, snap
+
+            # Hover in the first level opens its menu.
+            hovered = await ok(w, "browse_hover", {"ref": ref_of(snap, "button", "Actions")})
+            assert "/hovered" in workspace.requests, (hovered, workspace.requests)
+            assert "Archive board" in await ok(w, "browse_snapshot", {"mode": "full"})
+
+            # A native (HTML5) drag in the first level reorders its lane.
+            snap = await ok(w, "browse_snapshot")
+            await ok(w, "browse_drag", {"ref": ref_of(snap, "generic", "Gamma"), "to_ref": ref_of(snap, "generic", "Alpha")})
+            assert workspace.queries("/order")[-1]["o"] == ["gamma,alpha,beta"], workspace.requests
+
+            # Two levels deep: a file from the granted directory reaches the uploader's page.
+            snap = await ok(w, "browse_snapshot")
+            await ok(w, "browse_upload", {"ref": ref_of(snap, "file", "Attachment"), "paths": [str(uploads / "notes.txt")]})
+            got = uploader.queries("/got")
+            assert got and got[0]["name"] == ["notes.txt"] and got[0]["text"] == ["quarterly numbers"], uploader.requests
+            assert "notes.txt 17 bytes" in await ok(w, "browse_snapshot", {"mode": "full"})
+
+            # And a download it starts lands in the granted directory.
+            snap = await ok(w, "browse_snapshot")
+            saved = await ok(w, "browse_click", {"ref": ref_of(snap, "link", "Download report")})
+            assert "⬇ DOWNLOAD report.csv" in saved, saved
+            listed = await ok(w, "browse_downloads", {"wait": True, "timeout_ms": 10000})
+            assert "report.csv" in listed, listed
+            files = [p for p in downloads.rglob("*") if p.is_file()]
+            assert [p.read_text() for p in files] == [CSV], files
+    finally:
+        for r in (board, workspace, uploader):
+            assert r.server is not None
+            r.server.shutdown()
+            r.server.server_close()

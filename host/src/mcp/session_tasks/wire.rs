@@ -118,8 +118,10 @@ pub fn outbound(
                 let Some(task) = tool.get("name").and_then(Value::as_str).and_then(&support) else {
                     continue;
                 };
+                // Absent means "forbidden" (2025-11-25): every list costs a model tokens on
+                // every turn, so only tools that do run as tasks say so.
                 let support = match task {
-                    TaskSupport::Never => "forbidden",
+                    TaskSupport::Never => continue,
                     TaskSupport::Optional => "optional",
                     TaskSupport::Required => "required",
                 };
@@ -362,7 +364,7 @@ mod tests {
         };
         assert!(outbound(&mut list, Patch::ToolsList, true, support));
         let tools = &list["result"]["tools"];
-        assert_eq!(tools[0]["execution"]["taskSupport"], "forbidden");
+        assert!(tools[0].get("execution").is_none());
         assert_eq!(tools[1]["execution"]["taskSupport"], "optional");
         assert_eq!(tools[2]["execution"]["taskSupport"], "required");
         assert!(tools[3].get("execution").is_none());
