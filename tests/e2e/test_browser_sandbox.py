@@ -161,6 +161,8 @@ async def test_without_user_namespaces_the_launch_names_the_fix_and_the_opt_out_
     lines = [json.loads(l) for l in opted.audit.read_text().splitlines() if l.strip()]
     launches = [l for l in lines if l.get("capability") == "browser.launch"]
     assert launches and launches[0]["target"] == "unsandboxed", lines
+    # The plugin whose call started it is named.
+    assert launches[0]["plugin"] == "browser", launches
     assert "uid 61000" in launches[0]["detail"] or "warden-browser" in launches[0]["detail"], launches
 
 

@@ -143,20 +143,24 @@ impl BrowserProvider {
     }
 
     /// The audit line of a launch with `[browser] sandbox = false`: the admin's opt-out is
-    /// on record each time a browser runs without its walls.
-    fn audit_unsandboxed(&self, live: &Live) {
+    /// on record each time a browser runs without its walls, with the plugin whose call
+    /// started it.
+    fn audit_unsandboxed(&self, live: &Live, by: &str) {
         if self.endpoint.is_some() || !self.config.unsandboxed {
             return;
         }
         let detail = live
             .launch_plan()
             .map_or_else(String::new, |p| p.describe());
-        tracing::warn!("a browser was launched without Chromium's sandbox: {detail}");
+        tracing::warn!(
+            plugin = by,
+            "a browser was launched without Chromium's sandbox: {detail}"
+        );
         if let Some(audit) = self.audit.get() {
             audit.write(&Record {
                 ts: crate::audit::now(),
                 event: "capability_used",
-                plugin: "",
+                plugin: by,
                 decision: "allowed",
                 capability: Some("browser.launch"),
                 target: Some("unsandboxed"),
@@ -209,7 +213,8 @@ impl BrowserProvider {
 
     /// The running browser, started (or restarted after a crash) when needed. With a fleet,
     /// sessions have browsers of their own: reach them with [`Self::live_for`].
-    pub async fn live(&self) -> Result<Arc<Live>> {
+    /// `by`: the plugin whose call needs it (named in the audit line of an unsandboxed start).
+    pub async fn live(&self, by: &str) -> Result<Arc<Live>> {
         let mut guard = self.live.lock().await;
         if let Some(live) = guard.as_ref() {
             if !live.cdp.closed().is_cancelled() {
@@ -221,7 +226,7 @@ impl BrowserProvider {
         let live = tokio::time::timeout(SETUP_TIMEOUT, Live::start(self.setup(), generation))
             .await
             .map_err(|_| BrowserError::Timeout("the browser did not start within 30 s".into()))??;
-        self.audit_unsandboxed(&live);
+        self.audit_unsandboxed(&live, by);
         *guard = Some(live.clone());
         Ok(live)
     }
@@ -303,12 +308,12 @@ impl BrowserProvider {
                 Own::Fleet(_) if browser.current().await.is_none() => {
                     self.forget_own(plugin, session);
                 }
-                _ => return browser.live().await,
+                _ => return browser.live(plugin).await,
             }
         }
         match &self.fleet {
             Some(fleet) => self.place(fleet, plugin, session, owner).await,
-            None => self.live().await,
+            None => self.live(plugin).await,
         }
     }
 
@@ -369,7 +374,7 @@ impl BrowserProvider {
         fleet.start_checks();
         let _placing = self.placing.lock().await;
         if let Some((browser, _)) = self.own_browser(plugin, session) {
-            return browser.live().await;
+            return browser.live(plugin).await;
         }
         self.check_session_cap(owner).await?;
         let loads = {
@@ -387,7 +392,7 @@ impl BrowserProvider {
             let endpoint = fleet.endpoint(member).to_string();
             let shown = fleet.shown(member).to_string();
             let browser = Arc::new(self.remote(endpoint));
-            let started = tokio::time::timeout(2 * CONNECT_TIMEOUT, browser.live())
+            let started = tokio::time::timeout(2 * CONNECT_TIMEOUT, browser.live(plugin))
                 .await
                 .unwrap_or_else(|_| {
                     Err(BrowserError::Timeout(format!(
@@ -567,7 +572,7 @@ impl BrowserProvider {
         };
         // Start it now, so a profile that cannot start is reported here, not on first use.
         let started = async {
-            let live = browser.live().await?;
+            let live = browser.live(plugin).await?;
             live.context(plugin, session, &owner).await
         }
         .await;

@@ -341,7 +341,11 @@ impl CaptureCtx {
     /// grants alone: waits (up to `timeout`) while another plugin's captures hold the
     /// persistent profile (`occupancy.rs`).
     async fn call_tab(&self, timeout: Duration) -> Result<CallTab, Error> {
-        let live: Arc<Live> = self.capture_browser.live().await.map_err(error)?;
+        let live: Arc<Live> = self
+            .capture_browser
+            .live(&self.scope.plugin)
+            .await
+            .map_err(error)?;
         let owner = Owner {
             grants: self.grants.clone(),
             scope: self.scope.clone(),
@@ -513,7 +517,11 @@ impl Host for View<'_, CaptureCtx> {
             };
             (result, Some(tabs))
         } else {
-            let live = ctx.capture_browser.live().await.map_err(error)?;
+            let live = ctx
+                .capture_browser
+                .live(&ctx.scope.plugin)
+                .await
+                .map_err(error)?;
             let result = ctx.profile_cookies(&live, &host).await;
             (result, Some((0, live.owned_tab_count())))
         };
