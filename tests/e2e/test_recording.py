@@ -69,6 +69,9 @@ async def test_ssh_and_local_sessions_replay_what_the_calls_returned(
                 await execute(w, helpers, sid, "printf 'caf\\303\\251 \\342\\202\\254\\n'"),
             ]
             assert outputs[sid][0] == "hi-42" and outputs[sid][2] == "café €", outputs[sid]
+            # Output that would set the clipboard of whoever replays it, and ask the
+            # terminal to type its title back.
+            await execute(w, helpers, sid, "printf '\\033]52;c;cHduZWQ=\\007\\033[21tsafe-\\033[31mred\\033[0m\\n'")
             info = await w.session.read_resource(f"sessions://{sid}/info")
             sizes[sid] = json.loads(info.contents[0].text)["output_bytes"]
             closed = await w.call("terminal_close", {"session_id": sid})
@@ -106,8 +109,14 @@ async def test_ssh_and_local_sessions_replay_what_the_calls_returned(
 
         # `warden audit play` finds it by the session id of the audit line and replays each
         # call's output, in order.
-        played = warden_audit(warden_bin, manifest, "play", sid, "--no-wait")
+        played = warden_audit(warden_bin, manifest, "play", sid, "--no-wait", "--raw")
         assert played == recorded
+        assert "\x1b]52;c;cHduZWQ=" in played and "\x1b[21t" in played
+        # Played for an admin's terminal: the clipboard write and the query are left out,
+        # the colours kept.
+        shown = warden_audit(warden_bin, manifest, "play", sid, "--no-wait")
+        assert "\x1b]52" not in shown and "\x1b[21t" not in shown, shown[-300:]
+        assert "safe-\x1b[31mred\x1b[0m" in shown
         text, at = clean(played), 0
         for out in said:
             found = text.find(out, at)

@@ -52,6 +52,10 @@ pub struct PlayArgs {
     /// Write everything at once, without the recorded pauses.
     #[arg(long)]
     no_wait: bool,
+    /// Write the output exactly as recorded. By default the escape sequences that would set
+    /// this terminal's clipboard or title, or make it type answers into its input, are left out.
+    #[arg(long)]
+    raw: bool,
 }
 
 fn recordings_dir(dir: Option<PathBuf>, manifest: Option<&Path>) -> anyhow::Result<PathBuf> {
@@ -143,6 +147,7 @@ fn play_one(args: PlayArgs, manifest: Option<&Path>) -> anyhow::Result<ExitCode>
     let options = play::Options {
         speed: args.speed,
         wait: !args.no_wait,
+        raw: args.raw,
     };
     let played = play::play(
         BufReader::new(file),

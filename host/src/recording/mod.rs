@@ -13,6 +13,7 @@
 //! | `retention.rs` | `[audit] retention`: by age, then by total size, oldest first |
 //! | `catalog.rs` | the recordings on disk, their headers, one found by session id (`warden audit recordings`) |
 //! | `play.rs` | a terminal recording played back in time (`warden audit play`) |
+//! | `safe_output.rs` | what of a recording reaches the admin's terminal: no clipboard writes, titles or queries |
 //! | `tests.rs` | the writer and recorder together |
 
 mod asciicast;
@@ -21,6 +22,7 @@ mod format;
 pub mod play;
 mod recorder;
 pub mod retention;
+mod safe_output;
 mod terminal;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,9 @@
-//! A terminal recording played back: its output written in time (scaled by `speed`), its
-//! notes (`"m"` events) on their own line, what Warden typed left out (the terminal's echo
-//! shows it).
+//! A terminal recording played back: its output written in time (scaled by `speed`) and,
+//! unless `raw`, through [`SafeOutput`] (the admin's terminal obeys no sequence from the
+//! session that sets its clipboard or types into it); its notes (`"m"` events) on their own
+//! line; what Warden typed left out (the terminal's echo shows it).
 
+use super::safe_output::SafeOutput;
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -13,6 +15,8 @@ pub struct Options {
     pub speed: f64,
     /// Wait between events (false: write everything at once, as tests do).
     pub wait: bool,
+    /// Write the output exactly as recorded, escape sequences and all.
+    pub raw: bool,
 }
 
 /// What was played.
@@ -56,6 +60,7 @@ pub fn play(
     };
     let mut played = Played::default();
     let mut last = 0.0_f64;
+    let mut safe = SafeOutput::default();
     for line in lines {
         let line = line?;
         let Ok(Value::Array(event)) = serde_json::from_str::<Value>(&line) else {
@@ -77,8 +82,12 @@ pub fn play(
         played.events += 1;
         played.duration = last;
         match code {
-            "o" => {
+            "o" if options.raw => {
                 out.write_all(data.as_bytes())?;
+                out.flush()?;
+            }
+            "o" => {
+                out.write_all(safe.filter(data).as_bytes())?;
                 out.flush()?;
             }
             "m" => writeln!(notes, "\r\n[recording: {data}]")?,
@@ -107,6 +116,7 @@ mod tests {
         let opts = Options {
             speed: 1.0,
             wait: false,
+            raw: false,
         };
         let played = play(cast.as_bytes(), &mut out, &mut notes, opts).expect("plays");
         assert_eq!(out, b"$ ls\r\na b\r\n");
@@ -132,6 +142,7 @@ mod tests {
             Options {
                 speed: 2.0,
                 wait: true,
+                raw: false,
             },
         )
         .expect("plays");
