@@ -1,6 +1,7 @@
 """Terminal recordings ([audit] record = ["terminal"]): a real sshd and a local PTY, recorded as
 asciicast v2, found from the audit log and played back by `warden audit`; the size cap, retention
-and a recordings directory that cannot be written."""
+and a recordings directory that cannot be written; two bearer clients, one on each HTTP wire, each
+with a recording of their own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import subprocess
 import time
 from pathlib import Path
 
+import httpx2
 import pytest
+
+from ops_helpers import free_port, serve
 
 pytestmark = [pytest.mark.anyio]
 
@@ -204,3 +208,90 @@ async def test_size_cap_retention_and_an_unwritable_directory_never_fail_calls(
     # Once its recording failed, the session's audit lines name none.
     close = [line for line in lines if line.get("capability") == "terminal.close" and broken in line["target"]]
     assert len(close) == 1 and "recording" not in close[0], close
+
+
+async def test_two_bearer_clients_on_both_wires_each_get_their_own_recording(
+    warden_bin, warden_env, write_manifest, tmp_path
+):
+    tokens = {name: f"{name}-{os.urandom(8).hex()}" for name in ("alice", "bob")}
+    manifest = write_manifest(
+        '[server.http.clients.alice]\ntoken_env = "ALICE_TOKEN"\n\n'
+        '[server.http.clients.bob]\ntoken_env = "BOB_TOKEN"\n\n'
+        '[audit]\nrecord = ["terminal"]\n\n'
+        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\ngrants.terminal = { local = true }\n'
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    env = {**warden_env, "ALICE_TOKEN": tokens["alice"], "BOB_TOKEN": tokens["bob"]}
+
+    def answer(response) -> dict:
+        assert response.status_code == 200, response.text
+        text = response.text
+        if text.startswith("data:") or "\ndata:" in text:
+            frames = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+            return [json.loads(f) for f in frames if f][-1]
+        return response.json()
+
+    with serve(warden_bin, manifest.path, env, f"127.0.0.1:{port}"):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            # Alice on the session wire (2025-11-25).
+            auth = {"Authorization": f"Bearer {tokens['alice']}"}
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            }
+            r = await http.post(url, json=init, headers={**accept, **auth})
+            mcp_sid = r.headers["mcp-session-id"]
+            headers = {**accept, **auth, "Mcp-Session-Id": mcp_sid, "MCP-Protocol-Version": "2025-11-25"}
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+
+            async def alice(tool: str, arguments: dict) -> dict:
+                body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+                return answer(await http.post(url, json=body, headers=headers))["result"]
+
+            # Bob on the stateless wire (2026-07-28).
+            async def bob(tool: str, arguments: dict) -> dict:
+                meta = {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                }
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": tool, "arguments": arguments, "_meta": meta},
+                }
+                h = {
+                    **accept,
+                    "Authorization": f"Bearer {tokens['bob']}",
+                    "MCP-Protocol-Version": "2026-07-28",
+                    "Mcp-Method": "tools/call",
+                    "Mcp-Name": tool,
+                }
+                return answer(await http.post(url, json=body, headers=h))["result"]
+
+            sids = {}
+            for name, call in (("alice", alice), ("bob", bob)):
+                opened = await call("terminal_open", {})
+                sids[name] = opened["structuredContent"]["id"]
+            for name, call in (("alice", alice), ("bob", bob)):
+                out = await call("terminal_execute", {"session_id": sids[name], "command": f"echo only-{name}-$((1+1))"})
+                assert out["structuredContent"]["output"] == f"only-{name}-2", out
+            for name, call in (("alice", alice), ("bob", bob)):
+                await call("terminal_close", {"session_id": sids[name]})
+
+    lines = manifest.audit_lines()
+    for name, sid in sids.items():
+        other = "bob" if name == "alice" else "alice"
+        mine = [line for line in lines if line.get("target", "").endswith(f"session {sid}")]
+        assert mine and all(line["client"].startswith(name) and "recording" in line for line in mine), mine
+        path = Path(mine[0]["recording"]["file"])
+        header, evs = events(path)
+        assert header["warden"]["client"] == mine[0]["client"], header
+        output = "".join(e[2] for e in evs if e[1] == "o")
+        assert f"only-{name}-2" in output and f"only-{other}-" not in output
+        listed = warden_audit(warden_bin, manifest, "recordings", "--client", header["warden"]["client"])
+        assert sid in listed and sids[other] not in listed, listed
