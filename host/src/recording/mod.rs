@@ -100,6 +100,12 @@ impl Recordings {
         )))
     }
 
+    /// Remove what `[audit] retention` no longer keeps, on the writer's thread (the server
+    /// starts; afterwards each closing recording does it).
+    pub fn enforce_retention(&self) {
+        self.writer.send(writer::Msg::Retain);
+    }
+
     /// Flush every recording to the kernel (Warden is exiting), waiting at most `timeout`.
     pub fn sync(&self, timeout: Duration) -> bool {
         self.writer.sync(timeout)

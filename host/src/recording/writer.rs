@@ -70,6 +70,8 @@ pub(super) enum Msg {
     },
     /// Flush every file, then answer (tests, and Warden's exit).
     Sync(Sender<()>),
+    /// Enforce the retention (the server starts).
+    Retain,
 }
 
 /// The sending side, shared by every recording of one policy.
@@ -92,8 +94,8 @@ impl std::fmt::Debug for Writer {
 pub type OpenFiles = Arc<Mutex<HashSet<PathBuf>>>;
 
 impl Writer {
-    /// Start the writer thread; it enforces `retention` first, then after each recording
-    /// closes, and ends once every sender is gone.
+    /// Start the writer thread; it enforces `retention` when told to and after each
+    /// recording closes, and ends once every sender is gone.
     pub fn spawn(
         audit: Arc<AuditLog>,
         retention: Retention,
@@ -175,7 +177,6 @@ struct Thread {
 
 impl Thread {
     fn run(&mut self) {
-        self.enforce_retention();
         let mut next_flush = Instant::now() + self.flush_every;
         loop {
             let dirty = self.files.values().any(|f| f.dirty);
@@ -219,6 +220,7 @@ impl Thread {
                 self.flush_all();
                 let _ = done.send(());
             }
+            Msg::Retain => self.enforce_retention(),
         }
     }
 
