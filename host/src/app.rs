@@ -73,6 +73,7 @@ impl App {
             manifest.browser.clone(),
             manifest.ssh_hosts.clone(),
             manifest.rdp_hosts.clone(),
+            &manifest.recording,
             previous,
         ));
         let max_memory = manifest

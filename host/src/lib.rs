@@ -19,6 +19,7 @@
 //! | [`plugin_state`] | what plugins keep between calls (`warden:plugin/state`), per plugin and conversation |
 //! | [`fair_share`] | which client gives way when a cap shared by every client is reached |
 //! | [`audit`] | append-only JSONL audit log; [`metrics`] and [`trace`] subscribe to it as sinks |
+//! | [`recording`] | session recordings (`[audit] record`): terminals as asciicast, linked from the audit lines |
 //! | [`builtin`] | first-party plugins embedded at build time |
 //! | [`distribution`] | `oci://` plugins: pull, pin by digest, verify signatures, store for offline loads |
 //! | [`app`] | start-up shared by the CLI commands |
@@ -43,6 +44,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod net;
 pub mod plugin_state;
+pub mod recording;
 pub mod reload;
 pub mod replica;
 pub mod runtime;

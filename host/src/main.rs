@@ -59,6 +59,7 @@ enum Command {
         manifest: Option<PathBuf>,
     },
     /// Print the audit log (the manifest's [server] audit_log), filtered; one record per line.
+    /// `recordings` lists the session recordings, `play` plays a terminal recording.
     Audit(cli::audit::AuditArgs),
     /// Write plugins.
     Plugin {

@@ -374,6 +374,7 @@ def check_audit_line(line: dict[str, Any]) -> None:
         "capability_used",
         "capability_denied",
         "plugin_load",
+        "recording",
     ), line
     if line["event"] in ("tool_call", "resource_read", "prompt_get", "completion"):
         for key in ("args_sha256", "args_bytes", "duration_ms"):

@@ -19,6 +19,6 @@ pub mod scope;
 mod sink;
 
 pub use log::{AuditLog, AuditOpenError};
-pub use record::{CallTrace, Outcome, Record, digest, millis, now};
+pub use record::{CallTrace, Outcome, Record, RecordingLink, digest, millis, now};
 pub use scope::{Caller, GuestScope, Used};
 pub use sink::AuditSink;

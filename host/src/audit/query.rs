@@ -94,6 +94,11 @@ pub fn render(line: &Value) -> String {
             out.push_str(&format!("  {key}: {}", field(key)));
         }
     }
+    if let Some(r) = line.get("recording") {
+        let file = r.get("file").and_then(Value::as_str).unwrap_or("");
+        let t = r.get("t").and_then(Value::as_f64).unwrap_or(0.0);
+        out.push_str(&format!("  recording: {file} at {t:.3}s"));
+    }
     out
 }
 

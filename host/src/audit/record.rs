@@ -71,9 +71,21 @@ pub struct Record<'a> {
     pub status: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_sent: Option<u64>,
+    /// For lines of a recorded session: its recording and the offset in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<RecordingLink>,
     /// The call's trace, when traces are exported (not written to the log).
     #[serde(skip)]
     pub trace: Option<CallTrace>,
+}
+
+/// Where in a recording an audit line's moment is: the file, and seconds since the recording
+/// began (`{"file": "recordings/2026-11-28/local-1a2b3c.cast", "t": 12.345}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordingLink {
+    pub file: std::sync::Arc<str>,
+    /// Seconds since the recording began, to the millisecond.
+    pub t: f64,
 }
 
 /// The trace a call belongs to and its own span (W3C Trace Context ids), carried on the

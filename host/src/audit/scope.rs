@@ -3,7 +3,7 @@
 //! a refusal or a use is recorded with the same fields wherever it happens.
 
 use super::log::AuditLog;
-use super::record::{CallTrace, Outcome, Record, millis, now};
+use super::record::{CallTrace, Outcome, Record, RecordingLink, millis, now};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -59,6 +59,8 @@ pub struct Used<'a> {
     pub method: Option<&'a str>,
     pub status: Option<u16>,
     pub bytes_sent: Option<u64>,
+    /// The recording of the session this use acted in, at this moment.
+    pub recording: Option<RecordingLink>,
 }
 
 /// How much of a guest's last stderr output is kept for trap messages.
@@ -185,6 +187,7 @@ impl GuestScope {
             method: used.method,
             status: used.status,
             bytes_sent: used.bytes_sent,
+            recording: used.recording.clone(),
             trace: caller.trace,
         });
     }

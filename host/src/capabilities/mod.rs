@@ -90,6 +90,8 @@ pub struct HostServices {
     pub state: Arc<crate::plugin_state::StateStore>,
     /// `wasi:http` requests in flight and OAuth tokens (kept across reloads).
     pub http: Arc<http::HttpServices>,
+    /// Session recordings (`[audit] record`); none when nothing is recorded.
+    pub recordings: Option<Arc<crate::recording::Recordings>>,
 }
 
 impl HostServices {
@@ -100,8 +102,14 @@ impl HostServices {
         browser: BrowserConfig,
         ssh_hosts: BTreeMap<String, SshHostConfig>,
         rdp_hosts: BTreeMap<String, RdpHostConfig>,
+        recording: &crate::manifest::RecordingPolicy,
         previous: Option<&HostServices>,
     ) -> Self {
+        let recordings = crate::recording::Recordings::start(
+            recording,
+            audit.clone(),
+            previous.and_then(|p| p.recordings.as_deref()),
+        );
         let ssh = Arc::new(terminal::ssh::SshPool::new(ssh_hosts));
         let (browser, capture_browser) = match previous {
             Some(p) if p.browser.config() == &browser => {
@@ -131,6 +139,7 @@ impl HostServices {
                 .unwrap_or_default(),
             state: previous.map(|p| p.state.clone()).unwrap_or_default(),
             http: previous.map(|p| p.http.clone()).unwrap_or_default(),
+            recordings,
         }
     }
 
@@ -166,6 +175,12 @@ impl HostServices {
             self.desktops.close_all(),
         )
         .await;
+        // What the sessions printed last, to the kernel before Warden exits.
+        if let Some(r) = &self.recordings {
+            let r = r.clone();
+            let _ = tokio::task::spawn_blocking(move || r.sync(std::time::Duration::from_secs(2)))
+                .await;
+        }
     }
 
     /// After a manifest reload: take over the terminal sessions of `previous` that the new
@@ -272,6 +287,7 @@ impl HostServices {
                 ssh: self.ssh.clone(),
                 events: self.resource_events.clone(),
                 owner: Owner::default(),
+                recordings: self.recordings.clone(),
             },
             sftp: SftpCtx {
                 base: base.clone(),

@@ -1,5 +1,7 @@
 //! `warden audit`: print the audit log, filtered (by plugin, tool, event, outcome,
-//! capability, time), one record per line or as the JSON lines themselves.
+//! capability, time), one record per line or as the JSON lines themselves;
+//! `warden audit recordings` lists the session recordings and `warden audit play` plays a
+//! terminal recording (see `recordings.rs` beside this file).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -11,7 +13,9 @@ use warden::manifest::Manifest;
 /// `warden audit` arguments.
 #[derive(clap::Args)]
 pub struct AuditArgs {
-    #[arg(long, short, env = "WARDEN_MANIFEST")]
+    #[command(subcommand)]
+    command: Option<super::recordings::RecordingsCommand>,
+    #[arg(long, short, env = "WARDEN_MANIFEST", global = true)]
     manifest: Option<PathBuf>,
     /// Read this audit log instead of the manifest's.
     #[arg(long)]
@@ -40,6 +44,9 @@ pub struct AuditArgs {
 }
 
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
+    if let Some(command) = args.command {
+        return super::recordings::run(command, args.manifest.as_deref());
+    }
     let filter = Filter {
         plugin: args.plugin,
         tool: args.tool,

@@ -8,6 +8,7 @@ pub mod plugin_keygen;
 pub mod plugin_new;
 pub mod plugin_pull;
 pub mod plugin_push;
+pub mod recordings;
 pub mod registry_args;
 pub mod serve;
 pub mod tools;

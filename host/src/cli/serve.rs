@@ -33,6 +33,11 @@ pub async fn run(
     if let Some(endpoint) = &otlp {
         warden::trace::start(endpoint);
     }
+    // [audit] retention, at the start of the server (not of `check` or `tools`, which only
+    // read), then as recordings close.
+    if let Some(recordings) = &registry.services().recordings {
+        recordings.enforce_retention();
+    }
     // Only the server holds the registry: after a reload the first one goes (its plugin
     // instances, their memory, its audit file) like every later one.
     let server = WardenServer::new(registry);

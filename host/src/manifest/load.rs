@@ -51,6 +51,8 @@ pub struct Manifest {
     /// How errors name the file.
     pub file_name: String,
     pub audit_log: PathBuf,
+    /// `[audit]`: which sessions are recorded, where, and how much is kept.
+    pub recording: super::audit::RecordingPolicy,
     pub cache_dir: PathBuf,
     pub http: HttpConfig,
     /// `[admin] listen`: metrics and health probes, off when `None`.
@@ -145,6 +147,7 @@ impl Validator<'_> {
             _ => cache_dir(),
         };
 
+        let recording = self.audit(file.audit, &audit_log);
         let http = self.http(&file.server.http);
         let ssh_hosts = self.ssh_hosts(file.ssh.hosts);
         let rdp_hosts = self.rdp_hosts(file.rdp.hosts);
@@ -227,6 +230,7 @@ impl Validator<'_> {
         Manifest {
             file_name: self.file_name.to_string(),
             audit_log,
+            recording,
             cache_dir,
             http,
             admin_listen,

@@ -26,6 +26,7 @@
 //! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]`, which SSH entry a name stands for |
 //! | `ssh_pattern.rs` | `[ssh.hosts.NAME] pattern`: a fleet's names, port and allowed networks |
 //! | `search.rs` | `[search]` |
+//! | `audit.rs` | `[audit]`: session recordings, their retention and size cap |
 //! | `browser.rs` | `[browser]`, its secrets and profiles, `[capture] profile_dir` |
 //! | `browser_sandbox.rs` | `[browser] run_as` and `sandbox`: the launched browser's user and sandbox |
 //! | `client_limits.rs` | `max_concurrent` and `rate` of a named HTTP client |
@@ -37,6 +38,7 @@
 //! | `plugin.rs` | `[[plugin]]` |
 //! | `load.rs` | [`Manifest`]: loading, parsing, the sections in order, `[server]`, `[admin]`, `[telemetry]` |
 
+mod audit;
 mod browser;
 pub mod browser_sandbox;
 mod client_limits;
@@ -68,6 +70,9 @@ mod tool_groups;
 mod validate;
 mod values;
 
+pub use audit::{
+    DEFAULT_MAX_SESSION, DEFAULT_RETENTION_BYTES, DEFAULT_RETENTION_DAYS, RecordingPolicy,
+};
 pub use browser::{BrowserConfig, BrowserProfile};
 pub use client_limits::{ClientLimits, Rate};
 pub use dirs::{cache_dir, state_dir};

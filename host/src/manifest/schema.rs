@@ -13,6 +13,9 @@ pub struct ManifestFile {
     /// Server-wide settings.
     #[serde(default)]
     pub server: ServerSection,
+    /// Session recordings: what is recorded, where, and how much is kept.
+    #[serde(default)]
+    pub audit: super::audit::AuditSection,
     /// The admin listener: metrics and health probes.
     #[serde(default)]
     pub admin: AdminSection,

@@ -28,6 +28,7 @@ use super::{HasView, View};
 use crate::audit::Used;
 use crate::manifest::SshName;
 use crate::manifest::grants::Denied;
+use crate::recording::TerminalMeta;
 use bindings::warden::terminal::terminal::{
     self as terminal_iface, Chunk, Host, HostSession, SessionInfo, Target,
 };
@@ -80,6 +81,8 @@ pub struct TerminalCtx {
     pub events: Arc<super::resource_events::ResourceEvents>,
     /// The client of the call in progress: it reaches only the sessions it opened.
     pub owner: Owner,
+    /// Session recordings, when `[audit] record` names terminals.
+    pub recordings: Option<Arc<crate::recording::Recordings>>,
 }
 
 impl Deref for TerminalCtx {
@@ -153,6 +156,7 @@ impl View<'_, TerminalCtx> {
             target: &format!("{} session {}", session.target, session.id),
             detail,
             bytes,
+            recording: session.log.recorder().and_then(|r| r.link()),
             ..Used::default()
         });
     }
@@ -201,11 +205,23 @@ impl Host for View<'_, TerminalCtx> {
         let (cols, rows) = (cols.clamp(10, 1000), rows.clamp(2, 1000));
         let (sessions, ssh) = (self.sessions.clone(), self.ssh.clone());
         let plugin = self.plugin().to_string();
+        let recorder = self.recordings.as_ref().and_then(|r| {
+            let caller = self.scope.caller();
+            r.terminal(TerminalMeta {
+                plugin: Arc::from(plugin.as_str()),
+                client: caller.client,
+                session: caller.session,
+                target: target_name.clone(),
+                cols,
+                rows,
+            })
+        });
+        let log = session::OutputLog::new(cols, rows).recorded(recorder);
         let session = match &named {
-            None => sessions.open_local(&plugin, &self.owner, cols, rows).await,
+            None => sessions.open_local(&plugin, &self.owner, log).await,
             Some(named) => {
                 sessions
-                    .open_ssh(&ssh, &plugin, &self.owner, named.key(), cols, rows)
+                    .open_ssh(&ssh, &plugin, &self.owner, named.key(), log)
                     .await
             }
         }

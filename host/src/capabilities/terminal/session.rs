@@ -6,6 +6,7 @@
 
 use crate::capabilities::conversation::Owner;
 use crate::capabilities::resource_events::ResourceEvents;
+use crate::recording::TerminalRecorder;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -131,6 +132,8 @@ pub struct OutputLog {
     watchers: Mutex<Option<Watchers>>,
     progress: watch::Sender<Progress>,
     pub created: SystemTime,
+    /// The session's recording (`[audit] record`): every byte pushed here is recorded.
+    recorder: Option<Arc<TerminalRecorder>>,
 }
 
 impl std::fmt::Debug for OutputLog {
@@ -156,7 +159,19 @@ impl OutputLog {
             watchers: Mutex::new(None),
             progress: watch::Sender::new(Progress::default()),
             created: SystemTime::now(),
+            recorder: None,
         }
+    }
+
+    /// Record this session's output (and, through [`Self::recorder`], its input).
+    #[must_use]
+    pub fn recorded(mut self, recorder: Option<Arc<TerminalRecorder>>) -> Self {
+        self.recorder = recorder;
+        self
+    }
+
+    pub fn recorder(&self) -> Option<&TerminalRecorder> {
+        self.recorder.as_deref()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Output> {
@@ -168,6 +183,9 @@ impl OutputLog {
     pub fn push(&self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
+        }
+        if let Some(r) = &self.recorder {
+            r.output(bytes);
         }
         {
             let mut out = self.lock();
@@ -250,6 +268,9 @@ impl OutputLog {
             if out.exit_status.is_none() {
                 out.exit_status = exit_status;
             }
+        }
+        if let Some(r) = &self.recorder {
+            r.close();
         }
         self.progress.send_modify(|p| p.ended = true);
     }

@@ -60,6 +60,10 @@ impl Session {
                 self.id
             ));
         }
+        // Recorded as sent, before the echo it causes can be read.
+        if let Some(r) = self.log.recorder() {
+            r.input(&data);
+        }
         match &self.input {
             Input::Ssh { channel, .. } => channel
                 .data_bytes(data)
@@ -71,6 +75,9 @@ impl Session {
 
     pub async fn resize(&self, cols: u16, rows: u16) -> Result<(), String> {
         self.log.resize(cols, rows);
+        if let Some(r) = self.log.recorder() {
+            r.resize(cols, rows);
+        }
         match &self.input {
             Input::Ssh { channel, .. } => channel
                 .window_change(cols.into(), rows.into(), 0, 0)
@@ -147,11 +154,11 @@ impl SessionTable {
         &self,
         plugin: &str,
         owner: &Owner,
-        cols: u16,
-        rows: u16,
+        log: OutputLog,
     ) -> Result<Arc<Session>, OpenError> {
         self.make_room(plugin, owner).await?;
-        let log = Arc::new(OutputLog::new(cols, rows));
+        let (cols, rows) = log.size();
+        let log = Arc::new(log);
         let pty = pty::spawn(cols, rows, log.clone()).map_err(OpenError::Failed)?;
         self.insert(plugin, owner, "local".into(), log, Input::Pty(pty))
             .await
@@ -164,11 +171,11 @@ impl SessionTable {
         plugin: &str,
         owner: &Owner,
         alias: &str,
-        cols: u16,
-        rows: u16,
+        log: OutputLog,
     ) -> Result<Arc<Session>, OpenError> {
         self.make_room(plugin, owner).await?;
-        let log = Arc::new(OutputLog::new(cols, rows));
+        let (cols, rows) = log.size();
+        let log = Arc::new(log);
         let mut retried = false;
         let (conn, channel) = loop {
             let conn = pool.connection(alias).await.map_err(|e| {
@@ -247,6 +254,10 @@ impl SessionTable {
             return Err(OpenError::Failed(
                 "the manifest was reloaded while this session opened; open it again".into(),
             ));
+        }
+        // Named now: the recording's file is the session's id.
+        if let Some(r) = session.log.recorder() {
+            r.start(&session.id);
         }
         Ok(session)
     }
@@ -381,11 +392,14 @@ mod tests {
         // session in a table nobody read any more, and its shell lived on.
         let old = SessionTable::default();
         let local = Owner::default();
-        let kept = old.open_local("t", &local, 80, 24).await.expect("open");
+        let kept = old
+            .open_local("t", &local, OutputLog::new(80, 24))
+            .await
+            .expect("open");
         let new = SessionTable::default();
         assert_eq!(new.adopt(&old, |_, _| true).await, (1, 0));
         assert!(new.get("t", &local, &kept.id).is_some());
-        let late = old.open_local("t", &local, 80, 24).await;
+        let late = old.open_local("t", &local, OutputLog::new(80, 24)).await;
         assert!(matches!(late, Err(OpenError::Failed(m)) if m.contains("reloaded")));
         assert!(old.list("t", &local).is_empty());
         new.close_all().await;
@@ -395,7 +409,10 @@ mod tests {
     async fn a_client_reaches_only_the_sessions_it_opened() {
         let table = SessionTable::default();
         let (alice, bob) = (Owner::client(Some("alice")), Owner::client(Some("bob")));
-        let s = table.open_local("t", &alice, 80, 24).await.expect("open");
+        let s = table
+            .open_local("t", &alice, OutputLog::new(80, 24))
+            .await
+            .expect("open");
         assert!(table.get("t", &bob, &s.id).is_none());
         assert!(table.find(&bob, &s.id).is_none());
         assert!(table.list("t", &bob).is_empty());
@@ -410,12 +427,15 @@ mod tests {
         let table = SessionTable::default();
         let (alice, bob) = (Owner::client(Some("alice")), Owner::client(Some("bob")));
         for _ in 0..MAX_SESSIONS {
-            table.open_local("t", &alice, 80, 24).await.expect("open");
+            table
+                .open_local("t", &alice, OutputLog::new(80, 24))
+                .await
+                .expect("open");
         }
-        let full = table.open_local("t", &alice, 80, 24).await;
+        let full = table.open_local("t", &alice, OutputLog::new(80, 24)).await;
         assert!(matches!(full, Err(OpenError::Limit)));
         table
-            .open_local("t", &bob, 80, 24)
+            .open_local("t", &bob, OutputLog::new(80, 24))
             .await
             .expect("bob's first");
         assert_eq!(table.list("t", &bob).len(), 1);

@@ -1,6 +1,7 @@
 //! Bad manifests, each with the exact message (and `file:line:col`) an admin will read, and
 //! good ones with what they load into; one file per manifest section.
 
+mod audit;
 mod browser;
 mod distribution;
 mod grants;
