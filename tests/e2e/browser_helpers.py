@@ -27,10 +27,11 @@ def chromium() -> str:
     return CHROMIUM
 
 
-def browser_manifest(write_manifest, origin: str, grants: str = "", browser: str = "") -> object:
-    """A manifest serving the built-in browser plugin with Warden's Chromium, granted `origin`;
-    `grants` adds keys to its browser grant (", eval_js = true"), `browser` adds lines to the
-    `[browser]` table."""
+def browser_manifest(write_manifest, origin: str | list[str], grants: str = "", browser: str = "") -> object:
+    """A manifest serving the built-in browser plugin with Warden's Chromium, granted `origin`
+    (one or several); `grants` adds keys to its browser grant (", eval_js = true"), `browser`
+    adds lines to the `[browser]` table."""
+    origins = ", ".join(f'"{o}"' for o in ([origin] if isinstance(origin, str) else origin))
     return write_manifest(
         f"""
 [browser]
@@ -40,7 +41,7 @@ executable = "{CHROMIUM}"
 name = "browser"
 source = "builtin:browser"
 limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{origin}"]{grants} }}
+grants.browser = {{ origins = [{origins}]{grants} }}
 """
     )
 

@@ -24,7 +24,7 @@ from typing import Any
 import psutil
 import pytest
 
-from browser_helpers import CHROMIUM, chromium_processes, err, ok, ref_of
+from browser_helpers import CHROMIUM, browser_manifest, chromium_processes, err, ok, ref_of
 from browser_site import PASSWORD, page
 from conftest import text_of
 
@@ -300,16 +300,8 @@ async def test_files_hover_and_drag_two_cross_site_frames_deep(start_warden, wri
     uploads, downloads = tmp_path / "uploads", tmp_path / "downloads"
     uploads.mkdir()
     (uploads / "notes.txt").write_text("quarterly numbers")
-    m = write_manifest(f"""
-[browser]
-executable = "{CHROMIUM}"
-
-[[plugin]]
-name = "browser"
-source = "builtin:browser"
-limits = {{ call_timeout = "60s" }}
-grants.browser = {{ origins = ["{board.origin}", "{workspace.origin}", "{uploader.origin}"], upload_dirs = ["{uploads}"], download_dir = "{downloads}" }}
-""")
+    m = browser_manifest(write_manifest, [board.origin, workspace.origin, uploader.origin],
+                         f', upload_dirs = ["{uploads}"], download_dir = "{downloads}"')
     try:
         async with start_warden(m) as w:
             await ok(w, "browse_navigate", {"url": board.origin + "/plain"})

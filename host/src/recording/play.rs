@@ -75,8 +75,12 @@ pub fn play(
             played.unreadable += 1;
             continue;
         };
-        if options.wait && t > last {
-            std::thread::sleep(Duration::from_secs_f64((t - last) / speed));
+        // A time from the file may be anything: one too large for a Duration is not waited.
+        if options.wait
+            && t > last
+            && let Ok(pause) = Duration::try_from_secs_f64((t - last) / speed)
+        {
+            std::thread::sleep(pause);
         }
         last = last.max(t);
         played.events += 1;
@@ -149,5 +153,18 @@ mod tests {
         // 0.2 s recorded, played at twice the speed: at least 0.1 s.
         assert!(started.elapsed() >= Duration::from_millis(100));
         assert_eq!(out, b"ab");
+    }
+
+    #[test]
+    fn a_time_no_pause_can_hold_is_not_waited_and_does_not_panic() {
+        let cast = "{\"version\": 2}\n[1e300, \"o\", \"a\"]\n[1e301, \"o\", \"b\"]\n";
+        let (mut out, mut notes) = (Vec::new(), Vec::new());
+        let opts = Options {
+            speed: 1.0,
+            wait: true,
+            raw: false,
+        };
+        let played = play(cast.as_bytes(), &mut out, &mut notes, opts).expect("plays");
+        assert_eq!((out.as_slice(), played.events), (&b"ab"[..], 2));
     }
 }

@@ -88,11 +88,9 @@ def test_module_names_are_qualified_first() -> None:
     assert module_names("wasi", "http", "outgoing-handler") == ("wasi_http_outgoing_handler", "outgoing_handler")
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
-    imports = VARIANTS[variant]
-    wit = build.write_wit(WIT, imports, tmp_path / "wit")
-    bindings = tmp_path / "bindings"
+def probe_bindings(wit: Path, probe: str, bindings: Path):
+    """Generates componentize-py's bindings of the SDK's world from `wit` into `bindings`, then
+    runs `probe` against them and the SDK; returns what it printed, as JSON."""
     made = subprocess.run(
         [componentize_py(), "-d", str(wit), "-w", f"warden:plugin/{build.WORLD}", "bindings", str(bindings)],
         capture_output=True,
@@ -100,15 +98,22 @@ def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
         timeout=60,
     )
     assert made.returncode == 0, made.stderr
-    probe = subprocess.run(
-        [sys.executable, "-c", PROBE],
+    ran = subprocess.run(
+        [sys.executable, "-c", probe],
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(bindings), str(SDK)])},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert probe.returncode == 0, probe.stderr
-    seen = json.loads(probe.stdout)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_sdk_finds_its_bindings(variant: str, tmp_path: Path) -> None:
+    imports = VARIANTS[variant]
+    wit = build.write_wit(WIT, imports, tmp_path / "wit")
+    seen = probe_bindings(wit, PROBE, tmp_path / "bindings")
     assert seen["tools"] == ["ping"] and seen["text"] == "pong", seen
     assert seen["types"] in ("wit_world.imports.types", "wit_world.imports.warden_plugin_types"), seen
     assert seen["context"] and seen["state"], seen
@@ -162,23 +167,7 @@ print(json.dumps([[g.name, g.summary, g.tools, [k.name for k in g.needs]] for g 
 @pytest.mark.parametrize("with_groups", [True, False])
 def test_groups_are_exported_when_the_world_has_them(with_groups: bool, tmp_path: Path) -> None:
     wit = build.write_wit(WIT, [], tmp_path / "wit", groups=with_groups)
-    bindings = tmp_path / "bindings"
-    made = subprocess.run(
-        [componentize_py(), "-d", str(wit), "-w", f"warden:plugin/{build.WORLD}", "bindings", str(bindings)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert made.returncode == 0, made.stderr
-    probe = subprocess.run(
-        [sys.executable, "-c", GROUPS_PROBE],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(bindings), str(SDK)])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert probe.returncode == 0, probe.stderr
-    seen = json.loads(probe.stdout)
+    seen = probe_bindings(wit, GROUPS_PROBE, tmp_path / "bindings")
     if with_groups:
         assert seen == [
             ["net", "network checks", ["ping"], ["HTTP", "CAPTURE_HTTP"]],
