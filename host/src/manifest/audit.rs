@@ -1,5 +1,7 @@
 //! `[audit]`: which sessions are recorded (`record`), where (`dir`), for how long and how
-//! much (`retention`), and how large one recording may grow (`max_session`).
+//! much (`retention`), how large one recording may grow (`max_session`), and how many frames
+//! a second of a remote desktop or a browser's screencast are kept (`frame_rate`,
+//! `screencast`).
 
 use super::validate::Validator;
 use serde::Deserialize;
@@ -10,7 +12,8 @@ use toml::Spanned;
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditSection {
-    /// The kinds of session recorded. Example: `record = ["terminal"]`. Default: none.
+    /// The kinds of session recorded. Example: `record = ["terminal", "rdp", "browser"]`.
+    /// Default: none.
     #[serde(default)]
     pub record: Vec<Spanned<String>>,
     /// Where recordings are written, one directory per day. Default: `recordings` next to
@@ -22,6 +25,14 @@ pub struct AuditSection {
     /// Largest recording of one session; past it the recording stops and the session goes
     /// on. Default `"64MiB"`.
     pub max_session: Option<Spanned<String>>,
+    /// Most frames a second kept of a remote desktop (and of a browser's screencast).
+    /// Default 2; 1 to 10.
+    pub frame_rate: Option<Spanned<i64>>,
+    /// Browser recordings also keep a screencast of the tab at `frame_rate` (frames of a
+    /// page that holds a secret are never kept). Default false: snapshots, screenshots,
+    /// actions and URLs only.
+    #[serde(default)]
+    pub screencast: bool,
 }
 
 /// `[audit] retention`
@@ -39,6 +50,14 @@ pub struct RetentionSpec {
 pub struct RecordingPolicy {
     /// Terminal sessions (local PTY and SSH) are recorded.
     pub terminal: bool,
+    /// Remote desktop sessions are recorded.
+    pub rdp: bool,
+    /// Browser sessions are recorded.
+    pub browser: bool,
+    /// Most frames a second kept of a desktop or a screencast.
+    pub frame_rate: u32,
+    /// Browser recordings keep a screencast.
+    pub screencast: bool,
     pub dir: PathBuf,
     pub retention_days: u32,
     pub retention_bytes: u64,
@@ -48,35 +67,50 @@ pub struct RecordingPolicy {
 impl RecordingPolicy {
     /// Whether anything is recorded at all.
     pub fn any(&self) -> bool {
-        self.terminal
+        self.terminal || self.rdp || self.browser
     }
 }
 
 pub const DEFAULT_RETENTION_DAYS: u32 = 30;
 pub const DEFAULT_RETENTION_BYTES: u64 = 1024 * 1024 * 1024;
 pub const DEFAULT_MAX_SESSION: u64 = 64 * 1024 * 1024;
+pub const DEFAULT_FRAME_RATE: u32 = 2;
+const MAX_FRAME_RATE: u32 = 10;
 /// Smallest `max_session`: room for a header and the note that says the recording stopped.
 const MIN_MAX_SESSION: u64 = 4096;
 
 impl Validator<'_> {
     pub(super) fn audit(&mut self, spec: AuditSection, audit_log: &Path) -> RecordingPolicy {
-        let mut terminal = false;
+        let (mut terminal, mut rdp, mut browser) = (false, false, false);
         for kind in &spec.record {
             match kind.get_ref().as_str() {
                 "terminal" => terminal = true,
-                "rdp" | "browser" => self.error(
-                    kind.span(),
-                    format!(
-                        "audit.record: \"{}\" sessions cannot be recorded yet; only \"terminal\" is",
-                        kind.get_ref()
-                    ),
-                ),
+                "rdp" => rdp = true,
+                "browser" => browser = true,
                 other => self.error(
                     kind.span(),
-                    format!("audit.record: unknown kind \"{other}\"; write \"terminal\""),
+                    format!(
+                        "audit.record: unknown kind \"{other}\"; write \"terminal\", \"rdp\" or \"browser\""
+                    ),
                 ),
             }
         }
+        let frame_rate = match &spec.frame_rate {
+            None => DEFAULT_FRAME_RATE,
+            Some(rate) => match u32::try_from(*rate.get_ref()) {
+                Ok(n) if (1..=MAX_FRAME_RATE).contains(&n) => n,
+                _ => {
+                    self.error(
+                        rate.span(),
+                        format!(
+                            "audit.frame_rate: {} frames a second is out of range; write one from 1 to {MAX_FRAME_RATE}",
+                            rate.get_ref()
+                        ),
+                    );
+                    DEFAULT_FRAME_RATE
+                }
+            },
+        };
         let dir = match &spec.dir {
             Some(d) => self.resolve(d.get_ref()),
             None => audit_log
@@ -120,6 +154,10 @@ impl Validator<'_> {
         }
         RecordingPolicy {
             terminal,
+            rdp,
+            browser,
+            frame_rate,
+            screencast: spec.screencast,
             dir,
             retention_days,
             retention_bytes,

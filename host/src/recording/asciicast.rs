@@ -32,6 +32,7 @@ impl Header<'_> {
             "title": format!("{} session {} ({})", self.target, self.session, self.plugin),
             "env": {"TERM": "xterm-256color"},
             "warden": {
+                "kind": "terminal",
                 "session": self.session,
                 "target": self.target,
                 "plugin": self.plugin,

@@ -16,7 +16,7 @@ pub struct Entry {
     pub path: PathBuf,
     pub size: u64,
     pub modified: SystemTime,
-    /// The header line (asciicast v2), `Null` when unreadable.
+    /// The header line (asciicast v2 or Warden event lines), `Null` when unreadable.
     pub header: Value,
 }
 
@@ -24,6 +24,11 @@ impl Entry {
     /// A field of the header's `warden` object (`session`, `target`, `plugin`, `client`).
     pub fn warden(&self, key: &str) -> Option<&str> {
         self.header.get("warden")?.get(key)?.as_str()
+    }
+
+    /// `terminal`, `rdp` or `browser`.
+    pub fn kind(&self) -> &str {
+        self.warden("kind").unwrap_or("terminal")
     }
 
     /// When the session began, seconds since the epoch.
@@ -64,9 +69,12 @@ pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
     if as_path.is_file() {
         return Some(as_path.to_path_buf());
     }
-    let file = format!("{name}.cast");
     retention::files(dir)
         .into_iter()
         .map(|(path, _, _)| path)
-        .find(|p| p.file_name().is_some_and(|f| f == file.as_str()))
+        .find(|p| {
+            p.file_stem().is_some_and(|s| s == name)
+                && p.extension()
+                    .is_some_and(|e| retention::EXTENSIONS.iter().any(|x| e == *x))
+        })
 }

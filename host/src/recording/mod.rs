@@ -8,8 +8,10 @@
 //! | `writer.rs` | the thread that writes every recording: queue bounded in bytes, flush each second, size cap, failures audited |
 //! | `recorder.rs` | one session's recorder: events timed in order, handed to the writer, never blocking on the disk |
 //! | `terminal.rs` | a terminal session's recording (local PTY and SSH) |
+//! | `session.rs` | a remote-desktop or browser session's recording (what each records is its capability's) |
 //! | `format.rs` | the shape of a recording's lines |
-//! | `asciicast.rs` | asciicast v2 lines |
+//! | `asciicast.rs` | asciicast v2 lines (terminals) |
+//! | `events.rs` | Warden event lines (remote desktops, browsers): `[time, code, JSON]` |
 //! | `retention.rs` | `[audit] retention`: by age, then by total size, oldest first |
 //! | `catalog.rs` | the recordings on disk, their headers, one found by session id (`warden audit recordings`) |
 //! | `play.rs` | a terminal recording played back in time (`warden audit play`) |
@@ -18,17 +20,20 @@
 
 mod asciicast;
 pub mod catalog;
+pub mod events;
 mod format;
 pub mod play;
 mod recorder;
 pub mod retention;
 mod safe_output;
+mod session;
 mod terminal;
 #[cfg(test)]
 mod tests;
 pub mod writer;
 
 pub use recorder::Recorder;
+pub use session::{SessionMeta, SessionRecorder};
 pub use terminal::{TerminalMeta, TerminalRecorder};
 
 use crate::audit::AuditLog;
@@ -93,6 +98,29 @@ impl Recordings {
             self.writer.clone(),
         );
         Some(Arc::new(TerminalRecorder::new(
+            recorder,
+            meta,
+            self.policy.dir.clone(),
+            self.policy.max_session,
+        )))
+    }
+
+    /// A recorder for a remote-desktop or browser session about to open, if its kind
+    /// (`meta.kind`) is recorded.
+    pub fn session(&self, meta: SessionMeta) -> Option<Arc<SessionRecorder>> {
+        let wanted = match meta.kind {
+            "rdp" => self.policy.rdp,
+            "browser" => self.policy.browser,
+            _ => false,
+        };
+        if !wanted {
+            return None;
+        }
+        let recorder = Recorder::new(
+            self.next.fetch_add(1, Ordering::Relaxed),
+            self.writer.clone(),
+        );
+        Some(Arc::new(SessionRecorder::new(
             recorder,
             meta,
             self.policy.dir.clone(),

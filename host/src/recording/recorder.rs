@@ -142,6 +142,11 @@ impl Recorder {
         Some(RecordingLink { file, t })
     }
 
+    /// Has the writer stopped this recording (size cap, failed write)?
+    pub fn stopped(&self) -> bool {
+        self.shared.stopped.load(Ordering::Relaxed)
+    }
+
     /// Seconds since the recording began.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()

@@ -20,7 +20,11 @@ pub struct Removed {
     pub bytes: u64,
 }
 
-/// The recording files under `dir` (`DAY/NAME.cast`): path, size, last write.
+/// The extensions of recording files: asciicast (terminals), Warden event lines (the rest).
+pub const EXTENSIONS: [&str; 2] = ["cast", "jsonl"];
+
+/// The recording files under `dir` (`DAY/NAME.cast`, `DAY/NAME.jsonl`): path, size, last
+/// write.
 pub fn files(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
     let mut found = Vec::new();
     let Ok(days) = std::fs::read_dir(dir) else {
@@ -32,7 +36,10 @@ pub fn files(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if path.extension().is_none_or(|e| e != "cast") {
+            if path
+                .extension()
+                .is_none_or(|e| !EXTENSIONS.iter().any(|x| e == *x))
+            {
                 continue;
             }
             if let Ok(meta) = entry.metadata()

@@ -4,11 +4,12 @@
 
 use super::asciicast::{Asciicast, Header};
 use super::recorder::Recorder;
+use super::session::{epoch_seconds, file_for};
 use super::writer::Owner;
 use crate::audit::RecordingLink;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// Who and what a terminal recording is of, known when the session opens.
 #[derive(Debug, Clone)]
@@ -46,26 +47,11 @@ impl TerminalRecorder {
 
     /// The session is registered as `id`: its file is `DIR/DAY/ID.cast`.
     pub fn start(&self, id: &str) {
-        let day = humantime::format_rfc3339(self.began).to_string();
-        let day = day.get(..10).unwrap_or("undated");
-        let name: String = id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let path = self.dir.join(day).join(format!("{name}.cast"));
+        let path = file_for(&self.dir, self.began, id, "cast");
         let header = Header {
             cols: self.meta.cols,
             rows: self.meta.rows,
-            timestamp: self
-                .began
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            timestamp: epoch_seconds(self.began),
             session: id,
             target: &self.meta.target,
             plugin: &self.meta.plugin,
