@@ -13,8 +13,6 @@ per second, and the ratio recorded / not recorded.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import statistics
 import sys
 import tempfile
@@ -22,10 +20,9 @@ import time
 from pathlib import Path
 
 import anyio
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-REPO = Path(__file__).resolve().parents[2]
+from bench_session import REPO, call, ms, warden
+
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 from sshd import start_sshd, stop_sshd  # noqa: E402
 
@@ -48,34 +45,6 @@ def manifest(tmp: Path, sshd, record: bool) -> Path:
         'grants.terminal = { ssh_hosts = ["box"], local = true }\n'
     )
     return path
-
-
-@contextlib.asynccontextmanager
-async def warden(path: Path, tmp: Path):
-    params = StdioServerParameters(
-        command=str(REPO / "target" / "release" / "warden"),
-        args=["serve", "--manifest", str(path)],
-        env={**os.environ, "RUST_LOG": "warn", "XDG_STATE_HOME": str(tmp / "state")},
-        cwd=str(tmp),
-    )
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                yield s
-
-
-async def call(s: ClientSession, tool: str, args: dict) -> float:
-    t0 = time.perf_counter()
-    r = await s.call_tool(tool, args)
-    dt = time.perf_counter() - t0
-    if r.is_error:
-        raise RuntimeError(f"{tool} failed: {r.content}")
-    return dt
-
-
-def ms(v: float) -> str:
-    return f"{v * 1000:.2f} ms"
 
 
 async def main(calls: int, rounds: int) -> None:

@@ -280,6 +280,7 @@ impl HostServices {
                 browser: self.browser.clone(),
                 conversation: Default::default(),
                 leased: Vec::new(),
+                recordings: self.recordings.clone(),
             },
             terminal: TerminalCtx {
                 base: base.clone(),

@@ -34,6 +34,8 @@ pub struct Played {
 pub enum PlayError {
     #[error("this is not an asciicast v2 recording (its first line is not a version 2 header)")]
     NotAsciicast,
+    #[error("this is a recording of a {0} session, not a terminal: open it in `warden audit view`")]
+    NotTerminal(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -50,6 +52,13 @@ pub fn play(
         Some(line) => serde_json::from_str(&line?).map_err(|_| PlayError::NotAsciicast)?,
         None => return Err(PlayError::NotAsciicast),
     };
+    if header.get("format").and_then(Value::as_str) == Some(super::events::FORMAT) {
+        let kind = header
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("other");
+        return Err(PlayError::NotTerminal(kind.to_string()));
+    }
     if header.get("version").and_then(Value::as_u64) != Some(2) {
         return Err(PlayError::NotAsciicast);
     }
@@ -132,6 +141,13 @@ mod tests {
         assert!((played.duration - 0.5).abs() < 1e-9);
         let not = play(&b"hello\n"[..], &mut out, &mut notes, opts);
         assert!(matches!(not, Err(PlayError::NotAsciicast)));
+        let browser = play(
+            &b"{\"format\":\"warden-recording\",\"version\":1,\"kind\":\"browser\"}\n"[..],
+            &mut Vec::new(),
+            &mut Vec::new(),
+            opts,
+        );
+        assert!(matches!(browser, Err(PlayError::NotTerminal(k)) if k == "browser"));
     }
 
     #[test]

@@ -41,6 +41,9 @@ impl BrowserProvider {
     /// Close every session scoped to the conversation `key`, and drop the states it saved.
     async fn close_conversation(&self, key: &str) {
         let mine = |(_, session): &(String, String)| scope::split(session).1 == key;
+        for (plugin, session) in self.recorded.sessions().into_iter().filter(mine) {
+            self.recorded.end(&plugin, &session);
+        }
         for (plugin, session) in self.own_session_keys().into_iter().filter(mine) {
             if self.close_own_session(&plugin, &session).await.is_some() {
                 self.audit_ended("browser.end_session", &plugin, &session);

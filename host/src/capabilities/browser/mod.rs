@@ -23,6 +23,7 @@
 //! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
 //! | `conversations.rs` | closing the sessions of conversations that ended |
 //! | `search.rs` | web search through the manifest's `[search]` backend |
+//! | `recording.rs` | browser sessions recorded for the audit: what the plugin was given and did, URLs, an optional screencast |
 //! | `static_page/` | the no-JavaScript fast path: pages read and parsed by the host, without a tab |
 //! | `wit/`, `bindings.rs` | the WIT host side: grant checks, handles, conversions, one file per part of the interface |
 //! | `fuzzing.rs` | entry points for the fuzz targets |
@@ -34,7 +35,7 @@
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
-//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
+//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `recording.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
 //! 6. **wit** (`wit/`, `bindings.rs`, `fuzzing.rs`): the WIT host side on top: grant checks and type conversions.
 
 pub mod bindings;
@@ -54,6 +55,7 @@ pub(crate) mod live;
 mod model;
 mod own_dirs;
 pub(crate) mod provider;
+mod recording;
 pub mod sandbox;
 mod scope;
 mod search;

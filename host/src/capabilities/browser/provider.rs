@@ -77,6 +77,8 @@ pub struct BrowserProvider {
     /// Where a launch without Chromium's sandbox is audited; shared with the browsers of
     /// profile sessions.
     audit: Arc<OnceLock<Arc<AuditLog>>>,
+    /// The recordings of its sessions (`[audit] record = ["browser"]`).
+    pub(super) recorded: super::recording::Recorded,
 }
 
 impl std::fmt::Debug for BrowserProvider {
@@ -134,6 +136,7 @@ impl BrowserProvider {
             conversations: Conversations::default(),
             leases: super::leases::TabLeases::default(),
             audit: Arc::default(),
+            recorded: super::recording::Recorded::default(),
         }
     }
 

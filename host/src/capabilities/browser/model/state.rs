@@ -154,6 +154,9 @@ pub(crate) struct State {
     /// A tab of this browser has held a secret: its clipboard and selection may carry one
     /// (`model/hold.rs`). Never cleared while the browser runs.
     pub(crate) secret_typed: bool,
+    /// How many times a secret was typed into a tab of this browser: a screencast frame
+    /// taken while this changed may show one (`recording.rs`).
+    pub(crate) secrets_typed: u64,
 }
 
 /// At most this many requests of a tab are tracked as in flight (long polls and streams
@@ -299,6 +302,7 @@ impl State {
         variants: &[String],
     ) -> Vec<(String, Value)> {
         self.secret_typed = true;
+        self.secrets_typed += 1;
         let Some(context) = self.tabs.get(target).map(|t| t.context.clone()) else {
             return Vec::new();
         };

@@ -70,6 +70,30 @@ impl Tab {
     }
 }
 
+/// Longest a screencast frame may take before it is skipped: a capture asked for while a
+/// navigation swaps the page's renderer is never answered.
+const FRAME_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl Tab {
+    /// A JPEG of the viewport for a recording's screencast (`recording.rs`): the tab is not
+    /// brought to the front (the recording must not change what the agent sees), so a tab
+    /// the browser is not drawing gives none; a frame that takes too long is skipped.
+    pub async fn screencast_frame(&self) -> Result<Option<Vec<u8>>> {
+        if self.no_dialog().is_err() {
+            return Ok(None);
+        }
+        let params = json!({ "format": "jpeg", "quality": 60 });
+        let capture = self.call("Page.captureScreenshot", params);
+        let Ok(shot) = tokio::time::timeout(FRAME_TIMEOUT, capture).await else {
+            return Ok(None);
+        };
+        let shot = shot?;
+        Ok(base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap_or_default())
+            .ok())
+    }
+}
+
 /// What a screenshot covers.
 #[derive(Debug, Clone, Copy)]
 pub enum Area {

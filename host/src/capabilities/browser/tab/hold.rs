@@ -16,6 +16,11 @@ impl Tab {
         self.live.lock().secret_typed
     }
 
+    /// How many times a secret was typed into a tab of this browser so far.
+    pub fn secrets_typed(&self) -> u64 {
+        self.live.lock().secrets_typed
+    }
+
     /// The tab's URL as the plugin reads it: scrubbed, and while the page holds a secret
     /// without its query and fragment.
     pub fn shown_url(&self) -> Result<String> {

@@ -20,6 +20,8 @@ pub struct BrowserCtx {
     pub conversation: crate::capabilities::conversation::Conversation,
     /// The tabs the call in progress holds (`leases.rs`), released when it ends.
     pub(crate) leased: Vec<(String, Lease)>,
+    /// Session recordings (`[audit] record`), when the manifest asks for some.
+    pub recordings: Option<Arc<crate::recording::Recordings>>,
 }
 
 impl BrowserCtx {

@@ -19,13 +19,21 @@ impl Host for View<'_, BrowserCtx> {
     async fn open_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         let (session, live, context) = self.session_context(session).await?;
         let target = live.open_tab(&context).await?;
-        self.handle_for(session, target, live.generation).await
+        let generation = live.generation;
+        let page = self.handle_for(session, target.clone(), generation).await?;
+        let tab = Tab { live, target };
+        self.record_action(&page, &tab, "open_page", serde_json::json!({}), None);
+        Ok(page)
     }
 
     async fn first_page(&mut self, session: Option<String>) -> Result<Resource<PageHandle>, Error> {
         let (session, live, context) = self.session_context(session).await?;
         let target = live.first_tab(&context).await?;
-        self.handle_for(session, target, live.generation).await
+        let generation = live.generation;
+        let page = self.handle_for(session, target.clone(), generation).await?;
+        let tab = Tab { live, target };
+        self.record_action(&page, &tab, "first_page", serde_json::json!({}), None);
+        Ok(page)
     }
 
     async fn list_tabs(&mut self, session: Option<String>) -> Result<Vec<TabInfo>, Error> {
@@ -81,6 +89,7 @@ impl Host for View<'_, BrowserCtx> {
         self.browser_allowed()?;
         let session = self.session_key(Some(session))?;
         let browser = &self.browser;
+        browser.recorded.end(self.plugin(), &session);
         if browser
             .close_own_session(self.plugin(), &session)
             .await

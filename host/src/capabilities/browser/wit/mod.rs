@@ -8,6 +8,7 @@
 //! | `snapshot.rs` | the element snapshot as WIT records |
 //! | `extras.rs` | logs, routes, emulation, storage |
 //! | `downloads.rs` | the session's downloads |
+//! | `record.rs` | what of each call goes into the session's recording |
 
 mod ctx;
 mod downloads;
@@ -16,6 +17,7 @@ mod handle;
 mod host;
 mod page;
 mod profiles;
+mod record;
 mod saved_state;
 pub(super) mod snapshot;
 

@@ -89,14 +89,23 @@ impl HostPage for View<'_, BrowserCtx> {
         // Origin and path only: the query may carry tokens.
         let target = to.audit_target();
         let error = result.as_ref().err().map(BrowserError::kind);
+        let recording = self.recording(&page).and_then(|r| r.link());
         self.scope.used(&crate::audit::Used {
             capability: "browser.navigate",
             target: &target,
             error,
             duration: started.elapsed(),
             detail: detail.as_deref(),
+            recording,
             ..Default::default()
         });
+        self.record_action(
+            &page,
+            &tab,
+            "navigate",
+            json!({"url": tab.scrub(&url)}),
+            result.as_ref().err(),
+        );
         result?;
         Ok(tab.shown_url()?)
     }
@@ -109,8 +118,17 @@ impl HostPage for View<'_, BrowserCtx> {
         timeout_ms: u32,
     ) -> Result<String, Error> {
         let tab = self.tab(&page).await?;
-        tab.history(delta, wait_until(wait), timeout(timeout_ms))
-            .await?;
+        let r = tab
+            .history(delta, wait_until(wait), timeout(timeout_ms))
+            .await;
+        self.record_action(
+            &page,
+            &tab,
+            "history",
+            json!({"delta": delta}),
+            r.as_ref().err(),
+        );
+        r?;
         Ok(tab.shown_url()?)
     }
 
@@ -121,7 +139,9 @@ impl HostPage for View<'_, BrowserCtx> {
         timeout_ms: u32,
     ) -> Result<String, Error> {
         let tab = self.tab(&page).await?;
-        tab.reload(wait_until(wait), timeout(timeout_ms)).await?;
+        let r = tab.reload(wait_until(wait), timeout(timeout_ms)).await;
+        self.record_action(&page, &tab, "reload", json!({}), r.as_ref().err());
+        r?;
         Ok(tab.shown_url()?)
     }
 
@@ -139,6 +159,7 @@ impl HostPage for View<'_, BrowserCtx> {
         if held {
             super::snapshot::neutralise(&mut snapshot, tab.shown_url()?);
         }
+        self.record_snapshot(&page, &tab, &snapshot);
         Ok(snapshot)
     }
 
@@ -150,7 +171,15 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
         self.no_middle_paste(&tab, &options)?;
-        Ok(tab.click(handle, click(options)).await?)
+        let r = tab.click(handle, click(options)).await;
+        self.record_action(
+            &page,
+            &tab,
+            "click",
+            json!({"ref": handle}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn click_at(
@@ -162,17 +191,41 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
         self.no_middle_paste(&tab, &options)?;
-        Ok(tab.click_at(x, y, click(options)).await?)
+        let r = tab.click_at(x, y, click(options)).await;
+        self.record_action(
+            &page,
+            &tab,
+            "click_at",
+            json!({"x": x, "y": y}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn hover(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.hover(handle).await?)
+        let r = tab.hover(handle).await;
+        self.record_action(
+            &page,
+            &tab,
+            "hover",
+            json!({"ref": handle}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn focus(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.focus(handle).await?)
+        let r = tab.focus(handle).await;
+        self.record_action(
+            &page,
+            &tab,
+            "focus",
+            json!({"ref": handle}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn fill(
@@ -182,7 +235,15 @@ impl HostPage for View<'_, BrowserCtx> {
         text: String,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.fill(handle, &text, false).await?)
+        let r = tab.fill(handle, &text, false).await;
+        self.record_action(
+            &page,
+            &tab,
+            "fill",
+            json!({"ref": handle, "text": text}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn check_fill(
@@ -215,7 +276,15 @@ impl HostPage for View<'_, BrowserCtx> {
         let value = source
             .resolve()
             .map_err(|why| Error::Io(format!("secret {name} is not available: {why}")))?;
-        Ok(tab.type_secret(handle, &value, &origin).await?)
+        let r = tab.type_secret(handle, &value, &origin).await;
+        self.record_action(
+            &page,
+            &tab,
+            "fill_secret",
+            json!({"ref": handle, "secret": name}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn type_text(
@@ -225,9 +294,11 @@ impl HostPage for View<'_, BrowserCtx> {
         delay_ms: u32,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab
+        let r = tab
             .type_text(&text, Duration::from_millis(u64::from(delay_ms.min(1000))))
-            .await?)
+            .await;
+        self.record_action(&page, &tab, "type", json!({"text": text}), r.as_ref().err());
+        Ok(r?)
     }
 
     async fn press(&mut self, page: Resource<PageHandle>, combo: String) -> Result<(), Error> {
@@ -242,7 +313,15 @@ impl HostPage for View<'_, BrowserCtx> {
             }
             _ => {}
         }
-        Ok(tab.press(&combo).await?)
+        let r = tab.press(&combo).await;
+        self.record_action(
+            &page,
+            &tab,
+            "press",
+            json!({"keys": combo}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn select(
@@ -252,8 +331,15 @@ impl HostPage for View<'_, BrowserCtx> {
         values: Vec<String>,
     ) -> Result<Vec<String>, Error> {
         let tab = self.tab(&page).await?;
-        let selected = tab.select(handle, &values).await?;
-        Ok(selected.iter().map(|v| tab.scrub(v)).collect())
+        let r = tab.select(handle, &values).await;
+        self.record_action(
+            &page,
+            &tab,
+            "select",
+            json!({"ref": handle, "values": values}),
+            r.as_ref().err(),
+        );
+        Ok(r?.iter().map(|v| tab.scrub(v)).collect())
     }
 
     async fn set_checked(
@@ -263,7 +349,15 @@ impl HostPage for View<'_, BrowserCtx> {
         checked: bool,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.set_checked(handle, checked).await?)
+        let r = tab.set_checked(handle, checked).await;
+        self.record_action(
+            &page,
+            &tab,
+            "set_checked",
+            json!({"ref": handle, "checked": checked}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn upload(
@@ -283,7 +377,15 @@ impl HostPage for View<'_, BrowserCtx> {
         }
         let tab = self.tab(&page).await?;
         let files = tab.live.stage_uploads(&files)?;
-        Ok(tab.upload(handle, &files).await?)
+        let r = tab.upload(handle, &files).await;
+        self.record_action(
+            &page,
+            &tab,
+            "upload",
+            json!({"ref": handle, "files": paths}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn scroll_into_view(
@@ -292,7 +394,15 @@ impl HostPage for View<'_, BrowserCtx> {
         handle: u64,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.scroll_into_view(handle).await?)
+        let r = tab.scroll_into_view(handle).await;
+        self.record_action(
+            &page,
+            &tab,
+            "scroll_into_view",
+            json!({"ref": handle}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn scroll(
@@ -303,7 +413,15 @@ impl HostPage for View<'_, BrowserCtx> {
         dy: f64,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.scroll(handle, dx, dy).await?)
+        let r = tab.scroll(handle, dx, dy).await;
+        self.record_action(
+            &page,
+            &tab,
+            "scroll",
+            json!({"ref": handle, "dx": dx, "dy": dy}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn wait_for(
@@ -314,6 +432,13 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
         let t = timeout(timeout_ms);
+        self.record_action(
+            &page,
+            &tab,
+            "wait_for",
+            json!({"condition": format!("{condition:?}")}),
+            None,
+        );
         match condition {
             // An answer that depends on the page's text is an oracle on a secret it shows.
             WaitCondition::Text(text) => {
@@ -342,7 +467,9 @@ impl HostPage for View<'_, BrowserCtx> {
         let tab = self.tab(&page).await?;
         self.unheld(&tab, Door::Screenshot)?;
         let area = screenshot_area(area);
-        Ok(tab.screenshot(area, jpeg).await?)
+        let image = tab.screenshot(area, jpeg).await?;
+        self.record_screenshot(&page, &tab, jpeg, &image);
+        Ok(image)
     }
 
     async fn screenshot_marked(
@@ -365,7 +492,9 @@ impl HostPage for View<'_, BrowserCtx> {
                 label,
             })
             .collect();
-        Ok(tab.screenshot_marked(area, jpeg, &marks).await?)
+        let image = tab.screenshot_marked(area, jpeg, &marks).await?;
+        self.record_screenshot(&page, &tab, jpeg, &image);
+        Ok(image)
     }
 
     async fn evaluate(
@@ -375,7 +504,15 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<String, Error> {
         self.granted(self.grants.check_eval_js())?;
         let tab = self.tab(&page).await?;
-        Ok(tab.evaluate(&expression).await?)
+        let r = tab.evaluate(&expression).await;
+        self.record_action(
+            &page,
+            &tab,
+            "evaluate",
+            json!({"expression": expression}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn cookies(&mut self, page: Resource<PageHandle>) -> Result<Vec<Cookie>, Error> {
@@ -408,6 +545,7 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<(), Error> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
+        let named = (cookie.name.clone(), cookie.domain.clone());
         let mut params = json!({
             "name": cookie.name, "value": cookie.value, "path": cookie.path,
             "httpOnly": cookie.http_only, "secure": cookie.secure,
@@ -423,13 +561,23 @@ impl HostPage for View<'_, BrowserCtx> {
         if let Some(same_site) = cookie.same_site {
             params["sameSite"] = json!(same_site);
         }
-        Ok(tab.set_cookie(params).await?)
+        let r = tab.set_cookie(params).await;
+        self.record_action(
+            &page,
+            &tab,
+            "set_cookie",
+            json!({"name": named.0, "domain": named.1}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn clear_cookies(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
         self.granted(self.grants.check_browser_cookies())?;
         let tab = self.tab(&page).await?;
-        Ok(tab.clear_cookies().await?)
+        let r = tab.clear_cookies().await;
+        self.record_action(&page, &tab, "clear_cookies", json!({}), r.as_ref().err());
+        Ok(r?)
     }
 
     async fn dialog(&mut self, page: Resource<PageHandle>) -> Result<Option<DialogInfo>, Error> {
@@ -456,12 +604,22 @@ impl HostPage for View<'_, BrowserCtx> {
         prompt_text: Option<String>,
     ) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.answer_dialog(accept, prompt_text.as_deref()).await?)
+        let r = tab.answer_dialog(accept, prompt_text.as_deref()).await;
+        self.record_action(
+            &page,
+            &tab,
+            "answer_dialog",
+            json!({"accept": accept, "text": prompt_text}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn close(&mut self, page: Resource<PageHandle>) -> Result<(), Error> {
         let tab = self.shown_tab(&page).await?;
-        Ok(tab.close().await?)
+        let r = tab.close().await;
+        self.record_action(&page, &tab, "close", json!({}), r.as_ref().err());
+        Ok(r?)
     }
 
     async fn downloads(&mut self, page: Resource<PageHandle>) -> Result<Vec<Download>, Error> {
@@ -497,23 +655,40 @@ impl HostPage for View<'_, BrowserCtx> {
             DragTarget::Point(p) => tab::DragTo::Point(p.x, p.y),
             DragTarget::Offset(p) => tab::DragTo::Offset(p.x, p.y),
         };
-        Ok(
-            match tab.drag(from, to, options.steps, options.touch).await? {
-                tab::DragKind::Mouse => DragKind::Mouse,
-                tab::DragKind::Html5 => DragKind::Html5,
-                tab::DragKind::Touch => DragKind::Touch,
-            },
-        )
+        let target = format!("{to:?}");
+        let r = tab.drag(from, to, options.steps, options.touch).await;
+        self.record_action(
+            &page,
+            &tab,
+            "drag",
+            json!({"from": from, "to": target}),
+            r.as_ref().err(),
+        );
+        Ok(match r? {
+            tab::DragKind::Mouse => DragKind::Mouse,
+            tab::DragKind::Html5 => DragKind::Html5,
+            tab::DragKind::Touch => DragKind::Touch,
+        })
     }
 
     async fn tap(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.tap(handle).await?)
+        let r = tab.tap(handle).await;
+        self.record_action(&page, &tab, "tap", json!({"ref": handle}), r.as_ref().err());
+        Ok(r?)
     }
 
     async fn force_click(&mut self, page: Resource<PageHandle>, handle: u64) -> Result<(), Error> {
         let tab = self.tab(&page).await?;
-        Ok(tab.force_click(handle).await?)
+        let r = tab.force_click(handle).await;
+        self.record_action(
+            &page,
+            &tab,
+            "force_click",
+            json!({"ref": handle}),
+            r.as_ref().err(),
+        );
+        Ok(r?)
     }
 
     async fn pdf(
@@ -523,6 +698,7 @@ impl HostPage for View<'_, BrowserCtx> {
     ) -> Result<Vec<u8>, Error> {
         let tab = self.tab(&page).await?;
         self.unheld(&tab, Door::Pdf)?;
+        self.record_action(&page, &tab, "pdf", json!({}), None);
         let paper = match (options.paper_width, options.paper_height) {
             (None, None) => None,
             (Some(w), Some(h)) => Some((w, h)),
@@ -555,6 +731,13 @@ impl HostPage for View<'_, BrowserCtx> {
             ContentFormat::Html => crate::content::Format::Html,
         };
         let read = tab.extract(format).await?;
+        self.record_action(
+            &page,
+            &tab,
+            "extract",
+            json!({"format": format!("{format:?}")}),
+            None,
+        );
         Ok(PageContent {
             title: tab.scrub(&read.title),
             url: tab.scrub(&read.url),
