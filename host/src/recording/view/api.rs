@@ -24,11 +24,7 @@ const MAX_AUDIT_LINES: usize = 20_000;
 const CHUNK: usize = 64 * 1024;
 
 fn json_response(value: &Value) -> Response {
-    (
-        [(CONTENT_TYPE, "application/json")],
-        value.to_string(),
-    )
-        .into_response()
+    ([(CONTENT_TYPE, "application/json")], value.to_string()).into_response()
 }
 
 fn not_found(why: &'static str) -> Response {

@@ -7,8 +7,8 @@
 use super::Viewer;
 use axum::extract::{Request, State};
 use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, HOST, LOCATION,
-    REFERRER_POLICY, SET_COOKIE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, HOST, LOCATION, REFERRER_POLICY,
+    SET_COOKIE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -54,7 +54,10 @@ fn loopback_host(host: &str) -> bool {
 /// The cookie's name carries the port: two viewers on one machine keep their own.
 fn cookie_name(host: &str) -> String {
     let port = host.rsplit_once(':').map_or("", |(_, p)| p);
-    format!("warden_view_{}", port.trim_matches(|c: char| !c.is_ascii_digit()))
+    format!(
+        "warden_view_{}",
+        port.trim_matches(|c: char| !c.is_ascii_digit())
+    )
 }
 
 fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -147,10 +150,23 @@ mod tests {
 
     #[test]
     fn only_loopback_names_pass() {
-        for ok in ["127.0.0.1:8080", "localhost:1", "LOCALHOST", "[::1]:9", "127.9.9.9"] {
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:1",
+            "LOCALHOST",
+            "[::1]:9",
+            "127.9.9.9",
+        ] {
             assert!(loopback_host(ok), "{ok}");
         }
-        for bad in ["", "evil.example:8080", "127.0.0.1.evil.example", "[::2]:9", "0.0.0.0:80", "localhost.evil:80"] {
+        for bad in [
+            "",
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "[::2]:9",
+            "0.0.0.0:80",
+            "localhost.evil:80",
+        ] {
             assert!(!loopback_host(bad), "{bad}");
         }
     }

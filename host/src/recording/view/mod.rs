@@ -38,7 +38,9 @@ pub enum ListenError {
         "--listen {0}: the viewer serves recordings only on a loopback address (127.0.0.1:PORT or [::1]:PORT); to look from another machine, forward a port over SSH (ssh -L 8080:127.0.0.1:8080 host)"
     )]
     NotLoopback(SocketAddr),
-    #[error("--listen {0}: not an address; write it like 127.0.0.1:8080 (or 127.0.0.1:0 for any free port)")]
+    #[error(
+        "--listen {0}: not an address; write it like 127.0.0.1:8080 (or 127.0.0.1:0 for any free port)"
+    )]
     Unparsable(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -78,8 +80,14 @@ impl Viewer {
         Router::new()
             .route("/", get(|| asset("text/html; charset=utf-8", INDEX)))
             .route("/view.css", get(|| asset("text/css; charset=utf-8", CSS)))
-            .route("/vt.js", get(|| asset("text/javascript; charset=utf-8", VT)))
-            .route("/view.js", get(|| asset("text/javascript; charset=utf-8", JS)))
+            .route(
+                "/vt.js",
+                get(|| asset("text/javascript; charset=utf-8", VT)),
+            )
+            .route(
+                "/view.js",
+                get(|| asset("text/javascript; charset=utf-8", JS)),
+            )
             .route("/api/sessions", get(api::sessions))
             .route("/api/recording/{id}", get(api::recording))
             .route("/api/audit/{id}", get(api::audit))
