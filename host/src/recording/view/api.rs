@@ -39,9 +39,19 @@ fn not_found(why: &'static str) -> Response {
 /// Every recording, oldest first, each with its place (`id`) in this listing.
 pub async fn sessions(State(viewer): State<Arc<Viewer>>) -> Response {
     let dir = viewer.dir.clone();
-    let entries = tokio::task::spawn_blocking(move || catalog::list(&dir))
-        .await
-        .unwrap_or_default();
+    // What a symlinked day directory leads to is not the recordings directory's: not listed.
+    let entries = tokio::task::spawn_blocking(move || {
+        let root = dir.canonicalize().ok();
+        catalog::list(&dir)
+            .into_iter()
+            .filter(|e| {
+                root.as_ref()
+                    .is_some_and(|r| e.path.canonicalize().is_ok_and(|p| p.starts_with(r)))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
     let list: Vec<Value> = entries
         .iter()
         .enumerate()
