@@ -1,6 +1,7 @@
-//! `warden audit recordings` and `warden audit play`: the session recordings of the
-//! manifest's `[audit] dir`, listed by plugin, client and time, and a terminal recording
-//! played back in this terminal.
+//! `warden audit recordings`, `warden audit play` and `warden audit view`: the session
+//! recordings of the manifest's `[audit] dir`, listed by plugin, client and time, a terminal
+//! recording played back in this terminal, and a loopback page that plays any recording
+//! beside its audit lines.
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use warden::audit::query::Filter;
 use warden::builtin;
 use warden::manifest::Manifest;
-use warden::recording::{catalog, play};
+use warden::recording::{catalog, play, view as viewer};
 
 #[derive(clap::Subcommand)]
 pub enum RecordingsCommand {
@@ -18,6 +19,22 @@ pub enum RecordingsCommand {
     Recordings(ListArgs),
     /// Play a terminal recording here, in time: a file, or the session id an audit line names.
     Play(PlayArgs),
+    /// Serve a page on loopback that lists the recordings and plays one beside its audit
+    /// lines; prints the URL to open (it carries a token). Ctrl-C ends it.
+    View(ViewArgs),
+}
+
+#[derive(clap::Args)]
+pub struct ViewArgs {
+    /// Read recordings from this directory instead of the manifest's `[audit] dir`.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Read audit lines from this log instead of the manifest's `[server] audit_log`.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Where to listen: a loopback address only (127.0.0.1:0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
 }
 
 #[derive(clap::Args)]
@@ -69,7 +86,40 @@ pub fn run(command: RecordingsCommand, manifest: Option<&Path>) -> anyhow::Resul
     match command {
         RecordingsCommand::Recordings(args) => list(args, manifest),
         RecordingsCommand::Play(args) => play_one(args, manifest),
+        // `warden audit` runs on the runtime's thread; the viewer is a server.
+        RecordingsCommand::View(args) => tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(view(args, manifest))
+        }),
     }
+}
+
+async fn view(args: ViewArgs, manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let addr = viewer::listen_addr(&args.listen)?;
+    let (dir, log) = match (args.dir, args.log) {
+        (Some(dir), Some(log)) => (dir, log),
+        (dir, log) => {
+            let m = Manifest::load(manifest, &builtin::names())?;
+            (dir.unwrap_or(m.recording.dir), log.unwrap_or(m.audit_log))
+        }
+    };
+    let viewer = viewer::Viewer::new(dir, log);
+    let (listener, url) = viewer.bind(addr).await?;
+    eprintln!(
+        "recordings of {}, audit lines of {}; open the URL below (Ctrl-C ends)",
+        viewer.dir.display(),
+        viewer.log.display()
+    );
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{url}")?;
+        out.flush()?;
+    }
+    axum::serve(listener, viewer.router())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list(args: ListArgs, manifest: Option<&Path>) -> anyhow::Result<ExitCode> {

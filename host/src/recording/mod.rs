@@ -16,6 +16,7 @@
 //! | `catalog.rs` | the recordings on disk, their headers, one found by session id (`warden audit recordings`) |
 //! | `play.rs` | a terminal recording played back in time (`warden audit play`) |
 //! | `safe_output.rs` | what of a recording reaches the admin's terminal: no clipboard writes, titles or queries |
+//! | `view/` | `warden audit view`: a loopback page that plays a recording beside its audit lines |
 //! | `tests.rs` | the writer and recorder together |
 
 mod asciicast;
@@ -30,6 +31,7 @@ mod session;
 mod terminal;
 #[cfg(test)]
 mod tests;
+pub mod view;
 pub mod writer;
 
 pub use recorder::Recorder;
