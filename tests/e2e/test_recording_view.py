@@ -214,14 +214,22 @@ def screen(page: Page) -> str:
 
 
 async def test_viewer_lists_and_plays_recordings_beside_their_audit_lines(
-    start_warden, write_manifest, helpers, warden_bin, tmp_path, page
+    start_warden, write_manifest, helpers, warden_bin, tmp_path, page, http_server
 ):
-    # A real local terminal session, recorded; its output carries markup.
+    # A real local terminal session and a real browser session, recorded; the terminal's
+    # output carries markup.
     manifest = write_manifest(
-        '[audit]\nrecord = ["terminal"]\n\n'
-        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\ngrants.terminal = { local = true }\n'
+        '[audit]\nrecord = ["terminal", "browser"]\n\n'
+        f'[browser]\nexecutable = "{CHROMIUM}"\n\n'
+        '[[plugin]]\nname = "terminal"\nsource = "builtin:terminal"\ngrants.terminal = { local = true }\n\n'
+        '[[plugin]]\nname = "browser"\nsource = "builtin:browser"\n'
+        f'grants.browser = {{ origins = ["http://127.0.0.1:{http_server.port}"] }}\n'
     )
+    page_url = http_server.url("/body?from=inbox-for-the-viewer")
     async with start_warden(manifest) as w:
+        for tool, args in (("browse_navigate", {"url": page_url}), ("browse_screenshot", {})):
+            result = await w.call(tool, args, timeout=60)
+            assert not result.is_error, helpers.text_of(result)
         opened = await w.call("terminal_open", {})
         assert not opened.is_error, helpers.text_of(opened)
         sid = opened.structured_content["id"]
@@ -235,6 +243,7 @@ async def test_viewer_lists_and_plays_recordings_beside_their_audit_lines(
     casts = [json.loads(x) for x in cast.read_text().splitlines()[1:]]
     term_lines = [x for x in manifest.audit_lines() if x.get("recording", {}).get("file", "").endswith(cast.name)]
     assert len(term_lines) >= 4, term_lines
+    real_browser = next(p for p in recordings.glob("*/browser-*.jsonl"))
 
     # Hand-written desktop and browser recordings, and audit lines that name them.
     rdp = recordings / DAY / "rdp-fixture.jsonl"
@@ -276,7 +285,7 @@ async def test_viewer_lists_and_plays_recordings_beside_their_audit_lines(
     viewer = Viewer(warden_bin, recordings, manifest.audit, tmp_path / "viewer.log")
     try:
         page.send("Page.navigate", url=viewer.url)
-        assert page.wait("document.body && document.body.dataset.listed === '3'"), page.eval("document.body.innerText")
+        assert page.wait("document.body && document.body.dataset.listed === '4'"), page.eval("document.body.innerText")
         # The token left the address bar for a cookie.
         assert page.eval("location.href") == f"http://127.0.0.1:{viewer.port}/"
         rows = page.eval("[...document.querySelectorAll('#sessions tr')].map(r => r.innerText)")
@@ -287,7 +296,7 @@ async def test_viewer_lists_and_plays_recordings_beside_their_audit_lines(
         control(page, "f-plugin", "terminal", "change")
         assert page.eval("document.querySelectorAll('#sessions tr').length") == 1
         control(page, "f-plugin", "", "change")
-        assert page.eval("document.querySelectorAll('#sessions tr').length") == 3
+        assert page.eval("document.querySelectorAll('#sessions tr').length") == 4
         nothing_ran(page)
 
         # The terminal: each audit line, clicked, seeks to its time and is the one highlighted;
@@ -317,8 +326,19 @@ async def test_viewer_lists_and_plays_recordings_beside_their_audit_lines(
         assert "second-56" in screen(page) and page.eval("document.getElementById('play').textContent") == "play"
         nothing_ran(page)
 
+        # The real browser session: its navigation's audit line, clicked, shows the page's URL;
+        # at the end the screenshot the plugin received is on screen.
+        open_row(page, f"tr[data-session='{real_browser.stem}']")
+        seek_to_line(page, 0)
+        assert page_url in page.eval("document.getElementById('urlbar').textContent")
+        control(page, "seek", page.eval("+document.getElementById('seek').max"), "input")
+        assert "inbox-for-the-viewer" in page.eval("document.getElementById('snapshot').textContent")
+        assert page.eval("document.getElementById('shot').hidden") is False
+        assert page.wait("document.getElementById('shot').naturalWidth > 100")
+        nothing_ran(page)
+
         # The browser: URL bar, picture, snapshot text and actions at t, beside its lines.
-        open_row(page, "tr[data-kind=browser]")
+        open_row(page, "tr[data-session='browser-fixture']")
         # Only the browser player is on screen.
         visible = "['term', 'desktop', 'browser'].map(id => document.getElementById(id).offsetParent !== null)"
         assert page.eval(visible) == [False, False, True]

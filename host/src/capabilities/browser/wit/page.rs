@@ -86,6 +86,14 @@ impl HostPage for View<'_, BrowserCtx> {
                 (loaded, why)
             }
         };
+        // Recorded before the audit line is written: the line's moment shows the new URL.
+        self.record_action(
+            &page,
+            &tab,
+            "navigate",
+            json!({"url": tab.scrub(&url)}),
+            result.as_ref().err(),
+        );
         // Origin and path only: the query may carry tokens.
         let target = to.audit_target();
         let error = result.as_ref().err().map(BrowserError::kind);
@@ -99,13 +107,6 @@ impl HostPage for View<'_, BrowserCtx> {
             recording,
             ..Default::default()
         });
-        self.record_action(
-            &page,
-            &tab,
-            "navigate",
-            json!({"url": tab.scrub(&url)}),
-            result.as_ref().err(),
-        );
         result?;
         Ok(tab.shown_url()?)
     }

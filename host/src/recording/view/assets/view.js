@@ -270,7 +270,9 @@ class Player {
       : { known: [], show() {} };
     this.audit = audit.map((line) => ({ line, t: Number(line.recording && line.recording.t) || 0 }));
     const last = events.length ? events[events.length - 1][0] : 0;
-    this.duration = Math.max(last, ...this.audit.map((a) => a.t), 0);
+    // Up to the next millisecond: the timeline moves in steps of one, and its end must reach
+    // the last event.
+    this.duration = Math.ceil(Math.max(last, ...this.audit.map((a) => a.t), 0) * 1000) / 1000;
     this.t = 0;
     this.speed = Number($("speed").value) || 1;
     this.playing = false;
