@@ -203,16 +203,27 @@ fn capture(screen: &impl Screen, shots: &mut mpsc::UnboundedReceiver<Sample>) ->
         .unwrap_or_default()
 }
 
-/// The whole desktop as a frame (the same pixels a full-size screenshot holds).
+/// The whole desktop as a frame: the same pixels a full-size screenshot holds
+/// (`framebuffer::crop_scale` at scale 1), copied row by row, since the framebuffer's lock is
+/// held meanwhile.
 pub fn whole(rgba: &[u8], stride: usize, width: u16, height: u16) -> Frame {
-    let region = Region {
-        x: 0,
-        y: 0,
+    let (w, h) = (usize::from(width), usize::from(height));
+    let mut rgb = Vec::with_capacity(w * h * 3);
+    for y in 0..h {
+        match rgba.get(y * stride..y * stride + w * 4) {
+            Some(row) => {
+                for p in row.chunks_exact(4) {
+                    rgb.extend_from_slice(p.get(..3).unwrap_or(&[0, 0, 0]));
+                }
+            }
+            None => rgb.resize(rgb.len() + w * 3, 0),
+        }
+    }
+    Frame {
         width: width.into(),
         height: height.into(),
-    };
-    let (width, height, rgb) = framebuffer::crop_scale(rgba, stride, region, 1.0);
-    Frame { width, height, rgb }
+        rgb,
+    }
 }
 
 /// Record `batch` in order, off the executor.
@@ -321,4 +332,27 @@ fn failed(rec: &SessionRecorder, state: &mut Differ, e: &str) {
         &Value::String(format!("a frame was not recorded: {e}")),
     );
     state.last = None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_whole_frame_is_what_a_full_screenshot_holds() {
+        // 3x2 RGBA with 4 bytes of padding a row, and a buffer one row short.
+        let stride = 16;
+        let rgba: Vec<u8> = (0..32).map(|i| (i * 7) as u8).collect();
+        let full = Region {
+            x: 0,
+            y: 0,
+            width: 3,
+            height: 2,
+        };
+        let (_, _, shot) = framebuffer::crop_scale(&rgba, stride, full, 1.0);
+        assert_eq!(whole(&rgba, stride, 3, 2).rgb, shot);
+        let short = &rgba[..16];
+        let (_, _, shot) = framebuffer::crop_scale(short, stride, full, 1.0);
+        assert_eq!(whole(short, stride, 3, 2).rgb, shot);
+    }
 }
