@@ -101,6 +101,18 @@ async def test_frames_rebuild_every_screenshot_inputs_are_in_order_and_a_still_d
         await shots.take()
         await anyio.sleep(1.5)
         await shots.take()
+        still = (len(shots.taken) - 1, len(shots.taken))
+
+        # A resize (the shadow server answers it by a reconnect at its own size): recorded,
+        # and the frames after it still rebuild each screenshot.
+        await ok(w, helpers, "terminal_resize", {"session_id": sid, "width": 800, "height": 600})
+        deadline = time.monotonic() + 10
+        while True:
+            rows = await shots.take()
+            if near(pixel(rows, 20, 20), BACKGROUND) and near(pixel(rows, *IN_XTERM_A), (255, 255, 255)):
+                break
+            assert time.monotonic() < deadline, "no full frame after the resize"
+            await anyio.sleep(0.2)
         await ok(w, helpers, "terminal_close", {"session_id": sid})
 
     lines = manifest.audit_lines()
@@ -158,7 +170,7 @@ async def test_frames_rebuild_every_screenshot_inputs_are_in_order_and_a_still_d
 
     # The still desktop: between the last two screenshots, nothing but the second one, and
     # that one with no patch.
-    last, before = len(shots.taken), len(shots.taken) - 1
+    before, last = still
     i = next(i for i, e in enumerate(events) if e[1] in "kd" and e[2].get("shot", {}).get("n") == before)
     j = next(i for i, e in enumerate(events) if e[1] in "kd" and e[2].get("shot", {}).get("n") == last)
     assert events[j][0] - events[i][0] >= 1.4
@@ -177,6 +189,8 @@ async def test_frames_rebuild_every_screenshot_inputs_are_in_order_and_a_still_d
         {"op": "type", "text": "seq 1 40"},
         {"op": "keys", "keys": ["enter"]},
     ], inputs
+    resizes = [e[2] for e in events if e[1] == "r"]
+    assert resizes == [{"asked": [800, 600], "width": WIDTH, "height": HEIGHT, "method": "reconnect"}], resizes
     # Each input line sits where its audit line says.
     typed = [link["t"] for line, link in zip(mine, links) if line["capability"] == "rdp.type"]
     recorded = [e[0] for e in events if e[1] == "i" and e[2]["op"] == "type"]
