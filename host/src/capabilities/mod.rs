@@ -301,6 +301,7 @@ impl HostServices {
                 hosts: self.rdp_hosts.clone(),
                 desktops: self.desktops.clone(),
                 owner: Owner::default(),
+                recordings: self.recordings.clone(),
             },
             capture: CaptureCtx {
                 base,

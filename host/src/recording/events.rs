@@ -4,6 +4,19 @@
 //! `[time, code, data]` line per event, where `data` is a JSON value (a frame, a snapshot,
 //! an action). The shape is asciicast's, so one reader (`warden audit view`) walks both; a
 //! note is `[time, "m", "text"]` as in asciicast.
+//!
+//! Remote desktops (`kind` `rdp`, header `extra.frame_rate`; written by
+//! `capabilities/rdp/recording.rs`). A player draws each keyframe onto a canvas and paints
+//! each patch at (x, y); every PNG is 8-bit RGB, base64:
+//!
+//! | code | data |
+//! |---|---|
+//! | `k` | keyframe: `{"width", "height", "png"}`, the whole desktop (at the start, after a resize, at least every 10 s while it changes) |
+//! | `d` | changes since the last frame: `{"patches": [{"x", "y", "w", "h", "png"}]}`; none while the desktop is still |
+//! | `k`, `d` with `"shot"` | the frame a screenshot showed the plugin: `"shot": {"n", "x", "y", "width", "height", "scale"}` (`n` counts the session's screenshots from 1; a `d` with no patches when nothing changed since the last frame) |
+//! | `i` | input Warden sent: `{"op": "move", "x", "y"}`, `{"op": "click", "x", "y", "button", "count"}`, `{"op": "drag", "from": [x, y], "to": [x, y], "button"}`, `{"op": "scroll", "x", "y", "vertical", "horizontal"}`, `{"op": "type", "text"}`, `{"op": "keys", "keys": [names]}` |
+//! | `r` | a resize: `{"asked": [w, h], "width", "height", "method"}` (the new frame follows as a keyframe) |
+//! | `m` | a note (a screenshot the recorder was too far behind to keep, a frame that could not be encoded) |
 
 use super::format::Format;
 use serde_json::{Value, json};

@@ -12,6 +12,7 @@
 //! | `format.rs` | the shape of a recording's lines |
 //! | `asciicast.rs` | asciicast v2 lines (terminals) |
 //! | `events.rs` | Warden event lines (remote desktops, browsers): `[time, code, JSON]` |
+//! | `rdp.rs` | the frame differ of remote-desktop recordings: the rectangles that changed between two frames |
 //! | `retention.rs` | `[audit] retention`: by age, then by total size, oldest first |
 //! | `catalog.rs` | the recordings on disk, their headers, one found by session id (`warden audit recordings`) |
 //! | `play.rs` | a terminal recording played back in time (`warden audit play`) |
@@ -24,6 +25,7 @@ pub mod catalog;
 pub mod events;
 mod format;
 pub mod play;
+pub mod rdp;
 mod recorder;
 pub mod retention;
 mod safe_output;

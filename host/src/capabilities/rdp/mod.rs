@@ -15,6 +15,7 @@
 //! | `session.rs` | the connection task: framebuffer from server updates, input, resize, reconnect, close |
 //! | `codec.rs` | which codec (bitmap, RemoteFX) the server's updates use |
 //! | `framebuffer.rs` | crop, scale and PNG-encode a picture of the framebuffer |
+//! | `recording.rs` | a desktop's recording: frames at a bounded rate, each screenshot's frame, input |
 //! | `keys.rs` | key names and characters as scancodes |
 //! | `table.rs` | desktops per plugin, kept by the host |
 
@@ -23,6 +24,7 @@ mod codec;
 mod connect;
 mod framebuffer;
 mod keys;
+mod recording;
 mod session;
 pub mod table;
 mod tls;
@@ -31,6 +33,8 @@ use super::view::{Base, Project};
 use super::{HasView, View};
 use crate::audit::Used;
 use crate::manifest::RdpHostConfig;
+use crate::recording::SessionMeta;
+use crate::recording::rdp::Frame;
 use bindings::warden::rdp::desktop::{
     self as desktop_iface, Codec as WitCodec, DesktopInfo, DesktopSize as WitSize, Host,
     MouseButton, Picture, Rect, ResizeMethod, Resized, WaitFor,
@@ -40,6 +44,8 @@ use codec::Codec;
 use framebuffer::Region;
 use ironrdp_connector::DesktopSize;
 use ironrdp_input::{MousePosition, Operation, WheelRotations};
+use recording::DesktopRecording;
+use serde_json::json;
 use session::{Desktop, Method};
 use std::collections::BTreeMap;
 use std::ops::Deref;
@@ -91,6 +97,8 @@ pub struct RdpCtx {
     pub desktops: Arc<DesktopTable>,
     /// The client of the call in progress: it reaches only the desktops it opened.
     pub owner: crate::capabilities::conversation::Owner,
+    /// Session recordings, when `[audit] record` names rdp.
+    pub recordings: Option<Arc<crate::recording::Recordings>>,
 }
 
 impl Deref for RdpCtx {
@@ -156,8 +164,34 @@ impl View<'_, RdpCtx> {
             target: &format!("rdp:{} session {}", desktop.alias, desktop.id),
             detail,
             bytes,
+            recording: desktop.recording.get().and_then(|r| r.link()),
             ..Used::default()
         });
+    }
+
+    /// Start recording a desktop just opened, if rdp sessions are recorded.
+    fn record(&self, desktop: &Desktop) {
+        let Some(recordings) = &self.recordings else {
+            return;
+        };
+        let (width, height) = desktop.size();
+        let caller = self.scope.caller();
+        let frame_rate = recordings.policy().frame_rate;
+        let meta = SessionMeta {
+            kind: "rdp",
+            plugin: Arc::from(self.plugin()),
+            client: caller.client,
+            session: caller.session,
+            target: format!("rdp:{}", desktop.alias),
+            width: width.into(),
+            height: height.into(),
+            extra: serde_json::json!({ "frame_rate": frame_rate }),
+        };
+        if let Some(rec) = recordings.session(meta) {
+            let recording =
+                DesktopRecording::start(rec, &desktop.id, desktop.shared.clone(), frame_rate);
+            let _ = desktop.recording.set(recording);
+        }
     }
 
     fn info_of(&self, d: &Desktop) -> DesktopInfo {
@@ -188,12 +222,14 @@ impl View<'_, RdpCtx> {
         }
     }
 
-    /// Send `ops`, then audit `op` with `detail`.
+    /// Send `ops`, then record `input` (what was sent, as the recording holds it) and audit
+    /// `op` with `detail`.
     async fn send(
         &mut self,
         id: &str,
         op: &str,
         detail: &str,
+        input: serde_json::Value,
         ops: Vec<Operation>,
     ) -> Result<(), Error> {
         let desktop = self.input_target(id)?;
@@ -209,6 +245,9 @@ impl View<'_, RdpCtx> {
             }
         }
         desktop.input(ops).await.map_err(Error::Gone)?;
+        if let Some(r) = desktop.recording.get() {
+            r.event(b'i', &input);
+        }
         self.audit_use(op, &desktop, Some(detail), None);
         Ok(())
     }
@@ -292,6 +331,7 @@ impl Host for View<'_, RdpCtx> {
                     Error::Io(c.to_string())
                 }
             })?;
+        self.record(&desktop);
         let info = self.info_of(&desktop);
         self.audit_use(
             "open",
@@ -331,10 +371,11 @@ impl Host for View<'_, RdpCtx> {
                 framebuffer::MAX_SCALE
             )));
         }
-        let shared = desktop.shared.clone();
+        let shown = desktop.clone();
         let picture = tokio::task::spawn_blocking(move || {
             let (w, h, rgb) = {
-                let image = shared
+                let image = shown
+                    .shared
                     .image
                     .lock()
                     .map_err(|_| "framebuffer poisoned".to_string())?;
@@ -348,7 +389,23 @@ impl Host for View<'_, RdpCtx> {
                     image.width().into(),
                     image.height().into(),
                 )?;
-                framebuffer::crop_scale(image.data(), image.stride(), region, scale)
+                let picture = framebuffer::crop_scale(image.data(), image.stride(), region, scale);
+                // The recording gets the desktop as the plugin saw it, under the same lock.
+                if let Some(r) = shown.recording.get() {
+                    let (iw, ih) = (image.width(), image.height());
+                    r.shot(region, scale, || {
+                        if (picture.0, picture.1) == (iw.into(), ih.into()) {
+                            Frame {
+                                width: picture.0,
+                                height: picture.1,
+                                rgb: picture.2.clone(),
+                            }
+                        } else {
+                            recording::whole(image.data(), image.stride(), iw, ih)
+                        }
+                    });
+                }
+                picture
             };
             framebuffer::png(w, h, &rgb).map(|png| Picture {
                 width: w,
@@ -373,6 +430,7 @@ impl Host for View<'_, RdpCtx> {
             &id,
             "move",
             &format!("move to ({x}, {y})"),
+            json!({"op": "move", "x": x, "y": y}),
             vec![move_to(x, y)],
         )
         .await
@@ -397,6 +455,7 @@ impl Host for View<'_, RdpCtx> {
             &id,
             "click",
             &format!("{} {what} at ({x}, {y})", button_name(b)),
+            json!({"op": "click", "x": x, "y": y, "button": button_name(b), "count": count}),
             ops,
         )
         .await
@@ -430,6 +489,12 @@ impl Host for View<'_, RdpCtx> {
                 "{} drag from ({from_x}, {from_y}) to ({to_x}, {to_y})",
                 button_name(b)
             ),
+            json!({
+                "op": "drag",
+                "from": [from_x, from_y],
+                "to": [to_x, to_y],
+                "button": button_name(b),
+            }),
             ops,
         )
         .await
@@ -462,6 +527,7 @@ impl Host for View<'_, RdpCtx> {
             &id,
             "scroll",
             &format!("scroll at ({x}, {y}) by {vertical} vertical, {horizontal} horizontal"),
+            json!({"op": "scroll", "x": x, "y": y, "vertical": vertical, "horizontal": horizontal}),
             ops,
         )
         .await
@@ -480,8 +546,10 @@ impl Host for View<'_, RdpCtx> {
             .load(std::sync::atomic::Ordering::Relaxed);
         let ops = typing(&text, unicode)?;
         // The text itself may be a secret the agent was given: only its length is audited.
+        // The recording, as sensitive as the session (0600), holds it as sent.
         let detail = format!("typed {} characters", text.chars().count());
-        self.send(&id, "type", &detail, ops).await
+        let input = json!({"op": "type", "text": text});
+        self.send(&id, "type", &detail, input, ops).await
     }
 
     async fn press_keys(&mut self, id: String, names: Vec<String>) -> Result<(), Error> {
@@ -504,7 +572,8 @@ impl Host for View<'_, RdpCtx> {
         let mut ops: Vec<Operation> = codes.iter().map(|c| Operation::KeyPressed(*c)).collect();
         ops.extend(codes.iter().rev().map(|c| Operation::KeyReleased(*c)));
         let detail = format!("keys {}", names.join("+").to_ascii_lowercase());
-        self.send(&id, "keys", &detail, ops).await
+        let input = json!({"op": "keys", "keys": names});
+        self.send(&id, "keys", &detail, input, ops).await
     }
 
     async fn wait(
@@ -539,6 +608,17 @@ impl Host for View<'_, RdpCtx> {
             Method::DisplayControl => "display control",
             Method::Reconnect => "reconnect",
         };
+        if let Some(r) = desktop.recording.get() {
+            r.event(
+                b'r',
+                &json!({
+                    "asked": [size.width, size.height],
+                    "width": info.width,
+                    "height": info.height,
+                    "method": how,
+                }),
+            );
+        }
         self.audit_use(
             "resize",
             &desktop,

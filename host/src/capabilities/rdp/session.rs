@@ -6,6 +6,7 @@
 
 use super::codec::{self, Codec};
 use super::connect::{self, Connected, Framed};
+use super::recording::{DesktopRecording, Screen};
 use crate::manifest::RdpHostConfig;
 use ironrdp_connector::DesktopSize;
 use ironrdp_graphics::image_processing::PixelFormat;
@@ -16,9 +17,10 @@ use ironrdp_session::image::DecodedImage;
 use ironrdp_session::{ActiveStage, ActiveStageBuilder, ActiveStageOutput};
 use ironrdp_tokio::FramedWrite as _;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
 
 /// Reconnection attempts after a dropped connection, and the pause before the first (it
 /// doubles for each next one).
@@ -58,6 +60,8 @@ pub struct Shared {
     ended: Mutex<Option<String>>,
     /// The size to ask for when (re)connecting.
     wanted: Mutex<DesktopSize>,
+    /// Cancelled when the session is over (its recording ends with it).
+    done: CancellationToken,
 }
 
 impl Shared {
@@ -79,6 +83,7 @@ impl Shared {
         if let Ok(mut e) = self.ended.lock() {
             e.get_or_insert(why);
         }
+        self.done.cancel();
     }
 
     fn wanted(&self) -> DesktopSize {
@@ -105,6 +110,26 @@ impl Shared {
     }
 }
 
+impl Screen for Shared {
+    fn subscribe(&self) -> watch::Receiver<u64> {
+        self.updates.subscribe()
+    }
+
+    fn done(&self) -> CancellationToken {
+        self.done.clone()
+    }
+
+    fn with_pixels<R>(&self, f: impl FnOnce(&[u8], usize, u16, u16) -> R) -> Option<R> {
+        let image = self.image.lock().ok()?;
+        Some(f(
+            image.data(),
+            image.stride(),
+            image.width(),
+            image.height(),
+        ))
+    }
+}
+
 /// A live session.
 pub struct Desktop {
     pub id: String,
@@ -113,6 +138,8 @@ pub struct Desktop {
     pub host: RdpHostConfig,
     pub created: u64,
     pub shared: Arc<Shared>,
+    /// Its recording, when `[audit] record` names rdp (set once it has its id).
+    pub recording: OnceLock<DesktopRecording>,
     commands: mpsc::Sender<Command>,
     closed: AtomicBool,
 }
@@ -151,6 +178,7 @@ impl Desktop {
             reconnects: AtomicU32::new(0),
             ended: Mutex::new(None),
             wanted: Mutex::new(size),
+            done: CancellationToken::new(),
         });
         let (tx, rx) = mpsc::channel(64);
         tokio::spawn(run(
@@ -168,6 +196,7 @@ impl Desktop {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             shared,
+            recording: OnceLock::new(),
             commands: tx,
             closed: AtomicBool::new(false),
         }))
