@@ -3,7 +3,7 @@
 //! by a path; the file opened is one `catalog::list` found, checked again to lie under the
 //! recordings directory and not to be a symlink.
 
-use super::Viewer;
+use super::viewer::Viewer;
 use crate::recording::catalog;
 use axum::body::Body;
 use axum::extract::{Path as UrlPath, State};

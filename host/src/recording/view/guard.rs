@@ -4,7 +4,7 @@
 //! cookie afterwards (another local user's process can reach the port, not the token). Every
 //! answer, refusals too, carries the headers that keep recorded bytes inert in the browser.
 
-use super::Viewer;
+use super::viewer::Viewer;
 use axum::extract::{Request, State};
 use axum::http::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, COOKIE, HOST, LOCATION, REFERRER_POLICY,
@@ -19,26 +19,6 @@ use std::sync::Arc;
 /// Scripts and styles only from the viewer itself, images only from data: URLs (recorded
 /// frames), no frames, forms, plugins or other origins.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-/// The secret a request must show: 32 random bytes, hex.
-#[derive(Debug, Clone)]
-pub struct Token(String);
-
-impl Token {
-    pub fn random() -> Self {
-        Self(hex::encode(rand::random::<[u8; 32]>()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// Compared in constant time: the answer's timing tells nothing of the token.
-    fn matches(&self, candidate: &str) -> bool {
-        let (a, b) = (self.0.as_bytes(), candidate.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-    }
-}
 
 /// The host part of a `Host` header, when it names loopback: `localhost`, 127.0.0.0/8 or
 /// `[::1]`, with or without a port.
@@ -146,6 +126,7 @@ async fn admit(viewer: &Viewer, request: Request, next: Next) -> Response {
 
 #[cfg(test)]
 mod tests {
+    use super::super::token::Token;
     use super::*;
 
     #[test]

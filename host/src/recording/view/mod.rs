@@ -4,32 +4,25 @@
 //! | file | job |
 //! |---|---|
 //! | `guard.rs` | what every request must show: a loopback `Host`, the start-up token (query once, then a cookie); the headers every answer carries (a strict Content-Security-Policy) |
+//! | `viewer.rs` | what one viewer serves: its directories, its token, the recordings it last listed |
+//! | `token.rs` | the start-up token, compared in constant time |
 //! | `api.rs` | the sessions, a recording (streamed, only a file the catalog found) and its audit lines |
 //! | `assets/` | the page: `index.html`, `view.css`, `vt.js` (a small terminal renderer), `view.js` (the players); every recorded byte is shown as text, never parsed as HTML |
 
 mod api;
 mod guard;
+mod token;
+mod viewer;
 
 use axum::Router;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-pub use guard::Token;
-
-/// What the viewer serves: the recordings under `dir`, the audit lines of `log`.
-#[derive(Debug)]
-pub struct Viewer {
-    pub dir: PathBuf,
-    pub log: PathBuf,
-    pub token: Token,
-    /// The recordings the last listing found; a request names one by its place here, never
-    /// by a path.
-    listed: RwLock<Vec<PathBuf>>,
-}
+pub use token::Token;
+pub use viewer::Viewer;
 
 /// `--listen` names an address the viewer refuses.
 #[derive(Debug, thiserror::Error)]
@@ -66,15 +59,6 @@ pub fn listen_addr(value: &str) -> Result<SocketAddr, ListenError> {
 }
 
 impl Viewer {
-    pub fn new(dir: PathBuf, log: PathBuf) -> Arc<Self> {
-        Arc::new(Self {
-            dir,
-            log,
-            token: Token::random(),
-            listed: RwLock::new(Vec::new()),
-        })
-    }
-
     /// The page and its API, every route behind the guard.
     pub fn router(self: &Arc<Self>) -> Router {
         Router::new()
