@@ -23,6 +23,7 @@ import pytest
 
 from browser_helpers import CHROMIUM, browser_manifest, err, ok, ref_of
 from conftest import check_audit_line
+from local_site import LocalSite, QuietHandler
 from ops_helpers import free_port, serve
 from secret_site import SECRET, carries_secret, start_console, start_drop
 from test_browser_secret_doors import ocr
@@ -248,3 +249,69 @@ async def test_two_bearer_clients_on_both_wires_each_get_their_own_recording(
     assert all("alice-inbox" in t and "bob-reports" not in t for t in seen["alice"]), seen
     assert all("bob-reports" in t and "alice-inbox" not in t for t in seen["bob"]), seen
     assert any('"s"' in t for t in seen["alice"]), "alice's snapshot is in her recording"
+
+
+TICKING = b"""<!doctype html><html><head><title>Ops board</title></head><body>
+<div style="position:fixed;left:0;top:0;bottom:0;width:180px;background:#1d2433;color:#fff">Board</div>
+<div style="margin-left:200px;font:40px monospace">Queue depth <span id=n>0</span></div>
+<script>let n = 0; setInterval(() => { document.getElementById('n').textContent = ++n; }, 50);</script>
+</body></html>"""
+
+
+async def test_a_reload_that_stops_recording_browsers_stops_the_screencast(start_warden, write_manifest, tmp_path) -> None:
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(TICKING)))
+            self.end_headers()
+            self.wfile.write(TICKING)
+
+    site = LocalSite(Handler)
+    rec = tmp_path / "rec"
+
+    def manifest(record: str) -> object:
+        return write_manifest(f"""
+[audit]
+record = {record}
+screencast = true
+frame_rate = 5
+dir = "{rec}"
+
+[browser]
+executable = "{CHROMIUM}"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+grants.browser = {{ origins = ["{site.origin}"] }}
+""")
+
+    def frames() -> int:
+        files = recording_files(rec)
+        return len(codes(read(files[0])[1], "f")) if files and files[0].read_text() else 0
+
+    try:
+        async with start_warden(manifest('["browser"]')) as w:
+            await ok(w, "browse_navigate", {"url": site.url("/board")})
+            with anyio.fail_after(20):
+                while frames() < 3:
+                    await anyio.sleep(0.2)
+            # The admin stops recording browsers; the page goes on ticking.
+            manifest('["terminal"]')
+            with anyio.fail_after(20):
+                while True:
+                    before = frames()
+                    await anyio.sleep(1.5)
+                    if frames() == before:
+                        break
+            # The session goes on, unrecorded.
+            await ok(w, "browse_navigate", {"url": site.url("/board?after")})
+            await anyio.sleep(1.2)
+            after = frames()
+            await anyio.sleep(1.2)
+            assert frames() == after
+        assert len(recording_files(rec)) == 1
+        assert "after" not in recording_files(rec)[0].read_text()
+    finally:
+        site.close()

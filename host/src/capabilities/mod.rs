@@ -149,6 +149,10 @@ impl HostServices {
     /// their persistent profiles are written out and free for the new ones.
     pub async fn take_over_browsers(&self, previous: &HostServices, manifest: &Manifest) {
         if Arc::ptr_eq(&self.browser, &previous.browser) {
+            let policy = |s: &HostServices| s.recordings.as_ref().map(|r| r.policy().clone());
+            if policy(self) != policy(previous) {
+                self.browser.end_recordings();
+            }
             let (kept, closed) = self.browser.adopt(manifest).await;
             if kept + closed > 0 {
                 tracing::info!(

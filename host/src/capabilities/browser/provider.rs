@@ -140,6 +140,12 @@ impl BrowserProvider {
         }
     }
 
+    /// End the recordings of its sessions: the manifest now records browsers differently (or
+    /// not at all), and no screencast outlives the policy that asked for it.
+    pub(crate) fn end_recordings(&self) {
+        self.recorded.end_all();
+    }
+
     /// Audit to `audit` (a browser launched without its sandbox leaves a line there).
     pub fn audit_to(&self, audit: Arc<AuditLog>) {
         let _ = self.audit.set(audit);

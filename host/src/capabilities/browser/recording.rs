@@ -56,6 +56,9 @@ impl Recorded {
         recordings: &Recordings,
         whom: Whom<'_>,
     ) -> Option<Arc<SessionRecording>> {
+        if !recordings.policy().browser {
+            return None;
+        }
         let mut sessions = self.sessions.lock_();
         let key = (whom.plugin.to_string(), whom.key.to_string());
         if let Some(r) = sessions.get(&key) {
@@ -93,6 +96,15 @@ impl Recorded {
     /// The (plugin, session key) pairs being recorded.
     pub(crate) fn sessions(&self) -> Vec<(String, String)> {
         self.sessions.lock_().keys().cloned().collect()
+    }
+
+    /// Every recording ends (the manifest's recording policy changed: a session's next call
+    /// starts a recording under the new one, or none).
+    pub(crate) fn end_all(&self) {
+        let ended: Vec<_> = self.sessions.lock_().drain().map(|(_, r)| r).collect();
+        for r in ended {
+            r.close();
+        }
     }
 
     /// The recording of (plugin, session) ends with the session.
