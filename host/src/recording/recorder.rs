@@ -138,7 +138,9 @@ impl Recorder {
             return None;
         }
         let file = self.file.get()?.clone();
-        let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        // Up to the next millisecond, never down: the moment an audit line names is at or
+        // after every event recorded before the line was written.
+        let t = (self.started.elapsed().as_secs_f64() * 1000.0).ceil() / 1000.0;
         Some(RecordingLink { file, t })
     }
 
