@@ -13,7 +13,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
-WARDEN = REPO / "target" / "release" / "warden"
+WARDEN = Path(os.environ.get("WARDEN_BIN", REPO / "target" / "release" / "warden"))
 
 
 @contextlib.asynccontextmanager

@@ -15,8 +15,6 @@ case, calls per second, the ratio recorded / not recorded, and the recording's s
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import statistics
 import sys
 import tempfile
@@ -24,14 +22,12 @@ import time
 from pathlib import Path
 
 import anyio
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-REPO = Path(__file__).resolve().parents[2]
+from bench_session import REPO, call, ms, warden
+
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 from rdp_server import start_rdp_server, stop_rdp_server  # noqa: E402
 
-WARDEN = Path(os.environ.get("WARDEN_BIN", REPO / "target" / "release" / "warden"))
 # A point inside the second xterm (rdp_server.XTERM_B), clear of its text.
 IN_XTERM_B = (700, 520)
 
@@ -56,34 +52,6 @@ def manifest(tmp: Path, server, record: bool, frame_rate: int) -> Path:
         'grants.rdp = { hosts = ["desk"] }\n'
     )
     return path
-
-
-@contextlib.asynccontextmanager
-async def warden(path: Path, tmp: Path):
-    params = StdioServerParameters(
-        command=str(WARDEN),
-        args=["serve", "--manifest", str(path)],
-        env={**os.environ, "RUST_LOG": "warn", "XDG_STATE_HOME": str(tmp / "state")},
-        cwd=str(tmp),
-    )
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                yield s
-
-
-async def call(s: ClientSession, tool: str, args: dict) -> float:
-    t0 = time.perf_counter()
-    r = await s.call_tool(tool, args)
-    dt = time.perf_counter() - t0
-    if r.is_error:
-        raise RuntimeError(f"{tool} failed: {r.content}")
-    return dt
-
-
-def ms(v: float) -> str:
-    return f"{v * 1000:.2f} ms"
 
 
 async def main(calls: int, rounds: int, frame_rate: int) -> None:
