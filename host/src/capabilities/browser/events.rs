@@ -4,6 +4,8 @@
 //! calls for ([`Effect`]: set up a new tab, answer a paused request, write an audit line). It
 //! does no I/O itself; `Live::on_event` (`live/events.rs`) carries the effects out and wakes the waiters.
 
+mod children;
+mod commits;
 mod downloads;
 mod effect;
 mod frames;
@@ -24,9 +26,11 @@ use url::Url;
 pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
     let p = &ev.params;
     match ev.method.as_str() {
-        "Target.attachedToTarget" => match s(&p["targetInfo"], "type") {
-            "iframe" => frames::attached(st, ev.session.as_deref(), p),
-            _ => attached(st, p),
+        "Target.attachedToTarget" => match (s(&p["targetInfo"], "type"), ev.session.as_deref()) {
+            ("iframe", parent) => frames::attached(st, parent, p),
+            // What a tab's (or frame's) page starts: workers, worklets, a prerendered page.
+            (_, Some(parent)) => children::attached(st, guard, parent, p),
+            _ => attached(st, guard, p),
         },
         "Target.detachedFromTarget" => {
             let session = s(p, "sessionId");
@@ -62,13 +66,22 @@ pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
         "Browser.downloadWillBegin" => downloads::will_begin(st, p),
         "Browser.downloadProgress" => downloads::progress(st, p),
         _ => match ev.session.as_deref() {
-            Some(session) => tab_event(st, session, &ev.method, p),
+            Some(session) => {
+                let mut reduced = tab_event(st, session, &ev.method, p);
+                // Every document a frame commits passes the origin guard's rule, also one
+                // that came without a request the guard paused (`commits.rs`).
+                if let Some(effects) = commits::judge(st, guard, session, &ev.method, p) {
+                    reduced.effects.extend(effects);
+                    reduced.changed = true;
+                }
+                reduced
+            }
             None => Reduced::default(),
         },
     }
 }
 
-fn attached(st: &mut State, p: &Value) -> Reduced {
+fn attached(st: &mut State, guard: Guard, p: &Value) -> Reduced {
     let session = s(p, "sessionId").to_string();
     let info = &p["targetInfo"];
     let target = s(info, "targetId").to_string();
@@ -78,9 +91,15 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
             || st.default_context.as_deref() == Some(context.as_str()));
     if !ours {
         return Reduced {
-            effects: vec![Effect::Release { session }],
+            effects: vec![Effect::Release {
+                session,
+                parent: None,
+            }],
             changed: false,
         };
+    }
+    if children::prerendered(info) {
+        return children::refuse_page(st, guard, None, p);
     }
     let opener = info
         .get("openerId")

@@ -34,23 +34,25 @@ impl Live {
                     self.cdp.send_raw(Some(&session), method, params);
                 }
             }
-            Effect::Release { session } => {
+            Effect::Release { session, parent } => {
                 let cdp = self.cdp.clone();
                 tokio::spawn(async move {
                     let _ = cdp
                         .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
                         .await;
+                    // A child session (a worker of a tab) is known only to the session that
+                    // attached it.
                     let _ = cdp
                         .call_raw(
-                            None,
+                            parent.as_deref(),
                             "Target.detachFromTarget",
                             json!({ "sessionId": session }),
                         )
                         .await;
                 });
             }
-            Effect::ClosePopup { session, target } => {
-                // A paused popup can hold up the renderer it shares with its opener: let it
+            Effect::CloseUnseen { session, target } => {
+                // A paused target can hold up the renderer it shares with its opener: let it
                 // run, with every request paused (and failed), then close it.
                 let cdp = self.cdp.clone();
                 tokio::spawn(async move {
@@ -65,7 +67,7 @@ impl Live {
                         .call_raw(None, "Target.closeTarget", json!({ "targetId": target }))
                         .await
                     {
-                        tracing::debug!("closing a window over the tab cap failed: {e}");
+                        tracing::debug!("closing a target no plugin may see failed: {e}");
                     }
                 });
             }
@@ -92,6 +94,13 @@ impl Live {
                         }
                     }
                 });
+            }
+            Effect::Leave { session, frame } => {
+                self.cdp.send_raw(
+                    Some(&session),
+                    "Page.navigate",
+                    json!({ "url": "about:blank", "frameId": frame }),
+                );
             }
             Effect::DropHistory { session } => {
                 self.cdp
