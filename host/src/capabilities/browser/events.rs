@@ -14,7 +14,7 @@ mod set_up;
 pub(crate) use effect::{Effect, Reduced};
 
 use super::model::event::{Event, s};
-use super::model::hold::referrer_of;
+use super::model::hold::{referrer_of, without_query};
 use super::model::owner::Guard;
 use super::model::routes::{self, Action};
 use super::model::state::{Dialog, InFlight, MAX_TRACKED_REQUESTS, State, TabState};
@@ -189,7 +189,17 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
             let origin = Url::parse(&url)
                 .map(|u| u.origin().ascii_serialization())
                 .unwrap_or_else(|_| url.clone());
-            let message = format!("navigation to {url} was blocked: {reason}");
+            // What the hold withholds of a URL stays out of the message (the tab, or the
+            // opener it reports to, may hold a secret the URL carries).
+            let held = target.as_ref().is_some_and(|t| {
+                st.tabs.get(t).is_some_and(TabState::holds_secret) || st.family_holds_secret(t)
+            });
+            let shown = if held {
+                without_query(&url)
+            } else {
+                url.clone()
+            };
+            let message = format!("navigation to {shown} was blocked: {reason}");
             effects.push(Effect::Deny {
                 scope,
                 capability: guard.capability(),

@@ -941,3 +941,32 @@ fn a_document_that_came_without_a_paused_request_is_held_to_the_origin_rule() {
         assert!(r.effects.is_empty(), "{url}: {:?}", r.effects);
     }
 }
+
+#[test]
+fn what_the_hold_withholds_of_a_url_stays_out_of_refusals() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    navigate(&mut st, "T1", "d1", "http://127.0.0.1:8000/login");
+    st.hold_secret("T1", "http://127.0.0.1:8000", &[]);
+    attach(&mut st, "P1", Some("T1"));
+    // The holding page opens a window to an origin not granted, the secret in the query.
+    let paused = json!({ "requestId": "R1", "request": { "url": "http://127.0.0.1:9999/steal?pw=hunter2#x", "method": "GET" }, "resourceType": "Document" });
+    feed(&mut st, "Fetch.requestPaused", Some("s-P1"), paused);
+    for id in ["P1", "T1"] {
+        let blocked = &st.tabs[id].blocked;
+        assert!(!blocked.is_empty(), "{id}");
+        assert!(
+            blocked
+                .iter()
+                .all(|m| !m.contains("hunter2") && m.contains("http://127.0.0.1:9999/steal?…")),
+            "{id}: {blocked:?}"
+        );
+    }
+    // The commit rule's message too.
+    navigate(&mut st, "T1", "d2", "http://127.0.0.1:9999/x?pw=hunter2");
+    assert!(
+        st.tabs["T1"].blocked.iter().all(|m| !m.contains("hunter2")),
+        "{:?}",
+        st.tabs["T1"].blocked
+    );
+}

@@ -55,15 +55,16 @@ impl Host for View<'_, BrowserCtx> {
         Ok(live
             .tabs_of(&context)
             .into_iter()
-            .map(|(id, _, title, opener)| {
-                // As the tab itself shows them: scrubbed, no query while it holds a secret.
+            .map(|(id, _, _, opener)| {
+                // As the tab itself shows them: scrubbed; while it holds a secret, the URL
+                // without its query and no title.
                 let tab = Tab {
                     live: live.clone(),
                     target: id.clone(),
                 };
                 TabInfo {
                     url: tab.shown_url().unwrap_or_default(),
-                    title: tab.scrub(&title),
+                    title: tab.shown_title().unwrap_or_default(),
                     id,
                     opener,
                 }
