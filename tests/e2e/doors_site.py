@@ -40,6 +40,8 @@ BUTTONS = (
     ("Continue to checkout", 11, "location"),
     ("Refresh prices", 12, "a meta refresh"),
     ("Show the widget", 13, "a frame"),
+    ("Show the brochure", 14, "an <object>"),
+    ("Show the flyer", 15, "an <embed>"),
 )
 
 
@@ -86,6 +88,8 @@ const go = {{
   11: () => {{ location.href = CDN + '/doc-11'; }},
   12: () => {{ const m = document.createElement('meta'); m.httpEquiv = 'refresh'; m.content = '0;url=' + CDN + '/doc-12'; document.head.append(m); }},
   13: () => {{ document.getElementById('slot').innerHTML = '<iframe src="' + CDN + '/doc-13"></iframe>'; }},
+  14: () => {{ document.getElementById('slot').innerHTML = '<object type="text/html" data="' + CDN + '/doc-14"></object>'; }},
+  15: () => {{ document.getElementById('slot').innerHTML = '<embed type="text/html" src="' + CDN + '/doc-15">'; }},
 }};
 for (const b of document.querySelectorAll('[data-door]')) b.onclick = () => go[b.dataset.door]();
 </script></body></html>"""
@@ -115,7 +119,7 @@ def start_door_sites() -> DoorSites:
     partner = RecordingSite(cacheable=True)
     shop.pages.update({"/store": ("text/html; charset=utf-8", store(cdn.origin)), "/home": ("text/html; charset=utf-8", HOME)})
     page = f"<!doctype html><title>CDN page</title><h1>{HIDDEN}</h1><script>fetch('/from-the-page')</script>"
-    for n in range(1, 14):
+    for n in range(1, 16):
         cdn.pages[f"/doc-{n}"] = ("text/html; charset=utf-8", page)
     partner.pages["/offer"] = ("text/html; charset=utf-8", OFFER)
     return DoorSites(shop, cdn, partner)

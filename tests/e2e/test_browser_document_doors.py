@@ -3,8 +3,9 @@ for an origin the plugin may send requests to but not open (`resource_origins`):
 storefront (`doors_site.py`) on a granted origin tries each door to bring a page of its CDN
 into the tab: speculation rules (list and document rules; prefetch and prerender; eagerness
 immediate, eager, and moderate on hover), `<link rel=prerender|prefetch|preload>`, a GET and
-a POST form, `window.open`, `location`, a meta refresh, a frame; and the back/forward cache,
-which brings back a page after the admin narrowed its origin to resources only.
+a POST form, `window.open`, `location`, a meta refresh, a frame, an `<object>` and an
+`<embed>`; and the back/forward cache, which brings back a page after the admin narrowed its
+origin to resources only.
 
 Each door is asserted on what the client got back (the refusal, a snapshot that never shows
 the CDN page), on what the CDN's server received (no request for a document, and none at all

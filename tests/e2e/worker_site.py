@@ -13,7 +13,8 @@ reference browser and Warden's browser in turn and the two runs stay apart.
 When every job has reported (or timed out), `window.__parity` holds one entry per kind:
 `{"ran": bool, "api": <status or "refused">, "tracker": "reached" | "refused", ...}`,
 `window.__parityDone` is true and the status line reads "All jobs settled";
-`window.__timings` has each job's milliseconds from its start to its report.
+`window.__timings` has each job's milliseconds from its start to its report, and `settled`,
+the page's milliseconds from its navigation to the last report.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ function show(kind, out) {
     + repr(list(KINDS))
     + """.filter((k) => !(k in results));
   document.getElementById('status').textContent = left.length ? `Waiting for ${left.join(', ')}` : 'All jobs settled';
-  if (!left.length) window.__parityDone = true;
+  if (!left.length) { timings.settled = Math.round(performance.now()); window.__parityDone = true; }
 }
 
 // One job: started by `start`, which calls `report` once; no answer in 10 s is a job that did not run.
