@@ -11,6 +11,7 @@ mod effect;
 mod frames;
 mod set_up;
 
+pub(crate) use commits::leave;
 pub(crate) use effect::{Effect, Reduced};
 
 use super::model::event::{Event, s};

@@ -12,7 +12,7 @@ use crate::capabilities::browser::model::event::s;
 use crate::capabilities::browser::model::hold::without_query;
 use crate::capabilities::browser::model::owner::{Guard, Owner};
 use crate::capabilities::browser::model::state::State;
-use serde_json::Value;
+use serde_json::{Value, json};
 use url::Url;
 
 /// The effects of `method` on `session` under the commit rule, if it refused a document.
@@ -78,6 +78,12 @@ pub(super) fn judge(
         frame: id,
     });
     Some(effects)
+}
+
+/// The `Page.navigate` parameters that send frame `frame` (of the session it is sent on) away
+/// from a refused document.
+pub(crate) fn leave(frame: &str) -> Value {
+    json!({ "url": "about:blank", "frameId": frame })
 }
 
 /// May a tab of `owner` show a document of `url`? Only http(s) documents come from a server

@@ -3,7 +3,7 @@
 
 use super::browser::Live;
 use crate::capabilities::browser::error::CdpError;
-use crate::capabilities::browser::events::{Effect, reduce};
+use crate::capabilities::browser::events::{Effect, leave, reduce};
 use crate::capabilities::browser::model::event::Event;
 use serde_json::json;
 
@@ -96,11 +96,8 @@ impl Live {
                 });
             }
             Effect::Leave { session, frame } => {
-                self.cdp.send_raw(
-                    Some(&session),
-                    "Page.navigate",
-                    json!({ "url": "about:blank", "frameId": frame }),
-                );
+                self.cdp
+                    .send_raw(Some(&session), "Page.navigate", leave(&frame));
             }
             Effect::DropHistory { session } => {
                 self.cdp

@@ -4,6 +4,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::events::leave;
 use crate::capabilities::browser::guard::failures::Failure;
 use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::model::state::TabState;
@@ -102,11 +103,9 @@ impl Tab {
             return Ok(());
         }
         for (frame, session) in &refused {
-            self.live.cdp.send_raw(
-                Some(session),
-                "Page.navigate",
-                json!({ "url": "about:blank", "frameId": frame }),
-            );
+            self.live
+                .cdp
+                .send_raw(Some(session), "Page.navigate", leave(frame));
         }
         let left = self
             .live
