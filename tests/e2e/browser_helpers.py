@@ -7,11 +7,12 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
-from conftest import text_of
+from conftest import text_of, wait_for
 
 CHROMIUM = os.environ.get("WARDEN_CHROMIUM", "/usr/bin/chromium")
 
@@ -77,3 +78,20 @@ async def err(w, tool: str, args: dict | None = None, timeout: float = 60) -> st
     text = text_of(result)
     assert result.is_error, f"{tool} should have failed, got: {text}"
     return text
+
+
+async def denied_lines(m, origin: str, timeout: float = 5.0) -> list[dict[str, Any]]:
+    """The capability_denied audit lines of manifest `m` whose target names `origin` (the
+    guard writes them within ~0.5 s). A CONNECT refusal names host:port only, so `http://h:p`
+    also matches `h:p`."""
+    origin = origin.split("://", 1)[-1]
+
+    def lines() -> list[dict[str, Any]]:
+        return [
+            line
+            for line in m.audit_lines()
+            if line["event"] == "capability_denied" and origin in (line.get("target") or "")
+        ]
+
+    await wait_for(lambda: bool(lines()), timeout=timeout)
+    return lines()

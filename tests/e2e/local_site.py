@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -34,6 +35,65 @@ class LocalSite:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request a `RecordingSite` got: `GET /path?query`, and what the browser said it was
+    for (`Sec-Fetch-Dest`, `Sec-Purpose`: a prefetch)."""
+
+    line: str
+    dest: str
+    purpose: str
+
+
+class RecordingSite(LocalSite):
+    """A server that answers `pages` (path -> (content type, body)) with CORS open and
+    `headers` added, and records every request it gets and every connection it accepts: what a
+    test asserts on. `cacheable`: answers may be kept (the back/forward cache needs it);
+    otherwise `no-store`."""
+
+    def __init__(self, headers: dict[str, str] | None = None, cacheable: bool = False) -> None:
+        self.pages: dict[str, tuple[str, str]] = {}
+        self.received: list[Received] = []
+        self.connections = 0
+        site = self
+
+        class Handler(QuietHandler):
+            def setup(self) -> None:
+                site.connections += 1
+                super().setup()
+
+            def answer(self) -> None:
+                site.received.append(
+                    Received(f"{self.command} {self.path}", self.headers.get("Sec-Fetch-Dest", ""), self.headers.get("Sec-Purpose", ""))
+                )
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                kind, body = site.pages.get(self.path.split("?")[0], ("text/plain", "pong"))
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Cache-Control", "max-age=600" if cacheable else "no-store")
+                self.send_header("Access-Control-Allow-Origin", "*")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = answer  # noqa: N815
+
+        super().__init__(Handler)
+
+    @property
+    def requests(self) -> list[str]:
+        return [r.line for r in self.received]
+
+    def got(self, fragment: str) -> list[Received]:
+        """The requests whose line holds `fragment`."""
+        return [r for r in self.received if fragment in r.line]
 
 
 class PortRecorder:

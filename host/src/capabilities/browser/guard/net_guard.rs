@@ -4,7 +4,7 @@
 use super::deny_log::DenyLog;
 use super::failures;
 use super::listen;
-use super::policy::{Refusal, Target};
+use super::policy::{Purpose, Refusal, Target};
 use super::proxy;
 use super::shared::{OwnerSource, Owners, Shared};
 use super::upstream::Upstream;
@@ -38,9 +38,14 @@ pub struct HostRequests {
 }
 
 impl HostRequests {
-    /// The addresses `url` may be fetched from for a `kind` request (`document`,
-    /// `stylesheet`), or the guard's refusal.
-    pub async fn admit(&self, url: &Url, kind: &str) -> Result<Vec<SocketAddr>, Refusal> {
+    /// The addresses `url` may be fetched from for a request for `purpose` (`kind` says
+    /// what it is, for the audit line), or the guard's refusal.
+    pub async fn admit(
+        &self,
+        url: &Url,
+        purpose: Purpose,
+        kind: &str,
+    ) -> Result<Vec<SocketAddr>, Refusal> {
         let owners = self.shared.owners.owners();
         let Some(target) = Target::of(url) else {
             let refusal = Refusal {
@@ -52,7 +57,7 @@ impl HostRequests {
             self.shared.deny_log.record(&refusal, kind);
             return Err(refusal);
         };
-        let decided = self.shared.decide(&owners, &target).await;
+        let decided = self.shared.decide(&owners, &target, purpose).await;
         if let Err(refusal) = &decided {
             self.shared.deny_log.record(refusal, kind);
             self.shared

@@ -60,6 +60,17 @@ impl Target {
     }
 }
 
+/// What a request is for, which decides the grant it needs: a document (the navigation of a
+/// tab or a frame, or a response the browser fetches ahead of one, such as a speculation
+/// rules prefetch, which a later navigation is answered with) needs its origin in the
+/// navigation grant (`origins`); anything else the request grant (`origins` and
+/// `resource_origins`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Document,
+    Resource,
+}
+
 /// A refusal: the message for the page and the audit line.
 #[derive(Debug, Clone)]
 pub struct Refusal {
@@ -71,11 +82,13 @@ pub struct Refusal {
     pub failure: Failure,
 }
 
-/// Decide on `target` for the plugins in `owners`: the addresses to connect to, or why not.
+/// Decide on `target`, for `purpose`, for the plugins in `owners`: the addresses to connect
+/// to, or why not.
 pub async fn decide(
     guard: Guard,
     owners: &[Owner],
     target: &Target,
+    purpose: Purpose,
 ) -> Result<Vec<SocketAddr>, Refusal> {
     let origin = target.origin();
     let refuse = |reason: String| Refusal {
@@ -95,9 +108,13 @@ pub async fn decide(
     let mut matched: Vec<String> = Vec::new();
     let mut first_denial = None;
     for owner in owners {
-        let checked = match guard {
+        let request = || match guard {
             Guard::Browser => owner.grants.check_browser_request(&url),
             Guard::Capture => owner.grants.check_capture_request(&url),
+        };
+        let checked = match purpose {
+            Purpose::Document => guard.check(&owner.grants, &url).and_then(|()| request()),
+            Purpose::Resource => request(),
         };
         match checked {
             Ok(patterns) => matched.extend(patterns.into_iter().map(str::to_string)),
@@ -178,7 +195,7 @@ mod tests {
     }
 
     async fn check(owners: &[Owner], t: &Target) -> Result<Vec<SocketAddr>, Refusal> {
-        decide(Guard::Browser, owners, t).await
+        decide(Guard::Browser, owners, t, Purpose::Resource).await
     }
 
     #[tokio::test]
@@ -204,6 +221,36 @@ mod tests {
             check(&o, &target("https", "127.0.0.1", 8000))
                 .await
                 .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_document_needs_the_navigation_grant() {
+        let o = [owner(
+            &["http://127.0.0.1:8000"],
+            &["http://127.0.0.1:9000"],
+        )];
+        let page = target("http", "127.0.0.1", 8000);
+        let resource = target("http", "127.0.0.1", 9000);
+        assert!(
+            decide(Guard::Browser, &o, &page, Purpose::Document)
+                .await
+                .is_ok()
+        );
+        // A resource origin serves a page's requests, never a document (a prefetch of one).
+        let refused = decide(Guard::Browser, &o, &resource, Purpose::Document)
+            .await
+            .expect_err("a resource origin's document");
+        assert!(
+            refused.reason.contains("grants.browser.origins"),
+            "{}",
+            refused.reason
+        );
+        assert!(matches!(refused.failure, Failure::Refused(_)));
+        assert!(
+            decide(Guard::Browser, &o, &resource, Purpose::Resource)
+                .await
+                .is_ok()
         );
     }
 

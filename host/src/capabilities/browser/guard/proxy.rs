@@ -5,7 +5,7 @@
 //! checked; a refusal is a `403` whose body says why, and an aggregated audit line.
 
 use super::failures::Failure;
-use super::policy::{Refusal, Target};
+use super::policy::{Purpose, Refusal, Target};
 use super::shared::Shared;
 use super::upstream::{self, Upstream};
 use bytes::Bytes;
@@ -137,6 +137,15 @@ fn kind_of<B>(req: &Request<B>) -> String {
     }
 }
 
+/// Does the browser send this request ahead of a navigation (speculation rules, `<link
+/// rel=prefetch>`: `Sec-Purpose: prefetch`, maybe `;prerender`)?
+fn fetched_ahead<B>(req: &Request<B>) -> bool {
+    req.headers()
+        .get("sec-purpose")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("prefetch"))
+}
+
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<Body>, Dropped> {
     if req.method() == Method::CONNECT {
         return Ok(tunnel(shared, req).await);
@@ -170,8 +179,10 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         host: host.clone(),
         port,
     };
-    let as_tls = shared.decide(&owners, &tls).await;
-    let as_plain = shared.decide(&owners, &plain).await;
+    // A tunnel does not say what it carries: it is decided as a request (`resource_origins`
+    // included); the documents in it are held to the navigation grant by the origin guard.
+    let as_tls = shared.decide(&owners, &tls, Purpose::Resource).await;
+    let as_plain = shared.decide(&owners, &plain, Purpose::Resource).await;
     let addrs = match (&as_tls, &as_plain) {
         (Ok(a), _) | (_, Ok(a)) => a.clone(),
         (Err(refusal), Err(_)) => {
@@ -247,7 +258,19 @@ async fn tunnel(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
 
 /// An absolute-form request (`GET http://host:port/path`): plain HTTP, or a ws upgrade.
 async fn forward(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response<Body>, Dropped> {
-    let kind = kind_of(&req);
+    let dest = kind_of(&req);
+    // A document (a navigation, or a response fetched ahead of one) needs the navigation
+    // grant, whatever path brought it here.
+    let purpose = if is_document(&dest) {
+        Purpose::Document
+    } else {
+        Purpose::Resource
+    };
+    let kind = if fetched_ahead(&req) {
+        format!("{dest}, fetched ahead of a navigation")
+    } else {
+        dest
+    };
     let uri = req.uri().clone();
     let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority().cloned()) else {
         return Ok(text(
@@ -278,7 +301,7 @@ async fn forward(shared: Arc<Shared>, req: Request<Incoming>) -> Result<Response
     };
     let end = shared.tunnel_end();
     let owners = shared.owners.owners();
-    let addrs = match shared.decide(&owners, &target).await {
+    let addrs = match shared.decide(&owners, &target, purpose).await {
         Ok(a) => a,
         Err(refusal) => return refused(&shared, &target, &refusal, &kind),
     };

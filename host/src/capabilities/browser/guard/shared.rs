@@ -4,7 +4,7 @@
 use super::deny_log::DenyLog;
 use super::failures;
 use super::listen;
-use super::policy::{self, Refusal, Target};
+use super::policy::{self, Purpose, Refusal, Target};
 use super::upstream::Upstream;
 use crate::capabilities::browser::model::owner::{Guard, Owner};
 use std::net::SocketAddr;
@@ -69,8 +69,9 @@ impl Shared {
         &self,
         owners: &[Owner],
         target: &Target,
+        purpose: Purpose,
     ) -> Result<Vec<SocketAddr>, Refusal> {
-        policy::decide(self.guard, owners, target).await
+        policy::decide(self.guard, owners, target, purpose).await
     }
 
     /// The upstream proxy for a connection to `host` at `addrs`, if it takes that one.

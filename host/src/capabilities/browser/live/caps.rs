@@ -272,7 +272,7 @@ impl State {
                 reason: format!("{message} ({closed} closed in this session so far)"),
             });
         }
-        effects.push(Effect::ClosePopup {
+        effects.push(Effect::CloseUnseen {
             session,
             target: target.to_string(),
         });

@@ -3,7 +3,7 @@
 
 use super::browser::Live;
 use crate::capabilities::browser::error::CdpError;
-use crate::capabilities::browser::events::{Effect, reduce};
+use crate::capabilities::browser::events::{Effect, leave, reduce};
 use crate::capabilities::browser::model::event::Event;
 use serde_json::json;
 
@@ -34,23 +34,25 @@ impl Live {
                     self.cdp.send_raw(Some(&session), method, params);
                 }
             }
-            Effect::Release { session } => {
+            Effect::Release { session, parent } => {
                 let cdp = self.cdp.clone();
                 tokio::spawn(async move {
                     let _ = cdp
                         .call_raw(Some(&session), "Runtime.runIfWaitingForDebugger", json!({}))
                         .await;
+                    // A child session (a worker of a tab) is known only to the session that
+                    // attached it.
                     let _ = cdp
                         .call_raw(
-                            None,
+                            parent.as_deref(),
                             "Target.detachFromTarget",
                             json!({ "sessionId": session }),
                         )
                         .await;
                 });
             }
-            Effect::ClosePopup { session, target } => {
-                // A paused popup can hold up the renderer it shares with its opener: let it
+            Effect::CloseUnseen { session, target } => {
+                // A paused target can hold up the renderer it shares with its opener: let it
                 // run, with every request paused (and failed), then close it.
                 let cdp = self.cdp.clone();
                 tokio::spawn(async move {
@@ -65,7 +67,7 @@ impl Live {
                         .call_raw(None, "Target.closeTarget", json!({ "targetId": target }))
                         .await
                     {
-                        tracing::debug!("closing a window over the tab cap failed: {e}");
+                        tracing::debug!("closing a target no plugin may see failed: {e}");
                     }
                 });
             }
@@ -92,6 +94,10 @@ impl Live {
                         }
                     }
                 });
+            }
+            Effect::Leave { session, frame } => {
+                self.cdp
+                    .send_raw(Some(&session), "Page.navigate", leave(&frame));
             }
             Effect::DropHistory { session } => {
                 self.cdp

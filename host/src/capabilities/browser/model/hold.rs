@@ -268,6 +268,10 @@ fn capitalised(s: &str) -> String {
 
 /// What replaces what a page logged (or shows in a dialog) while it held a secret.
 pub const WITHHELD: &str = "(withheld: the page held a secret Warden typed)";
+/// What a tab's title reads while its page holds a secret: the page writes its title (it may
+/// put the secret there, in any form), and the browser titles a page without one after its
+/// whole URL, query and all.
+pub const WITHHELD_TITLE: &str = "(title withheld: the page holds a secret Warden typed)";
 /// What replaces a cookie value of a host a secret was typed into.
 pub const WITHHELD_VALUE: &str = "(withheld: a secret was typed into this site)";
 

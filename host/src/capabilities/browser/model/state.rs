@@ -71,6 +71,9 @@ pub struct TabState {
     /// Navigations refused by the origin guard, with the message for the agent.
     pub blocked: Vec<String>,
     pub blocked_seq: u64,
+    /// Frames (by id) showing a document the commit rule refused (`events/commits.rs`),
+    /// with the session that leaves it: the tab serves no call until they have left.
+    pub refused_frames: HashMap<String, String>,
     pub dialog: Option<Dialog>,
     /// Counts of dialogs opened and of same-document navigations (a hash or history route),
     /// so a waiter can tell those that happened after it began.
@@ -182,6 +185,7 @@ impl TabState {
             window_opens: 0,
             blocked: Vec::new(),
             blocked_seq: 0,
+            refused_frames: HashMap::new(),
             dialog: None,
             dialog_seq: 0,
             same_doc_seq: 0,

@@ -2,7 +2,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::Result;
-use crate::capabilities::browser::model::hold::{SecretOrigins, without_query};
+use crate::capabilities::browser::model::hold::{SecretOrigins, WITHHELD_TITLE, without_query};
 use url::Url;
 
 impl Tab {
@@ -26,6 +26,18 @@ impl Tab {
     pub fn shown_url(&self) -> Result<String> {
         let (url, held) = self.state(|t| (t.shown().0.to_string(), t.holds_secret()))?;
         Ok(self.scrub(&if held { without_query(&url) } else { url }))
+    }
+
+    /// The tab's title as the plugin reads it: scrubbed, and withheld while the page holds a
+    /// secret (what the hold withholds of the URL would come back in the title the browser
+    /// derives from it).
+    pub fn shown_title(&self) -> Result<String> {
+        let (title, held) = self.state(|t| (t.shown().1.to_string(), t.holds_secret()))?;
+        Ok(if held {
+            WITHHELD_TITLE.to_string()
+        } else {
+            self.scrub(&title)
+        })
     }
 
     /// Has the origin of the page this tab shows had a secret typed into it in its session?

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `base.rs` | the tab itself: its state, its CDP calls, handles, closing |
 //! | `hold.rs` | what a tab that held a secret the host typed still shows |
-//! | `navigate.rs` | navigation, history, reload, and the settle after an action |
+//! | `navigate.rs` | navigation, history, reload, the settle after an action, and leaving a document the commit rule refused |
 //! | `wait.rs` | waiting for text, a selector or a URL |
 //! | `script.rs` | frames, Warden's isolated world (`page.js`), evaluation |
 //! | `snapshot.rs` | the element snapshot of every frame |

@@ -4,6 +4,7 @@
 
 use super::Tab;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::events::leave;
 use crate::capabilities::browser::guard::failures::Failure;
 use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::model::state::TabState;
@@ -31,6 +32,8 @@ const YIELD_TIMEOUT: Duration = Duration::from_millis(500);
 const DOWNLOAD_ANNOUNCE: Duration = Duration::from_millis(250);
 /// How long the page gets to handle the last response before the answer's snapshot.
 const AFTER_REQUESTS: Duration = Duration::from_millis(50);
+/// How long a call waits for a frame to leave a document the commit rule refused.
+const REFUSED_LEAVE: Duration = Duration::from_secs(5);
 
 /// When a navigation counts as done.
 #[derive(Debug, Clone, Copy)]
@@ -89,6 +92,34 @@ impl Tab {
         })
         .ok()
         .flatten()
+    }
+
+    /// Wait until no frame of the tab shows a document the commit rule refused
+    /// (`events/commits.rs`), so no call reads or acts in one. Each such frame is sent to
+    /// `about:blank` again first (the first attempt may have lost to another navigation).
+    pub async fn past_refused(&self) -> Result<()> {
+        let refused = self.state(|t| t.refused_frames.clone())?;
+        if refused.is_empty() {
+            return Ok(());
+        }
+        for (frame, session) in &refused {
+            self.live
+                .cdp
+                .send_raw(Some(session), "Page.navigate", leave(frame));
+        }
+        let left = self
+            .live
+            .wait_tab(&self.target, REFUSED_LEAVE, |t| {
+                t.refused_frames.is_empty().then_some(())
+            })
+            .await;
+        if left.is_err() {
+            self.state(|_| ())?;
+            return Err(BrowserError::Denied(
+                "this tab still shows a page its grants refuse (it came without a request the origin guard saw); close the tab (browse_tabs) and open a new page".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Load `to` (checked by [`crate::capabilities::browser::navigation::check`]: a tab
@@ -169,13 +200,14 @@ impl Tab {
     }
 
     /// Wait until the main frame's document `loader` (or any new one) reaches `wait`; with
-    /// `same_doc`, a same-document navigation after that count ends the wait too.
+    /// `since` (where the tab stood before a history step or a reload), a same-document
+    /// navigation or a refused one after it ends the wait too: neither brings a new document.
     pub(super) async fn wait_loaded(
         &self,
         loader: Option<&str>,
         wait: WaitUntil,
         timeout: Duration,
-        same_doc: Option<u64>,
+        since: Option<&Mark>,
     ) -> Result<()> {
         let event = wait.event();
         let start_loader = self.state(|t| t.loader.clone())?;
@@ -186,7 +218,8 @@ impl Tab {
                     Some(l) => t.loader == l,
                     None => t.loader != start_loader,
                 };
-                let stayed = same_doc.is_some_and(|n| t.same_doc_seq > n);
+                let stayed =
+                    since.is_some_and(|b| t.same_doc_seq > b.same_doc || t.blocked_seq > b.blocked);
                 (right_doc && t.lifecycle.contains(event)
                     || stayed
                     || t.dialog.is_some()
@@ -402,8 +435,7 @@ impl Tab {
         .await?;
         // A same-document entry (a hash or history route) makes no new document and sends
         // no load event: its navigation ends the wait.
-        self.wait_loaded(None, wait, timeout, Some(before.same_doc))
-            .await?;
+        self.wait_loaded(None, wait, timeout, Some(&before)).await?;
         self.settle(before).await?;
         self.url()
     }
@@ -412,7 +444,7 @@ impl Tab {
         self.no_dialog()?;
         let before = self.mark()?;
         self.call("Page.reload", json!({})).await?;
-        self.wait_loaded(None, wait, timeout, None).await?;
+        self.wait_loaded(None, wait, timeout, Some(&before)).await?;
         self.settle(before).await?;
         self.url()
     }

@@ -7,6 +7,7 @@ use super::navigate::WaitUntil;
 use super::script::Frame;
 use super::snapshot::FrameSnapshot;
 use crate::capabilities::browser::error::{BrowserError, Result};
+use crate::capabilities::browser::guard::policy::Purpose;
 use crate::capabilities::browser::guard::{HostRequests, NetGuard};
 use crate::capabilities::browser::model::navigation::Navigation;
 use crate::capabilities::browser::static_page::fetch::{self, Dest, FetchError, Request};
@@ -44,7 +45,10 @@ impl Tab {
         let url = to.url();
         // The tab's network guard decides the host's request as it decides the browser's;
         // a refusal is audited there, and the browser's own request is refused again.
-        let addrs = match guard.admit(url, "document, read by the host").await {
+        let addrs = match guard
+            .admit(url, Purpose::Document, "document, read by the host")
+            .await
+        {
             Ok(addrs) => addrs,
             Err(refusal) => {
                 return Ok(Outcome::Browser(format!(
@@ -176,7 +180,10 @@ impl Tab {
         let mut sheets = Vec::with_capacity(urls.len());
         let mut total = 0;
         for url in urls {
-            let addrs = match guard.admit(url, "stylesheet, read by the host").await {
+            let addrs = match guard
+                .admit(url, Purpose::Resource, "stylesheet, read by the host")
+                .await
+            {
                 Ok(addrs) => addrs,
                 Err(refusal) => {
                     return Ok(Err(format!(

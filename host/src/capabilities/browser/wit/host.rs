@@ -52,23 +52,33 @@ impl Host for View<'_, BrowserCtx> {
             };
         };
         let context = live.context(self.plugin(), &session, &self.owner()).await?;
-        Ok(live
-            .tabs_of(&context)
-            .into_iter()
-            .map(|(id, _, title, opener)| {
-                // As the tab itself shows them: scrubbed, no query while it holds a secret.
-                let tab = Tab {
-                    live: live.clone(),
-                    target: id.clone(),
-                };
-                TabInfo {
-                    url: tab.shown_url().unwrap_or_default(),
-                    title: tab.scrub(&title),
-                    id,
-                    opener,
-                }
-            })
-            .collect())
+        let mut tabs = Vec::new();
+        for (id, _, _, opener) in live.tabs_of(&context) {
+            let tab = Tab {
+                live: live.clone(),
+                target: id.clone(),
+            };
+            // A document the commit rule refused is not listed: the tab is listed once it
+            // left it, or, if it does not, as what it is.
+            let refused = tab.past_refused().await.is_err();
+            // As the tab itself shows them: scrubbed; while it holds a secret, the URL
+            // without its query and no title.
+            tabs.push(TabInfo {
+                url: if refused {
+                    "(a page its grants refuse; close this tab)".into()
+                } else {
+                    tab.shown_url().unwrap_or_default()
+                },
+                title: if refused {
+                    String::new()
+                } else {
+                    tab.shown_title().unwrap_or_default()
+                },
+                id,
+                opener,
+            });
+        }
+        Ok(tabs)
     }
 
     async fn attach_tab(

@@ -214,7 +214,10 @@ impl View<'_, BrowserCtx> {
             ));
         };
         live.context(self.plugin(), &session, &self.owner()).await?;
-        Ok(Tab { live, target })
+        let tab = Tab { live, target };
+        // No call reads or acts in a document the commit rule refused (`events/commits.rs`).
+        tab.past_refused().await?;
+        Ok(tab)
     }
 
     /// The browser (plugin, `session`) lives in, started or placed on a fleet member when

@@ -158,7 +158,7 @@ impl HostPage for View<'_, BrowserCtx> {
         let frames = tab.snapshot(include_text).await?;
         let mut snapshot = to_wit_snapshot(&tab, &frames, include_text);
         if held {
-            super::snapshot::neutralise(&mut snapshot, tab.shown_url()?);
+            super::snapshot::neutralise(&mut snapshot, tab.shown_url()?, tab.shown_title()?);
         }
         self.record_snapshot(&page, &tab, &snapshot);
         Ok(snapshot)

@@ -13,9 +13,10 @@ pub(super) fn to_wit_snapshot(tab: &Tab, frames: &[FrameSnapshot], include_text:
 }
 
 /// What a snapshot of a page that holds a secret keeps (`model/hold.rs`): every element and its
-/// name, but no field's value (the page may have moved the secret into any of them) and no
-/// URL query; `url` is the tab's URL as shown. Text blocks were not asked for.
-pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String) {
+/// name, but no field's value (the page may have moved the secret into any of them), no URL
+/// query, no title and no description (the page's own text); `url` and `title` are the
+/// tab's as shown. Text blocks were not asked for.
+pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String, title: String) {
     for e in &mut snapshot.elements {
         if let Some(v) = &mut e.value
             && !v.is_empty()
@@ -27,6 +28,8 @@ pub(crate) fn neutralise(snapshot: &mut Snapshot, url: String) {
         f.url = holding::without_query(&f.url);
     }
     snapshot.meta.url = url;
+    snapshot.meta.title = title;
+    snapshot.meta.description = None;
 }
 
 /// The mask of a field's value while its page holds a secret.
