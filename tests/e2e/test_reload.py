@@ -47,3 +47,29 @@ async def test_reload_applies_grants_and_refuses_broken_edits(
         still = await w.call("http_get", {"url": url})
         assert not still.is_error, helpers.text_of(still)
         await w.assert_echo()
+
+
+async def test_a_reload_cannot_grant_a_plugin_wardens_own_files(
+    start_warden, write_manifest, helpers, echo_wasm, tmp_path
+):
+    """The directory that holds the manifest (and the audit log) is never granted, by the
+    edit a plugin might make if it could write there or by the admin's own: the reload is
+    refused, naming what the grant would reach, and the previous manifest keeps serving."""
+    (tmp_path / "data").mkdir()
+
+    def body(host: str) -> str:
+        return helpers.plugin_block(
+            "echo", echo_wasm,
+            f'grants.files = [{{ host = "{host}", guest = "/data", mode = "read-write" }}]',
+        )
+
+    manifest = write_manifest(body(str(tmp_path / "data")))
+    async with start_warden(manifest) as w:
+        await w.assert_echo()
+        for n, host in enumerate((str(tmp_path), str(tmp_path / "data" / ".."), "."), start=1):
+            write_manifest(body(host))
+            assert await helpers.wait_for(
+                lambda n=n: w.stderr().count("reaches the manifest") >= n, timeout=15
+            ), w.stderr()[-2000:]
+        assert "holds none of Warden's files" in w.stderr()
+        await w.assert_echo()

@@ -1100,3 +1100,234 @@ async fn descriptions_come_from_the_components_wit_docs_when_it_carries_them() {
         .expect("answers");
     assert_eq!(out.structured.as_deref(), Some(r#"{"result":42}"#));
 }
+
+/// What the audit log says the call did to each file of the granted directory `/data`.
+fn changes(f: &Fixture) -> Vec<(String, String)> {
+    f.audit()
+        .into_iter()
+        .filter(|l| l["event"] == "capability_used" && l["capability"] == "wasi:filesystem")
+        .map(|l| {
+            (
+                l["target"].as_str().unwrap_or_default().to_string(),
+                l["detail"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_way_of_destroying_data_leaves_an_audit_line() {
+    let f = Fixture::new(hostile_dirs).await;
+    let data = f.dir.path().join("data");
+    for name in ["t-open.txt", "t-size.txt", "gone.txt", "new.txt", "old.txt"] {
+        std::fs::write(data.join(name), format!("contents of {name}")).expect("write");
+    }
+    std::fs::create_dir(data.join("empty-dir")).expect("mkdir");
+    let out = attack(&f, "destroy", "").await;
+    assert_eq!(
+        out.matches("Ok(())").count(),
+        5,
+        "every operation ran: {out}"
+    );
+    // On disk: what each did.
+    assert_eq!(
+        std::fs::metadata(data.join("t-open.txt")).expect("t").len(),
+        0
+    );
+    assert_eq!(
+        std::fs::metadata(data.join("t-size.txt")).expect("t").len(),
+        0
+    );
+    assert!(!data.join("gone.txt").exists() && !data.join("new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(data.join("old.txt")).expect("old"),
+        "contents of new.txt"
+    );
+    assert!(!data.join("empty-dir").exists());
+    let changes = changes(&f);
+    for (target, op) in [
+        ("/data/t-open.txt", "truncate"),
+        ("/data/t-size.txt", "truncate"),
+        ("/data/gone.txt", "unlink"),
+        ("/data/new.txt", "renamed to /data/old.txt"),
+        ("/data/old.txt", "replaced by /data/new.txt"),
+        ("/data/empty-dir", "remove-directory"),
+    ] {
+        let lines: Vec<_> = changes.iter().filter(|(t, _)| t == target).collect();
+        assert_eq!(lines.len(), 1, "one line for {target}: {changes:?}");
+        assert!(lines[0].1.contains(op), "{target}: {op} in {changes:?}");
+    }
+}
+
+/// What `dir` holds by `du`, which walks by descriptors (a path past the system's limit
+/// cannot be read by path).
+fn du_bytes(dir: &Path) -> u64 {
+    let out = std::process::Command::new("du")
+        .args(["-s", "--apparent-size", "--block-size=1"])
+        .arg(dir)
+        .output()
+        .expect("du runs");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("du prints a size")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_nested_past_the_path_limit_count_against_the_quota() {
+    let f = Fixture::new(hostile_dirs).await;
+    let quota = 1024 * 1024;
+    let out = attack(&f, "deep", "40").await;
+    assert!(out.contains("insufficient-space"), "{out}");
+    let held = du_bytes(&f.dir.path().join("data"));
+    assert!(
+        held <= quota,
+        "the directory holds {held} bytes past its quota of {quota}: {out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_in_a_granted_directory_holds_no_host_thread() {
+    let f = Fixture::new(|root| {
+        format!(
+            "{}{}",
+            hostile_dirs(root).replace("call_timeout = \"20s\"", "call_timeout = \"2s\""),
+            greeter("")
+        )
+    })
+    .await;
+    let fifo = f.dir.path().join("data/pipe");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let threads = || {
+        std::fs::read_to_string("/proc/self/status")
+            .expect("status")
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .expect("a thread count")
+    };
+    let before = threads();
+    // Each open of the FIFO used to hold a thread of the shared blocking pool for good:
+    // 600 of them exhaust it (512), and the whole host stops answering.
+    for round in 0..60 {
+        for _ in 0..10 {
+            let (_, message) = f
+                .fails("attack", json!({"kind": "must-read", "arg": "pipe"}))
+                .await;
+            assert!(message.contains("not a regular file"), "{message}");
+            assert!(message.contains("/data/pipe is a FIFO"), "{message}");
+        }
+        let started = std::time::Instant::now();
+        let greeting = tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            f.ok("greet", json!({"name": "Ada"})),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            panic!("the other plugin did not answer within a second (round {round})")
+        });
+        assert!(greeting.text.starts_with("Hello, Ada"), "{}", greeting.text);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+    let after = threads();
+    assert!(
+        after < before + 64,
+        "threads went from {before} to {after}: opens of a FIFO are holding threads"
+    );
+    assert!(!f.denials("is a FIFO").is_empty(), "the refusal is audited");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hard_link_to_one_of_wardens_files_is_refused_at_open() {
+    let f = Fixture::new(hostile_dirs).await;
+    let root = f.dir.path();
+    std::fs::hard_link(root.join("warden.toml"), root.join("data/innocent.txt")).expect("link");
+    let (_, message) = f
+        .fails(
+            "attack",
+            json!({"kind": "must-read", "arg": "innocent.txt"}),
+        )
+        .await;
+    assert!(message.contains("one of Warden's own files"), "{message}");
+    assert!(
+        !message.contains("[[plugin]]"),
+        "the manifest leaked: {message}"
+    );
+    assert!(!f.denials("one of Warden's own files").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_names_the_guest_path_never_the_host_directory() {
+    let f = Fixture::new(hostile_dirs).await;
+    let (_, message) = f
+        .fails("attack", json!({"kind": "must-write-ro", "arg": "new.txt"}))
+        .await;
+    let host = f.dir.path().canonicalize().expect("canonical");
+    assert!(message.contains("/ro"), "{message}");
+    assert!(
+        !message.contains(&host.display().to_string())
+            && !message.contains(&f.dir.path().display().to_string()),
+        "the agent was told the host's directory: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_that_reaches_wardens_own_files_does_not_load() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    for d in ["data", "keys", "conf"] {
+        std::fs::create_dir(root.join(d)).expect("mkdir");
+    }
+    std::fs::write(root.join("keys/token"), "s3cret").expect("token");
+    std::os::unix::fs::symlink(root, root.join("data/up")).expect("symlink");
+    let plugin = |grant: &str| {
+        format!(
+            "[credentials.api]\nkind = \"bearer\"\nfile = \"keys/token\"\norigins = [\"https://api.example.test\"]\n\n\
+             [[plugin]]\nname = \"fh\"\nsource = \"{FILES_HOSTILE_WASM}\"\n{grant}\n"
+        )
+    };
+    for (grant, names) in [
+        (
+            "grants.files = [{ host = \".\", guest = \"/all\", mode = \"read-write\" }]",
+            "the manifest",
+        ),
+        (
+            "grants.files = [{ host = \"keys\", guest = \"/k\" }]",
+            "credentials.api",
+        ),
+        (
+            "grants.files = [{ host = \"data/up\", guest = \"/up\" }]",
+            "the manifest",
+        ),
+        (
+            "grants.browser = { origins = [\"https://a.example\"], download_dir = \".\" }",
+            "grants.browser.download_dir",
+        ),
+        (
+            "grants.browser = { origins = [\"https://a.example\"], upload_dirs = [\"keys\"] }",
+            "credentials.api",
+        ),
+    ] {
+        let error = match load(&dir, &plugin(grant)).await {
+            Ok(_) => panic!("loaded with {grant}"),
+            Err(e) => e,
+        };
+        assert!(error.contains(names), "{grant}: {error}");
+        assert!(
+            error.contains("holds none of Warden's files"),
+            "{grant}: {error}"
+        );
+    }
+    // A directory of its own beside them loads.
+    load(
+        &dir,
+        &plugin("grants.files = [{ host = \"data\", guest = \"/data\" }]"),
+    )
+    .await
+    .expect("a grant of a directory of its own loads");
+}

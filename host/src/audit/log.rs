@@ -5,6 +5,7 @@ use super::record::Record;
 use super::sink::AuditSink;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -30,12 +31,18 @@ impl AuditLog {
             path: path.to_path_buf(),
             source,
         };
+        // Readable by Warden's user alone: the log names what every client and plugin did.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(err)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(err)?;
         }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(path)
             .map_err(err)?;
         Ok(Self {

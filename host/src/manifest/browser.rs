@@ -4,6 +4,7 @@
 
 use super::emulation;
 use super::glob::GlobList;
+use super::owned::Reach;
 use super::schema::{self, BrowserSection};
 use super::search::SearchConfig;
 use super::secret::SecretSource;
@@ -115,7 +116,13 @@ impl Validator<'_> {
                 );
             }
             let spec = spec.into_inner();
-            let dir = spec.user_data_dir.as_deref().map(|d| self.resolve(d));
+            let dir = spec.user_data_dir.as_deref().map(|d| {
+                self.resolve_owned(
+                    d,
+                    &format!("browser.profiles.{name}'s user_data_dir"),
+                    Reach::Secret,
+                )
+            });
             match browser_profile(spec) {
                 Ok(mut profile) => {
                     if let Some(dir) = &dir {
@@ -137,7 +144,9 @@ impl Validator<'_> {
         BrowserConfig {
             search,
             profiles,
-            executable: section.executable.map(|p| self.resolve(&p)),
+            executable: section
+                .executable
+                .map(|p| self.resolve_owned(&p, "the browser's executable", Reach::Integrity)),
             endpoints,
             guard_address,
             headless: section.headless.unwrap_or(true),

@@ -5,6 +5,7 @@
 //! plugin's grant allows.
 
 use super::glob::GlobList;
+use super::owned::Reach;
 use super::validate::{Validator, valid_name};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -223,9 +224,9 @@ impl Validator<'_> {
             (Some(var), None) if !var.trim().is_empty() => {
                 Some(ValueSource::Env(var.trim().to_string()))
             }
-            (None, Some(path)) if !path.trim().is_empty() => {
-                Some(ValueSource::File(self.resolve(path.trim())))
-            }
+            (None, Some(path)) if !path.trim().is_empty() => Some(ValueSource::File(
+                self.resolve_owned(path.trim(), &format!("{key}'s file"), Reach::Secret),
+            )),
             _ => {
                 self.error(
                     span,

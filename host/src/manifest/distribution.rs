@@ -2,6 +2,7 @@
 //! missing key file, an unpinned tag or a registry typo is an error with its line, before
 //! anything is pulled.
 
+use super::owned::Reach;
 use super::schema::{IdentitySpec, PluginEntry, RegistrySpec, TrustSection};
 use super::source::PluginSource;
 use super::validate::{Validator, valid_name};
@@ -29,7 +30,11 @@ impl Validator<'_> {
                 );
                 continue;
             }
-            let file = self.resolve(path.get_ref());
+            let file = self.resolve_owned(
+                path.get_ref(),
+                &format!("trust.keys.{name}"),
+                Reach::Integrity,
+            );
             let loaded = std::fs::read_to_string(&file)
                 .map_err(|e| format!("cannot be read: {e}"))
                 .and_then(|pem| TrustedKey::from_pem(&name, &pem).map_err(|e| e.to_string()));
@@ -120,7 +125,11 @@ impl Validator<'_> {
                 );
                 continue;
             }
-            let file = self.resolve(&spec.trust_root);
+            let file = self.resolve_owned(
+                &spec.trust_root,
+                "a registry's trust root",
+                Reach::Integrity,
+            );
             let root = match roots.get(&file) {
                 Some(loaded) => loaded.clone(),
                 None => {

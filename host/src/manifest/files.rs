@@ -3,10 +3,12 @@
 //! every conversation of the plugin (and by any other plugin granted the same directory):
 //! it is the admin's directory, not a per-conversation scratch space.
 
+use super::owned::OwnedFiles;
 use super::validate::Validator;
 use super::values::size_text;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use toml::Spanned;
 
 /// Quota of a read-write directory whose grant names none.
@@ -40,6 +42,9 @@ pub struct FileGrant {
     pub write: bool,
     /// Bytes the directory may hold (read-write only; 0 for read-only).
     pub quota: u64,
+    /// Warden's secret files by inode: a file opened here that is one of them (a hard
+    /// link) is refused.
+    pub owned: Arc<OwnedFiles>,
 }
 
 impl FileGrant {
@@ -60,11 +65,11 @@ impl FileGrant {
         )
     }
 
-    /// How a refusal names this grant, as the manifest writes it.
+    /// How a refusal names this grant to the agent: by its guest path and mode, never the
+    /// host directory (the admin's log and `warden check` show that).
     pub fn describe(&self) -> String {
         format!(
-            "grants.files {{ host = \"{}\", guest = \"{}\", mode = \"{}\" }}",
-            self.host.display(),
+            "the grants.files entry {{ guest = \"{}\", mode = \"{}\" }}",
             self.guest,
             if self.write {
                 "read-write"
@@ -170,6 +175,7 @@ impl Validator<'_> {
                 guest: guest.to_string(),
                 write,
                 quota,
+                owned: self.owned_files.clone(),
             });
         }
         grants

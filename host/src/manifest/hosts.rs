@@ -1,6 +1,7 @@
 //! `[ssh.hosts.NAME]` and `[rdp.hosts.NAME]`: the machines the terminal, SFTP and RDP
 //! capabilities reach, by alias. They live only in the host; grants name them.
 
+use super::owned::Reach;
 use super::schema::{self, SecretSpec};
 use super::secret::SecretSource;
 use super::ssh_pattern::{SshAddress, SshName, SshNameError, dns_name};
@@ -87,17 +88,33 @@ impl Validator<'_> {
                     self.error(path.span(), format!("ssh.hosts.{alias}.certificate: it certifies identity_file's key, which is not set; set identity_file to the certificate's private key"));
                     return None;
                 }
-                Some(self.resolve(path.get_ref()))
+                Some(self.resolve_owned(
+                    path.get_ref(),
+                    &format!("ssh.hosts.{alias}.certificate"),
+                    Reach::Integrity,
+                ))
             });
             ssh_hosts.insert(
                 alias,
                 SshHostConfig {
                     address,
                     user: host.user,
-                    identity_file: host.identity_file.map(|p| self.resolve(&p)),
+                    identity_file: host.identity_file.map(|p| {
+                        self.resolve_owned(
+                            &p,
+                            &format!("ssh.hosts.{alias}.identity_file"),
+                            Reach::Secret,
+                        )
+                    }),
                     identity_passphrase,
                     agent: host.agent,
-                    known_hosts: host.known_hosts.map(|p| self.resolve(&p)),
+                    known_hosts: host.known_hosts.map(|p| {
+                        self.resolve_owned(
+                            &p,
+                            &format!("ssh.hosts.{alias}.known_hosts"),
+                            Reach::Integrity,
+                        )
+                    }),
                     certificate,
                     via: host.via.into_iter().map(Spanned::into_inner).collect(),
                 },

@@ -6,6 +6,7 @@ use super::browser::{BrowserConfig, BrowserNames};
 use super::dirs::{cache_dir, state_dir};
 use super::error::{Diagnostic, ManifestError};
 use super::hosts::{RdpHostConfig, SshHostConfig};
+use super::owned::{OwnedPaths, Reach};
 use super::plugin::PluginConfig;
 use super::plugin_grants::PluginScope;
 use super::schema::ManifestFile;
@@ -13,6 +14,7 @@ use super::server_http::HttpConfig;
 use super::validate::Validator;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The manifest used when a command is given none: every first-party plugin; the browser may
 /// load public `https` sites and `http_get` may fetch public hosts on port 443 (private
@@ -83,7 +85,13 @@ impl Manifest {
                     .parent()
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| PathBuf::from("."));
-                Self::parse(&text, &path.display().to_string(), &base, builtins)
+                Self::parse_at(
+                    &text,
+                    &path.display().to_string(),
+                    &base,
+                    Some(path),
+                    builtins,
+                )
             }
             None => Self::parse(
                 DEFAULT_MANIFEST,
@@ -102,13 +110,26 @@ impl Manifest {
         base: &Path,
         builtins: &[&str],
     ) -> Result<Self, ManifestError> {
+        Self::parse_at(text, file_name, base, None, builtins)
+    }
+
+    /// [`Self::parse`] for the manifest read from `file`, which no grant may reach.
+    fn parse_at(
+        text: &str,
+        file_name: &str,
+        base: &Path,
+        file: Option<&Path>,
+        builtins: &[&str],
+    ) -> Result<Self, ManifestError> {
         let mut v = Validator {
             text,
             file_name,
             base,
             diagnostics: Vec::new(),
+            owned: OwnedPaths::default(),
+            owned_files: Arc::default(),
         };
-        let file: ManifestFile = match toml::from_str(text) {
+        let parsed: ManifestFile = match toml::from_str(text) {
             Ok(f) => f,
             Err(e) => {
                 let span = e.span().unwrap_or(0..0);
@@ -116,7 +137,7 @@ impl Manifest {
                 return Err(ManifestError::Invalid(v.diagnostics));
             }
         };
-        let manifest = v.validate(file, builtins);
+        let manifest = v.validate(parsed, file, builtins);
         if v.diagnostics.is_empty() {
             Ok(manifest)
         } else {
@@ -136,7 +157,12 @@ impl Manifest {
 }
 
 impl Validator<'_> {
-    pub(super) fn validate(&mut self, file: ManifestFile, builtins: &[&str]) -> Manifest {
+    pub(super) fn validate(
+        &mut self,
+        file: ManifestFile,
+        manifest_path: Option<&Path>,
+        builtins: &[&str],
+    ) -> Manifest {
         let audit_log = match &file.server.audit_log {
             Some(p) => self.resolve(p.get_ref()),
             None => state_dir().join("audit.jsonl"),
@@ -164,6 +190,22 @@ impl Validator<'_> {
 
         let distribution = self.distribution(file.trust, file.registries);
         let credentials = self.credentials(file.credentials);
+        let state = state_dir();
+        self.own_fixed(
+            manifest_path,
+            &[
+                (&state, "Warden's state directory", Reach::Secret),
+                (&audit_log, "the audit log", Reach::Secret),
+                (&recording.dir, "the recordings", Reach::Secret),
+                (
+                    &browser.capture_profile,
+                    "the capture profile",
+                    Reach::Secret,
+                ),
+                (&cache_dir, "the compiled-component cache", Reach::Integrity),
+            ],
+        );
+        self.owned_files = Arc::new(self.owned.secret_files());
         let scope = PluginScope {
             builtins,
             ssh_hosts: &ssh_hosts,
@@ -191,6 +233,7 @@ impl Validator<'_> {
                 }
             }
         }
+        self.unreached_owned(&plugins);
         if plugins.is_empty() && self.diagnostics.is_empty() {
             self.error(0..0, "no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"".into());
         }

@@ -19,6 +19,7 @@
 //! | `credentials.rs` | `[credentials.NAME]` |
 //! | `http.rs` | `grants.http` |
 //! | `files.rs` | `grants.files` |
+//! | `owned.rs` | the paths Warden owns, which no grant of a host directory may reach |
 //! | `env.rs` | `grants.env` |
 //! | `settings.rs` | `[plugin.settings]` |
 //! | `grant_kinds.rs` | the grant kinds (capture, browser, terminal, SFTP, RDP) as data |
@@ -57,6 +58,7 @@ mod hosts;
 pub mod http;
 mod load;
 mod oauth;
+pub mod owned;
 mod plugin;
 mod plugin_grants;
 mod schema;

@@ -2,6 +2,7 @@
 //! with its grants (`plugin_grants.rs`).
 
 use super::grants::{self, Caps, GlobList, Grants};
+use super::owned::Reach;
 use super::plugin_grants::PluginScope;
 use super::schema::PluginEntry;
 use super::settings::Settings;
@@ -150,7 +151,7 @@ impl Validator<'_> {
             }
             PluginSource::Native(n.to_string())
         } else {
-            let path = self.resolve(raw);
+            let path = self.resolve_owned(raw, "a plugin's component", Reach::Integrity);
             if !path.is_file() {
                 self.error(
                     entry.source.span(),

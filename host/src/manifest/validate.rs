@@ -6,8 +6,10 @@
 use super::dirs::expand_home;
 use super::error::Diagnostic;
 use super::glob::GlobList;
+use super::owned::{OwnedFiles, OwnedPaths, Reach};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use toml::Spanned;
 
@@ -17,6 +19,10 @@ pub(super) struct Validator<'a> {
     pub(super) file_name: &'a str,
     pub(super) base: &'a Path,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// The paths Warden itself uses, as the sections name them (no grant may reach them).
+    pub(super) owned: OwnedPaths,
+    /// Warden's secret files by inode, handed to each file grant (checked at open).
+    pub(super) owned_files: Arc<OwnedFiles>,
 }
 
 impl Validator<'_> {
@@ -40,6 +46,16 @@ impl Validator<'_> {
         });
     }
 
+    /// `path` resolved, and remembered as one of Warden's own (see `owned.rs`): every path
+    /// the manifest names for Warden's use goes through here.
+    pub(super) fn resolve_owned(&mut self, path: &str, what: &str, reach: Reach) -> PathBuf {
+        let resolved = self.resolve(path);
+        self.owned.add(&resolved, what, reach);
+        resolved
+    }
+
+    /// `path` resolved against the manifest's directory. For a path Warden itself uses,
+    /// `resolve_owned`; only grants of host directories use this alone.
     pub(super) fn resolve(&self, path: &str) -> PathBuf {
         let path = expand_home(path);
         if path.is_absolute() {

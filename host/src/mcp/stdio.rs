@@ -19,7 +19,11 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Serve until the client closes stdin.
 pub async fn serve(server: WardenServer) -> anyhow::Result<()> {
-    serve_on(server, tokio::io::stdin(), tokio::io::stdout()).await
+    let (output, written) = super::std_streams::stdout()?;
+    let served = serve_on(server, super::std_streams::stdin()?, output).await;
+    // What the wire queued reaches stdout before the process may end.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), written).await;
+    served
 }
 
 /// Serve MCP on any line-oriented byte streams.

@@ -7,6 +7,8 @@
 
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
+use std::io::Write as _;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use wasmtime::Engine;
@@ -87,11 +89,22 @@ impl ComponentCache {
     }
 
     fn store(&self, path: &Path, component: &Component) -> Result<(), Box<dyn std::error::Error>> {
-        std::fs::create_dir_all(&self.dir)?;
+        // Warden's user's alone: native code Warden will run, not for another user to read
+        // or change (a browser's user included).
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)?;
         let bytes = component.serialize()?;
         // Write then rename, so a concurrent start never reads a half-written file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, bytes)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?
+            .write_all(&bytes)?;
         std::fs::rename(&tmp, path)?;
         Ok(())
     }

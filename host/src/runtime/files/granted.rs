@@ -16,18 +16,50 @@ pub(super) struct Granted {
     pub(super) usage: Arc<Usage>,
 }
 
-/// Bytes written per file in the call in progress; shared with the streams that write them.
+/// What the call in progress changed, per file: the bytes written and every other
+/// operation that changed or removed data (truncated, removed, renamed, replaced, created);
+/// shared with the streams that write.
 #[derive(Clone, Default)]
-pub struct Tally(Arc<Mutex<BTreeMap<String, u64>>>);
+pub struct Tally(Arc<Mutex<BTreeMap<String, Change>>>);
+
+/// One file's changes in one call.
+#[derive(Default)]
+pub(super) struct Change {
+    written: u64,
+    /// Operations in the order they first happened, each once ("write", "truncate", ...).
+    ops: Vec<String>,
+}
 
 impl Tally {
-    pub(super) fn add(&self, path: &str, bytes: u64) {
+    fn with(&self, path: &str, f: impl FnOnce(&mut Change)) {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        *map.entry(path.to_string()).or_default() += bytes;
+        f(map.entry(path.to_string()).or_default());
     }
 
-    pub(super) fn take(&self) -> BTreeMap<String, u64> {
+    /// `bytes` written to `path`.
+    pub(super) fn add(&self, path: &str, bytes: u64) {
+        self.with(path, |c| {
+            c.written += bytes;
+            c.note("write");
+        });
+    }
+
+    /// `path` was changed by `op` (other than a write).
+    pub(super) fn note(&self, path: &str, op: impl Into<String>) {
+        self.with(path, |c| c.note(op));
+    }
+
+    fn take(&self) -> BTreeMap<String, Change> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Change {
+    fn note(&mut self, op: impl Into<String>) {
+        let op = op.into();
+        if !self.ops.contains(&op) {
+            self.ops.push(op);
+        }
     }
 }
 
@@ -65,14 +97,17 @@ impl Files {
         }
     }
 
-    /// One audit line per file written in the call that ends, with its bytes.
+    /// One audit line per file the call that ends changed or removed: what was done to it
+    /// ("write", "truncate", "unlink", "renamed to /data/b", ...), with the bytes written.
     pub fn flush(&self, scope: &GuestScope) {
-        for (path, bytes) in self.tally.take() {
+        for (path, change) in self.tally.take() {
+            let detail = change.ops.join(", ");
             scope.used(&Used {
                 capability: CAPABILITY,
                 target: &path,
-                detail: Some("write"),
-                bytes: Some(bytes),
+                detail: Some(&detail),
+                bytes: (change.written > 0 || change.ops.iter().any(|o| o == "write"))
+                    .then_some(change.written),
                 ..Used::default()
             });
         }

@@ -114,38 +114,132 @@ impl Usage {
 }
 
 /// What the tree under `root` holds, symlinks not followed (a link costs a block, whatever
-/// it points to). Unreadable entries count a block each.
+/// it points to), whatever its depth: the walk goes by directory descriptors (`openat`
+/// relative to the directory it is in), never by paths, so a tree nested deeper than the
+/// system's path limit is counted as any other. One descriptor is open at a time (the walk
+/// climbs back by `..`, checked to be the directory it came from), so depth costs no
+/// descriptors. A tree changed under the walk (a directory moved while it climbs) is
+/// counted again; if it keeps changing, it counts as full. Unreadable entries count a
+/// block each.
 pub fn count(root: &Path) -> u64 {
+    for _ in 0..3 {
+        if let Some(total) = walk(root) {
+            return total;
+        }
+    }
+    u64::MAX
+}
+
+/// One directory on the way down: who it is, and its subdirectories not yet visited.
+struct Level {
+    id: (u64, u64),
+    pending: Vec<std::ffi::CString>,
+}
+
+/// One count of the tree, or `None` if it changed under the walk.
+fn walk(root: &Path) -> Option<u64> {
+    use rustix::fs::{AtFlags, CWD, Dir, FileType, Mode, OFlags, fstat, openat, statat};
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let id = |st: &rustix::fs::Stat| (u64::from(st.st_dev), u64::from(st.st_ino));
+    let Ok(mut fd) = openat(CWD, root, dir_flags, Mode::empty()) else {
+        return Some(BLOCK);
+    };
+    let mut stack = vec![Level {
+        id: fstat(&fd).map(|st| id(&st)).ok()?,
+        pending: Vec::new(),
+    }];
     let mut total = 0u64;
     let mut seen = 0usize;
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            total = total.saturating_add(BLOCK);
-            continue;
-        };
-        for entry in entries.map_while(Result::ok) {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return u64::MAX;
-            }
-            match entry.path().symlink_metadata() {
-                Ok(meta) if meta.is_dir() => {
-                    total = total.saturating_add(BLOCK);
-                    stack.push(entry.path());
+    loop {
+        // Count the entries of the directory `fd` is, remembering its subdirectories.
+        match Dir::read_from(&fd) {
+            Ok(entries) => {
+                for entry in entries.map_while(Result::ok) {
+                    let name = entry.file_name();
+                    if name.to_bytes() == b"." || name.to_bytes() == b".." {
+                        continue;
+                    }
+                    seen += 1;
+                    if seen > MAX_ENTRIES {
+                        return Some(u64::MAX);
+                    }
+                    match statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => {
+                            total = total.saturating_add(BLOCK);
+                            if let Some(level) = stack.last_mut() {
+                                level.pending.push(name.to_owned());
+                            }
+                        }
+                        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+                            total =
+                                total.saturating_add(cost(u64::try_from(st.st_size).unwrap_or(0)));
+                        }
+                        _ => total = total.saturating_add(BLOCK),
+                    }
                 }
-                Ok(meta) if meta.is_file() => total = total.saturating_add(cost(meta.len())),
-                _ => total = total.saturating_add(BLOCK),
+            }
+            Err(_) => total = total.saturating_add(BLOCK),
+        }
+        // Down into the next subdirectory not yet visited, climbing up as levels run out.
+        loop {
+            let next = stack.last_mut()?.pending.pop();
+            match next {
+                Some(name) => {
+                    let Ok(child) = openat(&fd, name.as_c_str(), dir_flags, Mode::empty()) else {
+                        total = total.saturating_add(BLOCK);
+                        continue;
+                    };
+                    let child_id = fstat(&child).map(|st| id(&st)).ok()?;
+                    stack.push(Level {
+                        id: child_id,
+                        pending: Vec::new(),
+                    });
+                    fd = child;
+                    break;
+                }
+                None => {
+                    stack.pop();
+                    let Some(parent) = stack.last() else {
+                        return Some(total);
+                    };
+                    let up = openat(&fd, c"..", dir_flags, Mode::empty()).ok()?;
+                    if fstat(&up).map(|st| id(&st)).ok()? != parent.id {
+                        return None;
+                    }
+                    fd = up;
+                }
             }
         }
     }
-    total
 }
 
 #[cfg(test)]
 mod tests {
     use super::{BLOCK, Usage, cost, count};
     use std::sync::Arc;
+
+    /// A tree deeper than the system's path limit (4096 bytes) is counted whole.
+    #[test]
+    fn a_tree_past_the_path_limit_is_counted() {
+        use rustix::fs::{CWD, Mode, OFlags, mkdirat, openat};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut fd = openat(CWD, dir.path(), flags, Mode::empty()).expect("open");
+        let name = "d".repeat(200);
+        for _ in 0..40 {
+            mkdirat(&fd, name.as_str(), Mode::from_raw_mode(0o755)).expect("mkdir");
+            fd = openat(&fd, name.as_str(), flags, Mode::empty()).expect("open");
+        }
+        let file = openat(
+            &fd,
+            "f",
+            OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .expect("create");
+        rustix::io::write(&file, &[7u8; 3 * BLOCK as usize]).expect("write");
+        assert_eq!(count(dir.path()), 40 * BLOCK + 3 * BLOCK);
+    }
 
     #[test]
     fn entries_cost_whole_blocks() {

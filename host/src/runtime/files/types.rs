@@ -6,12 +6,14 @@
 //! the directory" is audited.
 
 use super::granted::{CAPABILITY, quota_reason};
+use super::open;
 use super::quota::{BLOCK, cost};
 use super::stream::Counted;
 use crate::runtime::store_data::PluginState;
+use cap_primitives::fs::FollowSymlinks;
 use std::sync::Arc;
 use wasmtime::component::{HasSelf, Linker, Resource};
-use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};
+use wasmtime_wasi::filesystem::{Descriptor, Dir, File, WasiFilesystemView};
 use wasmtime_wasi::p2::bindings::filesystem::types::{
     self, Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode,
     Filesize, HostDescriptor, HostDirectoryEntryStream, MetadataHashValue, NewTimestamp, OpenFlags,
@@ -22,6 +24,14 @@ use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, FsError, FsResult};
 /// Link these methods over wasmtime-wasi's (the caller allows shadowing).
 pub fn add_to_linker(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> {
     types::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)
+}
+
+/// The size of what `path` names under `dir` (not following a final symlink), if anything
+/// is there: a stat, which never waits on a FIFO.
+fn existing_size(dir: &std::fs::File, path: &str) -> Option<u64> {
+    cap_primitives::fs::stat(dir, std::path::Path::new(path), FollowSymlinks::No)
+        .ok()
+        .map(|m| m.len())
 }
 
 fn join(dir: &str, path: &str) -> String {
@@ -196,6 +206,10 @@ impl HostDescriptor for PluginState {
         self.reserve(grant, growth, &path)?;
         let result = HostDescriptor::set_size(&mut self.filesystem(), fd, size).await;
         self.done(grant, growth, &result);
+        if result.is_ok() && size != now {
+            let op = if size < now { "truncate" } else { "extend" };
+            self.files.tally.note(&path, op);
+        }
         result
     }
 
@@ -257,6 +271,7 @@ impl HostDescriptor for PluginState {
         self.reserve(grant, BLOCK, &target)?;
         let result = HostDescriptor::create_directory_at(&mut self.filesystem(), fd, path).await;
         self.done(grant, BLOCK, &result);
+        self.changed(&result, &target, "create-directory");
         self.outside(result, &target)
     }
 
@@ -315,6 +330,7 @@ impl HostDescriptor for PluginState {
         )
         .await;
         self.done(to, BLOCK, &result);
+        self.changed(&result, &target, format!("hard link to {source}"));
         self.outside(result, &target)
     }
 
@@ -334,22 +350,68 @@ impl HostDescriptor for PluginState {
             let (grant, dir) = self.placed(&fd)?;
             (grant, join(&dir, &path))
         };
+        let dir = match self.filesystem().table.get(&fd)? {
+            Descriptor::Dir(d) => d.clone(),
+            Descriptor::File(_) => return Err(ErrorCode::NotDirectory.into()),
+        };
+        let request = open::request(dir.perms, path_flags, path, oflags, flags)?;
+        // Whether it is there before, for the audit line: a truncation or a creation.
+        let before = writes
+            .then(|| existing_size(&dir.dir, &request.path))
+            .flatten();
         let creates = oflags.contains(OpenFlags::CREATE);
-        if creates {
+        if creates && before.is_none() {
             self.reserve(grant, BLOCK, &target)?;
         }
-        let result =
-            HostDescriptor::open_at(&mut self.filesystem(), fd, path_flags, path, oflags, flags)
-                .await;
-        if creates {
+        let owned = self
+            .files
+            .granted
+            .get(grant)
+            .map(|g| g.grant.owned.clone())
+            .unwrap_or_default();
+        let open_mode = request.open_mode;
+        let dir_file = dir.dir.clone();
+        let result = tokio::task::spawn_blocking(move || open::open(&dir_file, &request, &owned))
+            .await
+            .map_err(|_| FsError::from(ErrorCode::Io))
+            .and_then(|r| r.map_err(FsError::from));
+        if creates && before.is_none() {
             self.done(grant, BLOCK, &result);
         }
-        if let Ok(opened) = &result {
-            self.files
-                .opened
-                .insert(opened.rep(), (grant, target.clone()));
+        let descriptor = match self.outside(result, &target)? {
+            open::Opened::Dir(file) => Descriptor::Dir(Dir::new(file, dir.perms, open_mode, false)),
+            open::Opened::File(file) => {
+                Descriptor::File(File::new(file, dir.perms, open_mode, false))
+            }
+            open::Opened::Special(what) => {
+                self.scope.denied(
+                    CAPABILITY,
+                    &target,
+                    &format!("not a regular file: {target} is a {what}, which a plugin may not open (it could hold the host waiting); only files and directories are served from a granted directory"),
+                );
+                return Err(ErrorCode::Unsupported.into());
+            }
+            open::Opened::Owned => {
+                self.scope.denied(
+                    CAPABILITY,
+                    &target,
+                    &format!("one of Warden's own files: {target} is a hard link to a file Warden keeps from plugins (its manifest, a credential, a key or the audit log); no grant changes this"),
+                );
+                return Err(ErrorCode::Access.into());
+            }
+        };
+        match before {
+            None if creates => self.files.tally.note(&target, "create"),
+            Some(size) if size > 0 && oflags.contains(OpenFlags::TRUNCATE) => {
+                self.files.tally.note(&target, "truncate");
+            }
+            _ => {}
         }
-        self.outside(result, &target)
+        let opened = self.filesystem().table.push(descriptor)?;
+        self.files
+            .opened
+            .insert(opened.rep(), (grant, target.clone()));
+        Ok(opened)
     }
 
     fn drop(&mut self, fd: Resource<Descriptor>) -> wasmtime::Result<()> {
@@ -373,6 +435,7 @@ impl HostDescriptor for PluginState {
     ) -> FsResult<()> {
         let (_, target) = self.writable(&fd, Some(&path))?;
         let result = HostDescriptor::remove_directory_at(&mut self.filesystem(), fd, path).await;
+        self.changed(&result, &target, "remove-directory");
         self.outside(result, &target)
     }
 
@@ -386,8 +449,16 @@ impl HostDescriptor for PluginState {
         let (from, source) = self.writable(&fd, Some(&old_path))?;
         let (to, target) = self.writable(&new_fd, Some(&new_path))?;
         self.same_grant(from, to, &source, &target)?;
+        let replaces = match self.filesystem().table.get(&new_fd)? {
+            Descriptor::Dir(d) => existing_size(&d.dir, &new_path).is_some(),
+            Descriptor::File(_) => false,
+        };
         let result =
             HostDescriptor::rename_at(&mut self.filesystem(), fd, old_path, new_fd, new_path).await;
+        self.changed(&result, &source, format!("renamed to {target}"));
+        if replaces {
+            self.changed(&result, &target, format!("replaced by {source}"));
+        }
         self.outside(result, &target)
     }
 
@@ -402,12 +473,14 @@ impl HostDescriptor for PluginState {
         let result =
             HostDescriptor::symlink_at(&mut self.filesystem(), fd, src_path, dest_path).await;
         self.done(grant, BLOCK, &result);
+        self.changed(&result, &target, "create-symlink");
         self.outside(result, &target)
     }
 
     async fn unlink_file_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
         let (_, target) = self.writable(&fd, Some(&path))?;
         let result = HostDescriptor::unlink_file_at(&mut self.filesystem(), fd, path).await;
+        self.changed(&result, &target, "unlink");
         self.outside(result, &target)
     }
 
@@ -463,6 +536,13 @@ impl HostDescriptor for PluginState {
 }
 
 impl PluginState {
+    /// Tally `op` on `target` for the call's audit line when it succeeded.
+    fn changed<T>(&self, result: &FsResult<T>, target: &str, op: impl Into<String>) {
+        if result.is_ok() {
+            self.files.tally.note(target, op);
+        }
+    }
+
     /// A rename or hard link stays inside one grant: each directory has its own quota
     /// (and mode), which a move from one into the other would step around.
     fn same_grant(&self, from: usize, to: usize, source: &str, target: &str) -> FsResult<()> {

@@ -164,6 +164,86 @@ impl Guest for Component {
                 }
                 format!("{made} files; stopped: {last}")
             }
+            // Every way to change or remove what /data holds, each on a file the admin put
+            // there: truncate by open, truncate by set-size, unlink, rename over another
+            // file, remove a directory.
+            "destroy" => {
+                let d = data()?;
+                let by_open = d
+                    .open_at(
+                        PathFlags::empty(),
+                        "t-open.txt",
+                        OpenFlags::TRUNCATE,
+                        DescriptorFlags::READ | DescriptorFlags::WRITE,
+                    )
+                    .map(|_| ());
+                let by_size = d
+                    .open_at(
+                        PathFlags::empty(),
+                        "t-size.txt",
+                        OpenFlags::empty(),
+                        DescriptorFlags::READ | DescriptorFlags::WRITE,
+                    )
+                    .and_then(|f| f.set_size(0));
+                let unlink = d.unlink_file_at("gone.txt");
+                let over = d.rename_at("new.txt", d, "old.txt");
+                let rmdir = d.remove_directory_at("empty-dir");
+                format!(
+                    "truncate {by_open:?}; set-size {by_size:?}; unlink {unlink:?}; rename over {over:?}; rmdir {rmdir:?}"
+                )
+            }
+            // Nest directories `arg` levels deep (200-byte names, so far past the system's
+            // 4096-byte path limit), each opened from the one above, then fill files at the
+            // bottom until refused: "40".
+            "deep" => {
+                let levels: u32 = arg.parse().map_err(|_| "deep: levels")?;
+                let name = "d".repeat(200);
+                let mut at = data()?.open_at(
+                    PathFlags::empty(),
+                    ".",
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ | DescriptorFlags::MUTATE_DIRECTORY,
+                );
+                for _ in 0..levels {
+                    let d = at.map_err(|e| format!("open: {e:?}"))?;
+                    d.create_directory_at(&name)
+                        .map_err(|e| format!("mkdir: {e:?}"))?;
+                    at = d.open_at(
+                        PathFlags::empty(),
+                        &name,
+                        OpenFlags::DIRECTORY,
+                        DescriptorFlags::READ | DescriptorFlags::MUTATE_DIRECTORY,
+                    );
+                }
+                let bottom = at.map_err(|e| format!("open: {e:?}"))?;
+                let mut written = 0u64;
+                let mut last = String::from("none");
+                for i in 0..1000 {
+                    let out = fill(&bottom, &format!("f{i}"), 256 * 1024, "write");
+                    let n: u64 = out
+                        .split_whitespace()
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0);
+                    written += n;
+                    if !out.ends_with("all written") {
+                        last = out;
+                        break;
+                    }
+                }
+                format!("{written} bytes written deep; stopped: {last}")
+            }
+            // Open /data/`arg` for reading and fail the call if the host refuses (so the
+            // agent is told why): a FIFO or a hard link to one of Warden's files.
+            "must-read" => {
+                read_at(data()?, &arg, false).map_err(|e| format!("read {arg}: {e:?}"))?
+            }
+            // Write into the read-only grant and fail the call when refused.
+            "must-write-ro" => {
+                let ro = dir("/ro")?;
+                create(&ro, &arg).map_err(|e| format!("create {arg}: {e:?}"))?;
+                "written".to_string()
+            }
             other => return Err(format!("unknown attack {other}")),
         })
     }
