@@ -173,8 +173,12 @@ origins = ["{api.origin}"]
     lines = manifest.audit_lines()
     for line in lines:
         helpers.check_audit_line(line)
-    writes = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:filesystem"]
-    assert [(l["plugin"], l["target"], l.get("bytes")) for l in writes] == [("notes", "/data/notes/todo.txt", 8)]
+    changes = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:filesystem"]
+    # One line per file per call, naming what was done: the directory made, the file made and written.
+    assert sorted((l["plugin"], l["target"], l.get("detail"), l.get("bytes")) for l in changes) == [
+        ("notes", "/data/notes", "create-directory", None),
+        ("notes", "/data/notes/todo.txt", "create, write", 8),
+    ], changes
     denied = {(l["plugin"], l["capability"]) for l in lines if l["event"] == "capability_denied"}
     assert ("bare_notes", "wasi:filesystem") in denied, denied
     assert ("bare_greeter", "wasi:cli/environment") in denied, denied

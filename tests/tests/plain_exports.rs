@@ -1193,7 +1193,7 @@ async fn a_fifo_in_a_granted_directory_holds_no_host_thread() {
         format!(
             "{}{}",
             hostile_dirs(root).replace("call_timeout = \"20s\"", "call_timeout = \"2s\""),
-            greeter("")
+            greeter("grants.env = { vars = { GREETER_LANG = \"en\" } }")
         )
     })
     .await;

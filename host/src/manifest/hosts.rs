@@ -94,27 +94,29 @@ impl Validator<'_> {
                     Reach::Integrity,
                 ))
             });
+            let identity_file = host.identity_file.map(|p| {
+                self.resolve_owned(
+                    &p,
+                    &format!("ssh.hosts.{alias}.identity_file"),
+                    Reach::Secret,
+                )
+            });
+            let known_hosts = host.known_hosts.map(|p| {
+                self.resolve_owned(
+                    &p,
+                    &format!("ssh.hosts.{alias}.known_hosts"),
+                    Reach::Integrity,
+                )
+            });
             ssh_hosts.insert(
                 alias,
                 SshHostConfig {
                     address,
                     user: host.user,
-                    identity_file: host.identity_file.map(|p| {
-                        self.resolve_owned(
-                            &p,
-                            &format!("ssh.hosts.{alias}.identity_file"),
-                            Reach::Secret,
-                        )
-                    }),
+                    identity_file,
                     identity_passphrase,
                     agent: host.agent,
-                    known_hosts: host.known_hosts.map(|p| {
-                        self.resolve_owned(
-                            &p,
-                            &format!("ssh.hosts.{alias}.known_hosts"),
-                            Reach::Integrity,
-                        )
-                    }),
+                    known_hosts,
                     certificate,
                     via: host.via.into_iter().map(Spanned::into_inner).collect(),
                 },

@@ -129,6 +129,9 @@ impl Manifest {
             owned: OwnedPaths::default(),
             owned_files: Arc::default(),
         };
+        if let Some(file) = file {
+            v.owned.add(file, "the manifest", Reach::Secret);
+        }
         let parsed: ManifestFile = match toml::from_str(text) {
             Ok(f) => f,
             Err(e) => {
@@ -137,7 +140,7 @@ impl Manifest {
                 return Err(ManifestError::Invalid(v.diagnostics));
             }
         };
-        let manifest = v.validate(parsed, file, builtins);
+        let manifest = v.validate(parsed, builtins);
         if v.diagnostics.is_empty() {
             Ok(manifest)
         } else {
@@ -157,12 +160,7 @@ impl Manifest {
 }
 
 impl Validator<'_> {
-    pub(super) fn validate(
-        &mut self,
-        file: ManifestFile,
-        manifest_path: Option<&Path>,
-        builtins: &[&str],
-    ) -> Manifest {
+    pub(super) fn validate(&mut self, file: ManifestFile, builtins: &[&str]) -> Manifest {
         let audit_log = match &file.server.audit_log {
             Some(p) => self.resolve(p.get_ref()),
             None => state_dir().join("audit.jsonl"),
@@ -191,20 +189,17 @@ impl Validator<'_> {
         let distribution = self.distribution(file.trust, file.registries);
         let credentials = self.credentials(file.credentials);
         let state = state_dir();
-        self.own_fixed(
-            manifest_path,
-            &[
-                (&state, "Warden's state directory", Reach::Secret),
-                (&audit_log, "the audit log", Reach::Secret),
-                (&recording.dir, "the recordings", Reach::Secret),
-                (
-                    &browser.capture_profile,
-                    "the capture profile",
-                    Reach::Secret,
-                ),
-                (&cache_dir, "the compiled-component cache", Reach::Integrity),
-            ],
-        );
+        self.own_fixed(&[
+            (&state, "Warden's state directory", Reach::Secret),
+            (&audit_log, "the audit log", Reach::Secret),
+            (&recording.dir, "the recordings", Reach::Secret),
+            (
+                &browser.capture_profile,
+                "the capture profile",
+                Reach::Secret,
+            ),
+            (&cache_dir, "the compiled-component cache", Reach::Integrity),
+        ]);
         self.owned_files = Arc::new(self.owned.secret_files());
         let scope = PluginScope {
             builtins,

@@ -145,10 +145,7 @@ fn canonical(path: &Path) -> PathBuf {
 impl Validator<'_> {
     /// Remember the paths Warden uses whatever the manifest says, then hand out the secret
     /// files' inodes: called once the sections that name files are read, before plugins.
-    pub(super) fn own_fixed(&mut self, manifest: Option<&Path>, fixed: &[(&Path, &str, Reach)]) {
-        if let Some(path) = manifest {
-            self.owned.add(path, "the manifest", Reach::Secret);
-        }
+    pub(super) fn own_fixed(&mut self, fixed: &[(&Path, &str, Reach)]) {
         for (path, what, reach) in fixed {
             self.owned.add(path, *what, *reach);
         }

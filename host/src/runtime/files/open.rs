@@ -71,7 +71,8 @@ pub(super) fn request(
         opts.read(true);
         open_mode |= OpenMode::READ;
     }
-    opts.follow(if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+    // cap-primitives' own setter for cap-fs-ext (`OpenOptionsFollowExt`), which cap-std uses.
+    opts._cap_fs_ext_follow(if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
         FollowSymlinks::Yes
     } else {
         FollowSymlinks::No

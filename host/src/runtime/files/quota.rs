@@ -140,7 +140,7 @@ struct Level {
 fn walk(root: &Path) -> Option<u64> {
     use rustix::fs::{AtFlags, CWD, Dir, FileType, Mode, OFlags, fstat, openat, statat};
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let id = |st: &rustix::fs::Stat| (u64::from(st.st_dev), u64::from(st.st_ino));
+    let id = |st: &rustix::fs::Stat| (st.st_dev, st.st_ino);
     let Ok(mut fd) = openat(CWD, root, dir_flags, Mode::empty()) else {
         return Some(BLOCK);
     };
