@@ -205,10 +205,12 @@ async fn wait_unlocked(persistent: &Persistent) -> Result<(), String> {
 /// Start Chromium: with a fresh temporary profile, or with `persistent` (created if missing)
 /// whose cookies and logins outlive the process. `guard_proxy` is the network guard of its
 /// default context: everything the browser sends outside Warden's own contexts goes there.
+/// `netns`: the network the browser runs in (`netns.rs`), where its guards listen.
 pub async fn launch(
     config: &BrowserConfig,
     persistent: Option<&Persistent>,
     guard_proxy: &str,
+    netns: Option<&super::netns::Netns>,
 ) -> Result<Launched, LaunchError> {
     let exe = executable(config)?;
     let plan = Plan::of(config).map_err(|e| format!("cannot tell which user Warden is: {e}"))?;
@@ -313,6 +315,7 @@ pub async fn launch(
             Switch {
                 user: plan.switch.as_ref().map(|u| (u.uid, u.gid)),
                 bind,
+                netns: netns.map(super::netns::Netns::raw_fd),
             },
         );
     }
@@ -438,10 +441,12 @@ fn own_persistent(p: &Persistent, plan: &Plan) -> Result<bool, String> {
 struct Switch {
     user: Option<(u32, u32)>,
     bind: Option<(CString, CString)>,
+    /// The network namespace to join (while the child may still: before the user switch).
+    netns: Option<std::os::fd::RawFd>,
 }
 
 /// In the child, before exec: put the DevTools pipe on fds 3 and 4 (where
-/// `--remote-debugging-pipe` expects it); mount a persistent profile where the browser's
+/// `--remote-debugging-pipe` expects it); join the browser's network namespace; mount a persistent profile where the browser's
 /// user can reach it (in a mount namespace of the browser's own, so nothing else sees it);
 /// become the browser's user (no supplementary groups); have the kernel kill the browser
 /// when Warden dies without closing it (SIGKILL, a crash): an orphaned browser would keep
@@ -463,7 +468,7 @@ fn child_setup(
     ))]
     let no_udp = super::udp::filter::program();
     // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2,
-    // unshare, mount, setgroups, setgid, setuid, prctl, getppid, kill on ourselves), on
+    // setns, unshare, mount, setgroups, setgid, setuid, prctl, getppid, kill on ourselves), on
     // data prepared before the fork, and nothing is allocated.
     unsafe {
         cmd.pre_exec(move || {
@@ -480,6 +485,11 @@ fn child_setup(
             }
             #[cfg(target_os = "linux")]
             {
+                if let Some(ns) = switch.netns
+                    && libc::setns(ns, libc::CLONE_NEWNET) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
                 if let Some((from, to)) = &switch.bind
                     && (libc::unshare(libc::CLONE_NEWNS) != 0
                         || libc::mount(

@@ -17,6 +17,7 @@
 //! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe, its user and environment) |
 //! | `sandbox.rs` | Chromium's own sandbox: the user the browser runs as, the user-namespace probe, the fix when it cannot start, the browser's environment |
 //! | `own_dirs.rs` | the directories a launched browser owns (home, profile, downloads, staged uploads) |
+//! | `netns.rs` | the launched browser's network namespace, whose only way out is its guards |
 //! | `hostile_fs.rs` | reading and moving what the browser's user wrote without following its symlinks |
 //! | `udp.rs` | keeping UDP in a launched browser (WebRTC policy, no lookups, a seccomp filter) |
 //! | `preferences.rs` | the profile preferences pinned before a launch (WebRTC's policy, no speculative loading) |
@@ -32,7 +33,7 @@
 //! ## Layers
 //!
 //! Each layer imports only its own and those below it (`tests/lint/module_graph.py` checks).
-//! 1. **base** (`error.rs`, `keys.rs`, `scope.rs`, `leases.rs`, `hostile_fs.rs`, `static_page/parse/`): code that knows no browser: errors, key tables, session names, tab leases, files in directories an untrusted user owns, and the fast path's HTML parser (a layer of its own below the data because the page the host read keeps the parser's node identities).
+//! 1. **base** (`error.rs`, `keys.rs`, `scope.rs`, `leases.rs`, `hostile_fs.rs`, `netns.rs`, `static_page/parse/`): code that knows no browser: errors, key tables, session names, tab leases, files in directories an untrusted user owns, a network namespace, and the fast path's HTML parser (a layer of its own below the data because the page the host read keeps the parser's node identities).
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
@@ -54,6 +55,7 @@ mod launch;
 pub(crate) mod leases;
 pub(crate) mod live;
 mod model;
+mod netns;
 mod own_dirs;
 mod preferences;
 pub(crate) mod provider;

@@ -4,14 +4,19 @@
 //! guard listens there and serves only that member's addresses (and this machine's own),
 //! so the address is not a proxy into the granted origins for anyone else on the network.
 
+use crate::capabilities::browser::netns::Netns;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 
 /// A guard's listening address and the peers it serves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Listen {
     ip: IpAddr,
     /// `None`: every peer (a loopback guard: only this machine reaches it).
     peers: Option<Vec<IpAddr>>,
+    /// The launched browser's network namespace, where a loopback guard listens (its only
+    /// way out); `None`: the host's network.
+    netns: Option<Arc<Netns>>,
 }
 
 impl Default for Listen {
@@ -25,6 +30,32 @@ impl Listen {
         Self {
             ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
             peers: None,
+            netns: None,
+        }
+    }
+
+    /// On loopback inside `netns`, the launched browser's network.
+    pub fn loopback_in(netns: Option<Arc<Netns>>) -> Self {
+        Self {
+            netns,
+            ..Self::loopback()
+        }
+    }
+
+    /// A listener for a guard: on a free port of this address, inside the browser's
+    /// network when it has one of its own.
+    pub async fn bind(&self) -> std::io::Result<tokio::net::TcpListener> {
+        match &self.netns {
+            None => tokio::net::TcpListener::bind(self.addr()).await,
+            Some(netns) => {
+                let netns = netns.clone();
+                let addr = self.addr();
+                let listener = tokio::task::spawn_blocking(move || netns.bind(addr))
+                    .await
+                    .map_err(std::io::Error::other)??;
+                listener.set_nonblocking(true)?;
+                tokio::net::TcpListener::from_std(listener)
+            }
         }
     }
 
@@ -36,6 +67,7 @@ impl Listen {
         Self {
             ip,
             peers: Some(peers),
+            netns: None,
         }
     }
 

@@ -92,14 +92,12 @@ impl NetGuard {
                 (Some(Upstream::parse(url)?), Some(set), loopback)
             }
         };
-        let listener = tokio::net::TcpListener::bind(listen.addr())
-            .await
-            .map_err(|e| {
-                format!(
-                    "cannot start the browser's network guard on {}: {e}",
-                    listen.addr().ip()
-                )
-            })?;
+        let listener = listen.bind().await.map_err(|e| {
+            format!(
+                "cannot start the browser's network guard on {}: {e}",
+                listen.addr().ip()
+            )
+        })?;
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot start the browser's network guard: {e}"))?;

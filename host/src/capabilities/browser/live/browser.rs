@@ -19,6 +19,7 @@ use crate::capabilities::browser::launch::{self, Launched, Persistent};
 use crate::capabilities::browser::model::census::TabCensus;
 use crate::capabilities::browser::model::downloads::Place;
 use crate::capabilities::browser::model::state::{Owner, State, TabState};
+use crate::capabilities::browser::netns::Netns;
 use crate::manifest::BrowserConfig;
 use crate::manifest::grants::Grants;
 use crate::net::forbidden::{Registration, Service};
@@ -129,6 +130,14 @@ async fn addresses_of(url: &str) -> Vec<std::net::SocketAddr> {
     }
 }
 
+/// Said once: without root, the browser shares the host's network.
+fn warn_no_netns() {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        tracing::warn!("[browser] Warden is not root, so the browser shares this machine's network: its requests still pass the network guard, but a browser process that escaped Chromium's sandbox could connect to loopback ports directly; run Warden as root (a service) to give each browser a network namespace whose only way out is the guard");
+    });
+}
+
 impl Live {
     pub(crate) async fn start(provider: Setup<'_>, generation: u64) -> Result<Arc<Self>> {
         let (config, guard) = (provider.config, provider.guard);
@@ -164,12 +173,25 @@ impl Live {
                 // chained to the profile's own proxy if it has one.
                 let upstream = persistent
                     .and_then(|p| p.proxy.as_deref().map(|u| (u, p.proxy_bypass.as_slice())));
+                // A network of its own, whose only way out is its guards (`netns.rs`).
+                let netns = if Netns::wanted() {
+                    Some(Arc::new(Netns::create().map_err(BrowserError::Io)?))
+                } else {
+                    warn_no_netns();
+                    None
+                };
+                listen = Listen::loopback_in(netns.clone());
                 let net_guard = NetGuard::start(guard, upstream, &listen)
                     .await
                     .map_err(BrowserError::Io)?;
-                let mut launched = launch::launch(config, persistent, &net_guard.proxy_server())
-                    .await
-                    .map_err(|e| BrowserError::Io(e.to_string()))?;
+                let mut launched = launch::launch(
+                    config,
+                    persistent,
+                    &net_guard.proxy_server(),
+                    netns.as_deref(),
+                )
+                .await
+                .map_err(|e| BrowserError::Io(e.to_string()))?;
                 // Over the DevTools pipe: the browser opens no port for pages to find.
                 let (to, from) = launched.take_pipe().ok_or_else(|| {
                     BrowserError::Io("the browser's DevTools pipe is gone".into())

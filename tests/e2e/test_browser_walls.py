@@ -1,0 +1,157 @@
+"""A compromised browser meets Warden's walls, not only Chromium's: acting as the browser
+process would after escaping its sandbox (in its network namespace, as its user and group,
+with no supplementary groups), a TCP connect to a loopback listener nothing grants, to
+Warden's MCP port and to its admin port all fail, while the guard's path still serves the
+granted page; Warden's audit log and compiled-component cache cannot be read. Judged from
+/proc and from what the test's own listeners received, not from Warden's word. As root (how
+CI runs): the walls need the privileges Warden has there."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from browser_helpers import CHROMIUM, chromium_processes
+from browser_site import start_site
+from ops_helpers import free_port, mcp_session, serve
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
+
+PAGE = """<!doctype html><html><head><title>Orders</title></head><body>
+<div class="shell"><div class="sidebar"><div class="nav-item">Orders</div><div class="nav-item">Returns</div></div>
+<div class="main"><div class="card"><div class="card-title">Open orders</div>
+<div class="row"><div class="cell">#1042</div><div class="cell">shipped</div></div>
+<div class="btn" role="button" onclick="this.textContent='Refunded'">Refund</div></div></div></div>
+<script>document.querySelector(".card-title").textContent += " (live)";</script></body></html>"""
+
+#: Run as the browser: connect to each (host, port), read each path; print what happened.
+PROBE = r"""
+import json, os, socket, sys
+targets, paths = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+out = {}
+for host, port in targets:
+    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    s.settimeout(2)
+    try:
+        s.connect((host, port))
+        out[f"{host}:{port}"] = "connected"
+    except OSError as e:
+        out[f"{host}:{port}"] = type(e).__name__
+    finally:
+        s.close()
+for path in paths:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            with open(path, "rb") as f:
+                f.read(16)
+        out[path] = "read"
+    except OSError as e:
+        out[path] = type(e).__name__
+print(json.dumps(out))
+"""
+
+
+class Listener:
+    """A loopback TCP listener of the test's, which no grant names: it counts who connects."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def status(pid: int) -> dict[str, str]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return fields
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the browser's walls need Warden to run as root")
+async def test_a_compromised_browser_reaches_nothing_but_its_guard(
+    warden_bin, warden_env, write_manifest, helpers, echo_wasm
+) -> None:
+    # Warden's files where any user may look (a directory others can search), so what keeps
+    # the browser out is their own modes, not pytest's private temporary tree.
+    open_dir = Path(tempfile.mkdtemp(prefix="walls-", dir="/tmp"))
+    open_dir.chmod(0o755)
+    (open_dir / "logs").mkdir(mode=0o755)
+    cache = open_dir / "cache"
+    env = {**warden_env, "WARDEN_CACHE_DIR": str(cache)}
+    site = start_site()
+    site.pages["/orders"] = PAGE
+    other = Listener()
+    port, admin_port = free_port(), free_port()
+    m = write_manifest(f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[[plugin]]
+name = "browser"
+source = "builtin:browser"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{site.origin}"] }}
+""" + helpers.plugin_block("echo", echo_wasm), audit=str(open_dir / "logs" / "audit.jsonl"))
+    try:
+        with serve(warden_bin, m.path, env, f"127.0.0.1:{port}", admin=f"127.0.0.1:{admin_port}") as proc:
+            async with mcp_session(f"http://127.0.0.1:{port}/mcp") as session:
+                first = await session.call_tool("browse_navigate", {"url": site.url("/orders")})
+                assert not first.is_error and '"Refund"' in str(first.content), first.content
+                top = [p for p in chromium_processes(proc.pid) if p.ppid() == proc.pid]
+                assert top, "the browser is Warden's child"
+                browser = top[0].pid
+                assert os.readlink(f"/proc/{browser}/ns/net") != os.readlink(f"/proc/{proc.pid}/ns/net"), \
+                    "the browser shares Warden's network"
+                st = status(browser)
+                uid, gid = st["Uid"].split()[0], st["Gid"].split()[0]
+                assert uid != "0" and gid != "0", st["Uid"]
+                targets = [["127.0.0.1", other.port], ["127.0.0.1", port], ["127.0.0.1", admin_port],
+                           ["127.0.0.1", site.port], ["::1", port]]
+                assert m.audit.is_file() and any(cache.iterdir()), "the audit log and the cache are written"
+                paths = [str(m.audit), str(cache)]
+                probe = subprocess.run(
+                    ["nsenter", f"--target={browser}", "--net", "--",
+                     "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                     "/usr/bin/python3", "-I", "-c", PROBE, json.dumps(targets), json.dumps(paths)],
+                    capture_output=True, text=True, timeout=60,
+                )
+                assert probe.returncode == 0, probe.stderr
+                seen = json.loads(probe.stdout)
+                for host, p in targets:
+                    assert seen[f"{host}:{p}"] != "connected", seen
+                assert other.accepted == 0, "the ungranted listener was reached"
+                for path in paths:
+                    assert seen[path] != "read", (path, seen)
+                # The guard's path still serves the granted page, after all that.
+                again = await session.call_tool("browse_navigate", {"url": site.url("/orders")})
+                assert not again.is_error and '"Refund"' in str(again.content), again.content
+    finally:
+        other.close()
+        site.close()
+        shutil.rmtree(open_dir, ignore_errors=True)
