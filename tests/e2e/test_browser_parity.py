@@ -172,7 +172,8 @@ def test_every_family_works_in_warden_as_in_chromium(runs: Runs, name: str) -> N
     # The reference ran every feature of the page: the page is not blind.
     failing = {f: r for f, r in expected.items() if not r.get("ok")}
     assert not failing, f"features that do not work in plain headless Chromium: {failing}"
-    assert differences(family, expected, got) == [], (expected, got)
+    found = differences(family, expected, got)
+    assert not found, f"{name}: Warden departs from the reference:\n" + "\n".join(found)
     if family.guarded:
         path = family.url("x").split("?")[0].removeprefix(runs.platform.app.origin)
         tracker = runs.platform.tracker(path)
