@@ -2,8 +2,8 @@
 headless Chromium (the reference: the same binary with the flags a user would try it with,
 no Warden) and in Warden's browser through the browser plugin's tools, and the two results
 compared. A page reports into `window.__parity` (a JSON object: one entry per feature, each
-a dict of checks; the new pages also show it in a status table) and sets `window.__parityDone`
-when every feature has reported. A family with `steps` (what a user does: clicks, keys, drags,
+a dict of checks) or into a status table on the page (`STATUS_TABLE`, what `Family.report`
+reads back), and sets `window.__parityDone` when every feature has reported. A family with `steps` (what a user does: clicks, keys, drags,
 back and forward) waits for `window.__parityReady` first; the reference does each step with
 DevTools input events, Warden with its own tools. The pages tag their requests with
 `run=<run>` from their own query, so one set of fixture servers serves both runs and a test
@@ -95,6 +95,14 @@ class Family:
     guarded: frozenset[str] = frozenset()
     timeout: float = 20.0
     steps: tuple[Step, ...] = ()
+    report: str = "window.__parity || {}"
+
+
+# A page's status table (`#parity-status`: a row per feature, its checks as JSON in the row's
+# `code`) read back as a report: what the page shows is what is compared.
+STATUS_TABLE = """Object.fromEntries([...document.querySelectorAll('#parity-status tr')]
+  .filter((tr) => tr.querySelector('code'))
+  .map((tr) => [tr.dataset.feature, JSON.parse(tr.querySelector('code').textContent)]))"""
 
 
 # The element a step names, found as Warden's snapshot names it (role, accessible name): an
@@ -217,7 +225,7 @@ class Reference:
                 self.do(step)
                 assert c.wait(step.until, 5), f"{family.name}: {step} did not lead to {step.until}"
         c.wait("window.__parityDone === true", family.timeout)
-        return c.eval("window.__parity || {}")
+        return c.eval(family.report)
 
     def do(self, step: Step) -> None:
         c = self.start()
@@ -292,7 +300,7 @@ async def read_in_warden(w, family: Family, run: str = "warden") -> dict[str, An
             await do_in_warden(w, step)
             assert await wait_in_warden(w, step.until, 5), f"{family.name}: {step} did not lead to {step.until}"
     await wait_in_warden(w, "window.__parityDone === true", family.timeout)
-    return await js(w, "window.__parity || {}")
+    return await js(w, family.report)
 
 
 async def do_in_warden(w, step: Step) -> None:

@@ -2,19 +2,21 @@
 `worker_site.py`), written the way the web writes them: an app shell (a sidebar, a top bar,
 cards, long tables), a client-side router, buttons that do the work on a click.
 
-Each page reports into a status table (`#parity-status`: one row per feature, what worked and
-what it saw) and into `window.__parity` (the same, as JSON: one entry per feature, a dict of
-checks, `ok` whether it worked, `error` why not); `window.__parityReady` once its handlers are
-in place (a family with user steps waits for it before the first), `window.__parityDone` once
-every feature has reported. A check named `tracker` is the page's attempt to reach the server
-nothing grants (`reached` or `refused`). The servers are `platform_site.py`'s.
+Each page reports into a status table (`#parity-status`: one row per feature, whether it worked
+and its checks as JSON: `ok` whether it worked, `error` why not, the rest what it saw), which
+both sides read back (`parity.STATUS_TABLE`), and keeps the same in `window.__parity`. It sets
+`window.__parityReady` once its handlers are in place (a family with user steps waits for it
+before the first), and `window.__parityDone` once every feature has reported. A check named
+`tracker` is the page's attempt to reach the server nothing grants (`reached` or `refused`).
+The servers are `platform_site.py`'s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
-from parity import Family, Step
+from parity import STATUS_TABLE, Family, Step
 
 STYLE = """
 <style>
@@ -54,11 +56,10 @@ function render() {
     const tr = document.createElement('tr');
     tr.dataset.feature = f;
     const r = results[f];
-    for (const text of [f, r ? (r.ok ? 'works' : 'fails') : 'pending', r ? JSON.stringify(r) : '']) {
-      const td = document.createElement('td');
-      td.append(text === '' || text === f || !r ? text : Object.assign(document.createElement('code'), { textContent: text }));
-      tr.append(td);
-    }
+    const cell = (...content) => { const td = document.createElement('td'); td.append(...content); tr.append(td); };
+    cell(f);
+    cell(r ? (r.ok ? 'works' : 'fails') : 'pending');
+    cell(...(r ? [Object.assign(document.createElement('code'), { textContent: JSON.stringify(r) })] : []));
     return tr;
   }));
 }
@@ -924,7 +925,7 @@ def families(url) -> list[Family]:
     click = lambda role, name, until="true": Step("click", role, name, until=until)  # noqa: E731
     key = lambda k, until="true": Step("key", key=k, until=until)  # noqa: E731
     done = "window.__parityDone === true"
-    return [
+    pages = [
         Family("wasm", at("/wasm"), tracker),
         Family("storage", at("/storage")),
         Family("fetch streaming", at("/streams"), tracker),
@@ -987,3 +988,4 @@ def families(url) -> list[Family]:
             ),
         ),
     ]
+    return [dataclasses.replace(f, report=STATUS_TABLE) for f in pages]

@@ -18,6 +18,7 @@ servers serves the reference browser and Warden's browser in turn, and each serv
 from __future__ import annotations
 
 import base64
+import functools
 import glob
 import hashlib
 import http.server
@@ -238,18 +239,21 @@ def report(h: http.server.BaseHTTPRequestHandler) -> None:
     plain(h, REPORT_CSV, "text/csv", {"Content-Disposition": 'attachment; filename="q3-revenue.csv"'})
 
 
+@functools.cache
+def assets() -> dict[str, tuple[str, bytes]]:
+    return {
+        "/assets/add.wasm": ("application/wasm", ADD_WASM),
+        "/assets/brand.ttf": ("font/ttf", system_font()),
+        "/assets/tone.wav": ("audio/wav", tone_wav()),
+        "/assets/logo.png": ("image/png", red_png()),
+    }
+
+
 def serving_assets(site: RecordingSite) -> RecordingSite:
     """`site` with what every server of the suite serves: the assets, the streams, the
     socket and the download."""
     releases = Releases()
-    site.pages.update(
-        {
-            "/assets/add.wasm": ("application/wasm", ADD_WASM),
-            "/assets/brand.ttf": ("font/ttf", FONT),
-            "/assets/tone.wav": ("audio/wav", WAV),
-            "/assets/logo.png": ("image/png", PNG),
-        }
-    )
+    site.pages.update(assets())
     site.routes.update(
         {
             "/feed/stream": stream(releases),
@@ -260,9 +264,6 @@ def serving_assets(site: RecordingSite) -> RecordingSite:
         }
     )
     return site
-
-
-FONT, WAV, PNG = system_font(), tone_wav(), red_png()
 
 
 @dataclass
