@@ -99,10 +99,12 @@ class Family:
 
 
 # A page's status table (`#parity-status`: a row per feature, its checks as JSON in the row's
-# `code`) read back as a report: what the page shows is what is compared.
-STATUS_TABLE = """Object.fromEntries([...document.querySelectorAll('#parity-status tr')]
-  .filter((tr) => tr.querySelector('code'))
-  .map((tr) => [tr.dataset.feature, JSON.parse(tr.querySelector('code').textContent)]))"""
+# `code`) read back as a report: what the page shows is what is compared. A feature still
+# pending is one that did not work.
+STATUS_TABLE = """Object.fromEntries([...document.querySelectorAll('#parity-status tr')].map((tr) => {
+  const code = tr.querySelector('code');
+  return [tr.dataset.feature, code ? JSON.parse(code.textContent) : { ok: false, error: 'pending' }];
+}))"""
 
 
 # The element a step names, found as Warden's snapshot names it (role, accessible name): an
