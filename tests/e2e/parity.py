@@ -3,9 +3,10 @@ headless Chromium (the reference: the same binary with the flags a user would tr
 no Warden) and in Warden's browser through the browser plugin's tools, and the two results
 compared. A page reports into `window.__parity` (a JSON object: one entry per feature, each
 a dict of checks) or into a status table on the page (`STATUS_TABLE`, what `Family.report`
-reads back), and sets `window.__parityDone` when every feature has reported. A family with `steps` (what a user does: clicks, keys, drags,
-back and forward) waits for `window.__parityReady` first; the reference does each step with
-DevTools input events, Warden with its own tools. The pages tag their requests with
+reads back), and sets `window.__parityDone` when every feature has reported. A family with
+`steps` (what a user does: clicks, keys, drags, back and forward) waits for
+`window.__parityReady` first; the reference does each step with DevTools input events,
+Warden with its own tools. The pages tag their requests with
 `run=<run>` from their own query, so one set of fixture servers serves both runs and a test
 tells what each browser's run sent.
 
@@ -69,7 +70,7 @@ class Step:
     `browse_press_key`, `browse_drag`, `browse_back`, `browse_forward`).
 
     - `click`: the element of `role` (as Warden's snapshot names it) and accessible `name`;
-    - `key`: press `key` (`Escape`, `Control+V`) in the focused element;
+    - `key`: press `key` (`Escape`, `Control+v`) in the focused element;
     - `drag`: from the element of `role` and `name` to the middle of the element `to` (a CSS
       selector);
     - `back`, `forward`: the tab's history (the browser's buttons, not `history.back()`).
