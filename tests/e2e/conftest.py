@@ -249,38 +249,47 @@ def _find_pid(marker: str, deadline: float) -> int | None:
     return None
 
 
+@contextlib.asynccontextmanager
+async def open_warden(
+    warden_bin: Path,
+    env: dict[str, str],
+    cwd: Path,
+    manifest: Manifest | None,
+    stderr_path: Path,
+    **session_kwargs: Any,
+) -> AsyncIterator[Warden]:
+    """An initialized MCP session to `warden serve` (with `manifest`), its stderr in
+    `stderr_path`: what `start_warden` starts, for fixtures of a wider scope."""
+    args = ["serve"]
+    if manifest is not None:
+        args += ["--manifest", str(manifest.path)]
+    params = StdioServerParameters(command=str(warden_bin), args=args, env=env, cwd=str(cwd))
+    with open(stderr_path, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, **session_kwargs) as session:
+                try:
+                    # A hang guard, not a speed bound: a first start compiles each plugin
+                    # (a JavaScript or Python component takes seconds of Cranelift on an idle
+                    # core), and the other test worker may hold a core meanwhile.
+                    with anyio.fail_after(60):
+                        init = await session.initialize()
+                except BaseException:
+                    errlog.flush()
+                    print("warden stderr:\n" + stderr_path.read_text(errors="replace")[-4000:])
+                    raise
+                marker = str(manifest.path) if manifest is not None else str(warden_bin)
+                pid = _find_pid(marker, time.monotonic() + 2)
+                yield Warden(session, init, stderr_path, manifest.path if manifest else None, pid)
+
+
 @pytest.fixture()
 def start_warden(warden_bin: Path, warden_env: dict[str, str], tmp_path: Path):
     """`async with start_warden(manifest) as w:` -> an initialized MCP session to `warden serve`."""
     counter = iter(range(1000))
 
-    @contextlib.asynccontextmanager
-    async def start(
-        manifest: Manifest | None, env: dict[str, str] | None = None, **session_kwargs: Any
-    ) -> AsyncIterator[Warden]:
-        args = ["serve"]
-        if manifest is not None:
-            args += ["--manifest", str(manifest.path)]
+    def start(manifest: Manifest | None, env: dict[str, str] | None = None, **session_kwargs: Any):
         stderr_path = tmp_path / f"warden-stderr-{next(counter)}.log"
-        params = StdioServerParameters(
-            command=str(warden_bin), args=args, env={**warden_env, **(env or {})}, cwd=str(tmp_path)
-        )
-        with open(stderr_path, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, **session_kwargs) as session:
-                    try:
-                        # A hang guard, not a speed bound: a first start compiles each plugin
-                        # (a JavaScript or Python component takes seconds of Cranelift on an idle
-                        # core), and the other test worker may hold a core meanwhile.
-                        with anyio.fail_after(60):
-                            init = await session.initialize()
-                    except BaseException:
-                        errlog.flush()
-                        print("warden stderr:\n" + stderr_path.read_text(errors="replace")[-4000:])
-                        raise
-                    marker = str(manifest.path) if manifest is not None else str(warden_bin)
-                    pid = _find_pid(marker, time.monotonic() + 2)
-                    yield Warden(session, init, stderr_path, manifest.path if manifest else None, pid)
+        return open_warden(warden_bin, {**warden_env, **(env or {})}, tmp_path, manifest, stderr_path, **session_kwargs)
 
     return start
 

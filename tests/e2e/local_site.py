@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +49,15 @@ class Received:
 
 
 class RecordingSite(LocalSite):
-    """A server that answers `pages` (path -> (content type, body)) with CORS open and
-    `headers` added, and records every request it gets and every connection it accepts: what a
-    test asserts on. `cacheable`: answers may be kept (the back/forward cache needs it);
-    otherwise `no-store`."""
+    """A server that answers `pages` (path -> (content type, body, text or bytes)) with CORS
+    open and `headers` added, and records every request it gets and every connection it
+    accepts: what a test asserts on. A path in `routes` is answered by its function instead,
+    given the request's handler (streams, event streams, WebSocket upgrades). `cacheable`:
+    answers may be kept (the back/forward cache needs it); otherwise `no-store`."""
 
     def __init__(self, headers: dict[str, str] | None = None, cacheable: bool = False) -> None:
-        self.pages: dict[str, tuple[str, str]] = {}
+        self.pages: dict[str, tuple[str, str | bytes]] = {}
+        self.routes: dict[str, Callable[[http.server.BaseHTTPRequestHandler], None]] = {}
         self.received: list[Received] = []
         self.connections = 0
         site = self
@@ -68,11 +71,15 @@ class RecordingSite(LocalSite):
                 site.received.append(
                     Received(f"{self.command} {self.path}", self.headers.get("Sec-Fetch-Dest", ""), self.headers.get("Sec-Purpose", ""))
                 )
+                route = site.routes.get(self.path.split("?")[0])
+                if route is not None:
+                    route(self)
+                    return
                 length = int(self.headers.get("Content-Length") or 0)
                 if length:
                     self.rfile.read(length)
                 kind, body = site.pages.get(self.path.split("?")[0], ("text/plain", "pong"))
-                data = body.encode()
+                data = body if isinstance(body, bytes) else body.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
