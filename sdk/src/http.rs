@@ -227,6 +227,9 @@ fn read_body(incoming: IncomingBody) -> Result<Vec<u8>, HttpError> {
                     Some(ErrorCode::HttpResponseTimeout) => HttpError::Timeout(
                         "the response body did not end in time (grants.http.timeout)".into(),
                     ),
+                    Some(ErrorCode::HttpResponseContentCoding(_)) => HttpError::Failed(
+                        "the response body is not valid in its content coding, so the host could not decode it".into(),
+                    ),
                     _ => HttpError::Failed(
                         "the response body ended early: over the host's cap (grants.http.max_response_body), past its time (grants.http.timeout), or cut by the server".into(),
                     ),
@@ -344,6 +347,10 @@ impl HttpError {
             ErrorCode::HttpResponseBodySize(_) => Self::TooLarge(
                 "the response body is over the host's cap; raise grants.http.max_response_body".into(),
             ),
+            ErrorCode::HttpResponseContentCoding(coding) => Self::Failed(format!(
+                "{method} {origin}: the response is in a content coding the host cannot decode ({}); a plugin that holds credentials reads responses the host decoded (gzip, deflate, br, zstd) and scrubbed; ask the server for one of those",
+                coding.as_deref().unwrap_or("not valid")
+            )),
             ErrorCode::ConfigurationError => Self::Failed(format!(
                 "the host could not add the credential for {origin} (the host log says why)"
             )),

@@ -10,17 +10,27 @@ asks, answers slowly, answers too much.
   GET  /big?n=N[&chunked=1]  N bytes of "x", with or without Content-Length
   GET  /slow              waits for `release` (set when the test ends), then 200
   POST /upload            200, how many body bytes arrived (chunked or not)
+  GET  /coded?enc=E       the echo as each serializer in SERIALIZERS writes it (one document
+                          a line), in content coding E (stacked: `gzip,br`; `deflate-raw` is
+                          raw deflate labelled `deflate`; `compress`, `bomb`: 16 MiB of zeros
+                          in gzip); the token hex-encoded in a header's name
+  GET  /previous          the echo of the bearer token the request before this one carried
+  POST /token             an OAuth token endpoint: `at-N-…`, expires_in 30
   *                       200 "ok"
 """
 
 from __future__ import annotations
 
 import base64
+import functools
+import gzip
 import http.server
 import json
+import secrets
 import socket
 import threading
 import urllib.parse
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +75,58 @@ class ApiSite:
         self.release.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def _escape(text: str, table: dict[str, str]) -> str:
+    for plain, escaped in table.items():
+        text = text.replace(plain, escaped)
+    return text
+
+
+#: How each language's standard JSON serializer writes a document: Python's json.dumps
+#: (ensure_ascii), PHP's json_encode (`\/`), Go's encoding/json (`<>&` as `\u003c`...),
+#: .NET's System.Text.Json (`+<>&'` as `\u002B`..., uppercase hex), Java's Gson (`<>&='`).
+SERIALIZERS = {
+    "python": lambda doc: json.dumps(doc),
+    "php": lambda doc: json.dumps(doc, separators=(",", ":")).replace("/", "\\/"),
+    "go": lambda doc: _escape(json.dumps(doc, separators=(",", ":"), ensure_ascii=False),
+                              {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}),
+    "dotnet": lambda doc: _escape(json.dumps(doc, separators=(",", ":")),
+                                  {"+": "\\u002B", "<": "\\u003C", ">": "\\u003E", "&": "\\u0026", "'": "\\u0027"}),
+    "gson": lambda doc: _escape(json.dumps(doc, separators=(",", ":")),
+                                {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "=": "\\u003d", "'": "\\u0027"}),
+}
+
+
+@functools.cache
+def _bomb() -> bytes:
+    return gzip.compress(b"\0" * (16 << 20), compresslevel=6)
+
+
+def encode(body: bytes, coding: str) -> tuple[bytes, str]:
+    """`body` in content coding `coding` (see /coded), and the Content-Encoding to send."""
+    if coding == "identity":
+        return body, "identity"
+    if coding in ("gzip", "x-gzip"):
+        return gzip.compress(body), coding
+    if coding == "deflate":
+        return zlib.compress(body), "deflate"
+    if coding == "deflate-raw":
+        c = zlib.compressobj(wbits=-15)
+        return c.compress(body) + c.flush(), "deflate"
+    if coding == "br":
+        import brotli
+
+        return brotli.compress(body), "br"
+    if coding == "zstd":
+        import zstandard
+
+        return zstandard.ZstdCompressor().compress(body), "zstd"
+    if coding == "compress":
+        return body, "compress"
+    if coding == "bomb":
+        return _bomb(), "gzip"
+    raise ValueError(coding)
 
 
 def _read_body(handler: http.server.BaseHTTPRequestHandler) -> bytes:
@@ -128,14 +190,15 @@ def start_api(host: str = "127.0.0.1") -> ApiSite:
                         return
                 self.wfile.write(b"0\r\n\r\n")
 
-        def _echo(self, r: Received, status: int) -> None:
+        def _answer(self, r: Received, token: str | None = None) -> dict[str, Any]:
             auth = r.headers.get("authorization", "")
-            token = auth.split(" ", 1)[1] if " " in auth else ""
+            if token is None:
+                token = auth.split(" ", 1)[1] if " " in auth else ""
             try:
                 sent = json.loads(r.body or b"{}")
             except ValueError:
                 sent = {}
-            answer: dict[str, Any] = {
+            return {
                 "id": len(holder["site"].received),
                 "title": sent.get("title") if isinstance(sent, dict) else None,
                 "headers": r.headers,
@@ -143,7 +206,22 @@ def start_api(host: str = "127.0.0.1") -> ApiSite:
                 "token_b64": base64.b64encode(token.encode()).decode(),
                 "query": urllib.parse.urlparse(r.path).query,
             }
+
+        def _echo(self, r: Received, status: int) -> None:
+            answer = self._answer(r)
+            auth = r.headers.get("authorization", "")
             self._send(status, json.dumps(answer).encode(), {"Content-Type": "application/json", "X-Echo-Auth": auth})
+
+        def _coded(self, r: Received, codings: list[str]) -> None:
+            answer = self._answer(r)
+            body = "\n".join(f(answer) for f in SERIALIZERS.values()).encode()
+            names = []
+            for coding in codings:
+                body, name = encode(body, coding)
+                names.append(name)
+            headers = {"Content-Type": "application/x-ndjson", "Content-Encoding": ", ".join(names)}
+            headers["X-" + answer["token"].encode().hex()] = "1"
+            self._send(200, body, headers)
 
         def do_GET(self) -> None:  # noqa: N802
             r = self._record(b"")
@@ -151,6 +229,12 @@ def start_api(host: str = "127.0.0.1") -> ApiSite:
             query = urllib.parse.parse_qs(parsed.query)
             if parsed.path == "/echo":
                 self._echo(r, 200)
+            elif parsed.path == "/coded":
+                self._coded(r, query["enc"][0].split(","))
+            elif parsed.path == "/previous":
+                carried = [x for x in holder["site"].received if "authorization" in x.headers]
+                before = carried[-2].headers["authorization"].split(" ", 1)[1] if len(carried) > 1 else ""
+                self._send(200, json.dumps(self._answer(r, before)).encode(), {"Content-Type": "application/json"})
             elif parsed.path == "/redirect":
                 self._send(302, b"", {"Location": query["to"][0]})
             elif parsed.path == "/big":
@@ -166,6 +250,10 @@ def start_api(host: str = "127.0.0.1") -> ApiSite:
             r = self._record(_read_body(self))
             if self.path.startswith("/issues"):
                 self._echo(r, 201)
+            elif self.path.startswith("/token"):
+                n = sum(1 for x in holder["site"].received if x.path.startswith("/token"))
+                token = {"access_token": f"at-{n}-{secrets.token_hex(8)}", "token_type": "Bearer", "expires_in": 30}
+                self._send(200, json.dumps(token).encode(), {"Content-Type": "application/json"})
             elif self.path.startswith("/upload"):
                 self._send(200, str(len(r.body)).encode())
             else:

@@ -8,21 +8,33 @@ searched for the token and its base64. A redirect to a second origin (127.0.0.2)
 token. Then every refusal, asserted on what the servers received and on the audit line:
 a method not granted, an origin not granted (also as a redirect target), private addresses in
 every spelling under a wide grant, bodies over the caps both ways, a server slower than the
-time cap, and a plugin with no grant at all (it loads; its requests are refused)."""
+time cap, and a plugin with no grant at all (it loads; its requests are refused).
+
+Then a credential in the forms a plugin could still read it in: inside a body in every content
+coding the host decodes (alone and stacked), as five languages' JSON serializers escape it,
+hex-encoded in a header's name, a coding the host cannot decode, a body that decodes past the
+cap; an OAuth token echoed after the refresh that replaced it, while still valid; and a
+`query` key on an origin that refuses or resets the connection, whose URL the HTTP client's
+error text carries (the plugin's error, stderr and the audit log searched for it)."""
 
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import os
 import secrets
+import socket
+import struct
 import subprocess
+import threading
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from api_site import ApiSite, loopback_hostname, start_api
+from api_site import SERIALIZERS, ApiSite, loopback_hostname, start_api
 from conftest import WASM_DIR, check_audit_line, text_of
 
 pytestmark = pytest.mark.anyio
@@ -232,3 +244,170 @@ async def test_every_refusal_is_typed_audited_and_sends_nothing(start_warden, wr
     failed = http_lines(m, "capability_used")
     errors = [line.get("error") for line in failed]
     assert errors.count("body_too_large") >= 3 and "timeout" in errors, failed
+
+
+#: Content codings the host decodes, alone and stacked (`deflate-raw`: raw deflate labelled
+#: `deflate`, as some servers send it).
+CODINGS = ["identity", "gzip", "x-gzip", "deflate", "deflate-raw", "br", "zstd", "gzip,br", "br,zstd,deflate"]
+
+
+def as_the_plugin_reads(answer: dict) -> bytes:
+    """The body the plugin got (hex from the guest), decoded as the plugin itself could:
+    every content coding the response still names, the last one applied undone first."""
+    import brotli
+    import zstandard
+
+    body = bytes.fromhex(answer["body"])
+    named = [v for k, v in answer["headers"] if k.lower() == "content-encoding"]
+    codings = [c.strip().lower() for v in named for c in v.split(",") if c.strip()]
+    for coding in reversed(codings):
+        if coding in ("gzip", "x-gzip"):
+            body = gzip.decompress(body)
+        elif coding == "deflate":
+            try:
+                body = zlib.decompress(body)
+            except zlib.error:
+                body = zlib.decompress(body, wbits=-15)
+        elif coding == "br":
+            body = brotli.decompress(body)
+        elif coding == "zstd":
+            body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
+    return body
+
+
+async def test_a_credential_comes_back_neither_compressed_nor_escaped(
+    start_warden, write_manifest, sites
+) -> None:
+    api, other, _ = sites
+    # Characters each serializer escapes its own way: `/` (PHP), `+` (.NET), `<>&` (Go,
+    # .NET, Gson), `=` and `'` (Gson).
+    token = "tok-" + secrets.token_hex(12) + "/a+b&c<d>e=f'g"
+    m = write_manifest(manifest_text(api, other))
+    async with start_warden(m, env={"TRACKER_TOKEN": token}) as w:
+        read = []
+        for coding in CODINGS:
+            done, text = await call(w, "request", {"method": "GET", "url": api.url(f"/coded?enc={coding}"), "hex": True})
+            assert done, f"{coding}: {text}"
+            answer = json.loads(text)
+            names = [k.lower() for k, _ in answer["headers"]]
+            assert not any(token.encode().hex() in n for n in names), f"{coding}: the token's hex in a header name: {names}"
+            body = as_the_plugin_reads(answer)
+            read.append(body)
+            documents = body.decode("utf-8", "replace").splitlines()
+            assert len(documents) == len(SERIALIZERS), f"{coding}: {body[:300]!r}"
+            for style, line in zip(SERIALIZERS, documents):
+                doc = json.loads(line)
+                # What the plugin's own JSON parser makes of it: every escape undone.
+                assert token not in json.dumps(doc, ensure_ascii=False), f"{coding}, {style}: {line}"
+                assert doc["token"] == "[credential]", f"{coding}, {style}: {line}"
+            assert "content-encoding" not in names, f"{coding}: the plugin got the coded body: {answer['headers']}"
+        assert all(r.headers.get("authorization") == f"Bearer {token}" for r in api.received if r.path.startswith("/coded"))
+
+        # A coding the host cannot decode is refused, and a body that decodes past
+        # max_response_body (256 KiB) stops at it.
+        done, text = await call(w, "request", {"method": "GET", "url": api.url("/coded?enc=compress"), "hex": True})
+        assert not done and "content coding" in text, text
+        done, text = await call(w, "request", {"method": "GET", "url": api.url("/coded?enc=bomb"), "hex": True})
+        assert not done and "max_response_body" in text, text
+        stderr = w.stderr()
+
+    for where, hay in {"output": b"".join(read).decode("latin-1"), "stderr": stderr, "audit": m.audit.read_text()}.items():
+        assert token not in hay and token.encode().hex() not in hay, f"the token reached the {where}"
+    denied = http_lines(m, "capability_denied")
+    assert any("compress" in line["reason"] and "/coded" in line["target"] for line in denied), denied
+    used = http_lines(m, "capability_used")
+    assert any(line.get("error") == "body_too_large" and line["target"].endswith("/coded") for line in used), used
+
+
+async def test_a_refreshed_token_that_is_still_valid_stays_masked(start_warden, write_manifest, sites) -> None:
+    api, other, _ = sites
+    m = write_manifest(f"""
+[credentials.crm]
+kind = "oauth2"
+flow = "client_credentials"
+token_url = "{other.origin}/token"
+client_id = "warden"
+env = "CRM_SECRET"
+origins = ["{api.origin}"]
+
+[[plugin]]
+name = "http"
+source = "{HTTP_WASM}"
+grants.http = {{ origins = ["{api.origin}"], credentials = ["crm"] }}
+""")
+    async with start_warden(m, env={"CRM_SECRET": "s3cret-client"}) as w:
+        # The endpoint's tokens live 30 s, within the host's refresh margin: each request
+        # carries a fresh one, and the API echoes the one before, still valid.
+        done, first = await call(w, "request", {"method": "GET", "url": api.url("/echo")})
+        assert done, first
+        done, text = await call(w, "request", {"method": "GET", "url": api.url("/previous")})
+        assert done, text
+        stderr = w.stderr()
+    carried = [r.headers["authorization"].split(" ", 1)[1] for r in api.received if "authorization" in r.headers]
+    assert len(carried) == 2 and carried[0] != carried[1], carried
+    assert len([r for r in other.received if r.path == "/token"]) == 2, other.received
+    body = json.loads(json.loads(text)["body"])
+    assert body["token"] == "[credential]", body
+    for where, hay in {"output": first + text, "stderr": stderr, "audit": m.audit.read_text()}.items():
+        for value in carried:
+            assert value not in hay, f"a token reached the {where}"
+
+
+def refusing_origin() -> str:
+    """An origin on loopback where nothing listens: the connection is refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def resetting_origin() -> tuple[str, socket.socket]:
+    """An origin on loopback that reads the request and resets the connection."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+
+    def run() -> None:
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    threading.Thread(target=run, daemon=True).start()
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", sock
+
+
+async def test_a_query_key_reaches_no_log_when_the_connection_fails(start_warden, write_manifest) -> None:
+    key = "k3y" + secrets.token_hex(12)
+    refused = refusing_origin()
+    reset, listener = resetting_origin()
+    m = write_manifest(f"""
+[credentials.weather]
+kind = "query"
+param = "appid"
+env = "WEATHER_KEY"
+origins = ["{refused}", "{reset}"]
+
+[[plugin]]
+name = "http"
+source = "{HTTP_WASM}"
+grants.http = {{ origins = ["{refused}", "{reset}"], credentials = ["weather"] }}
+""")
+    try:
+        async with start_warden(m, env={"WEATHER_KEY": key}) as w:
+            errors = []
+            for origin in (refused, reset):
+                done, text = await call(w, "request", {"method": "GET", "url": f"{origin}/v1/weather?q=Berlin"})
+                assert not done, text
+                errors.append(text)
+            stderr = w.stderr()
+    finally:
+        listener.close()
+    assert "wasi:http request failed" in stderr, stderr
+    for where, hay in {"plugin": "\n".join(errors), "stderr": stderr, "audit": m.audit.read_text()}.items():
+        assert key not in hay, f"the key reached the {where}: {hay}"
+    failed = [line for line in http_lines(m, "capability_used") if line.get("error")]
+    assert {line["target"] for line in failed} == {f"{refused}/v1/weather", f"{reset}/v1/weather"}, failed

@@ -22,7 +22,7 @@ pub enum BodyError {
     #[error("not complete in time")]
     Deadline,
     /// The transfer failed (reset, the client's own timeout, a decoding error).
-    #[error("the transfer failed: {}", super::chain::error_chain(.0))]
+    #[error("the transfer failed: {}", super::chain::request_error(.0))]
     Transfer(reqwest::Error),
 }
 

@@ -11,9 +11,11 @@
 //! | file | job |
 //! |------|-----|
 //! | `variants.rs` | a secret's variants ([`variants`]) and scrubbing them out of text ([`scrub`]) |
+//! | `escapes.rs` | a secret with each character plain or in any escaped form (JSON, percent), as one pattern |
 //! | `known.rs` | [`Secrets`]: a set of secrets, masked in one line cut to a bound |
 //! | `stream.rs` | [`Scrubber`]: the same over a stream of bytes |
 
+mod escapes;
 mod known;
 mod stream;
 mod variants;

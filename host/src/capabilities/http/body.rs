@@ -1,8 +1,10 @@
 //! Bodies bounded while they stream: the request body stops at the first byte over
 //! `grants.http.max_request_body` (nothing over it is sent), the response body at the first
-//! byte over `max_response_body` or at the request's deadline, and a response is scrubbed of
-//! the credentials the plugin's requests carry before the plugin reads a byte of it.
+//! byte over `max_response_body` or at the request's deadline, and a response is decoded
+//! ([`super::coding`]: its decoded size capped by `max_response_body` too) and scrubbed of the
+//! credentials the plugin's requests carry before the plugin reads a byte of it.
 
+use super::coding::{CodingError, Decoder};
 use super::exchange::Exchange;
 use super::services::Slot;
 use crate::scrub::Scrubber;
@@ -112,12 +114,15 @@ impl Stream for RequestBody {
     }
 }
 
-/// The response body as the plugin reads it: capped, timed, scrubbed, counted; its end (or
-/// its drop) writes the request's audit line and frees its slot.
+/// The response body as the plugin reads it: capped, timed, decoded, scrubbed, counted; its
+/// end (or its drop) writes the request's audit line and frees its slot. Trailers are not
+/// passed on: the plugin reads data only, so no trailer can carry a credential to it.
 pub struct ResponseBody {
     inner: reqwest::Body,
     max: u64,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    /// The response's content codings undone, when it is scrubbed.
+    decoder: Option<Decoder>,
     scrubber: Option<Scrubber>,
     exchange: Exchange,
     done: bool,
@@ -129,6 +134,7 @@ impl ResponseBody {
         inner: reqwest::Body,
         max: u64,
         deadline: tokio::time::Instant,
+        decoder: Option<Decoder>,
         scrubber: Option<Scrubber>,
         exchange: Exchange,
         slot: Slot,
@@ -137,6 +143,7 @@ impl ResponseBody {
             inner,
             max,
             deadline: Box::pin(tokio::time::sleep_until(deadline)),
+            decoder,
             scrubber,
             exchange,
             done: false,
@@ -145,10 +152,51 @@ impl ResponseBody {
     }
 
     fn end(&mut self) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let decoded = match self.decoder.as_mut().map(Decoder::finish) {
+            Some(Err(e)) => return self.undecodable(&e),
+            Some(Ok(rest)) => rest,
+            None => Vec::new(),
+        };
         self.done = true;
-        match self.scrubber.as_mut().map(Scrubber::finish) {
-            Some(rest) if !rest.is_empty() => Poll::Ready(Some(Ok(Frame::data(rest)))),
-            _ => Poll::Ready(None),
+        let rest = match self.scrubber.as_mut() {
+            Some(s) => {
+                let mut rest = s.feed(&decoded).to_vec();
+                rest.extend_from_slice(&s.finish());
+                Bytes::from(rest)
+            }
+            None => Bytes::from(decoded),
+        };
+        if rest.is_empty() {
+            Poll::Ready(None)
+        } else {
+            Poll::Ready(Some(Ok(Frame::data(rest))))
+        }
+    }
+
+    /// The body could not be decoded, or decoded past the cap: nothing more reaches the plugin.
+    fn undecodable(&mut self, e: &CodingError) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let detail = e.to_string();
+        match e {
+            CodingError::Over(max) => {
+                let max = *max;
+                self.fail(
+                    "body_too_large",
+                    &format!("{detail} (grants.http.max_response_body); the rest was not read"),
+                    Error::HttpResponseBodySize(Some(max)),
+                )
+            }
+            CodingError::Unknown(_) | CodingError::Corrupt { .. } => {
+                let coding = match e {
+                    CodingError::Corrupt { coding, .. } => (*coding).to_string(),
+                    CodingError::Unknown(c) => c.clone(),
+                    CodingError::Over(_) => String::new(),
+                };
+                self.fail(
+                    "content_coding",
+                    &detail,
+                    Error::HttpResponseContentCoding(Some(coding)),
+                )
+            }
         }
     }
 
@@ -188,7 +236,7 @@ impl Body for ResponseBody {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(None) => return this.end(),
                 Poll::Ready(Some(Err(e))) => {
-                    let detail = crate::net::chain::error_chain(&e);
+                    let detail = crate::net::chain::request_error(&e);
                     return this.fail("io", &detail, Error::HttpResponseIncomplete);
                 }
                 Poll::Ready(Some(Ok(frame))) => frame,
@@ -206,6 +254,11 @@ impl Body for ResponseBody {
                 );
             }
             this.exchange.received += len;
+            let data = match this.decoder.as_mut().map(|d| d.feed(&data)) {
+                Some(Err(e)) => return this.undecodable(&e),
+                Some(Ok(decoded)) => Bytes::from(decoded),
+                None => data,
+            };
             let out = match this.scrubber.as_mut() {
                 Some(s) => s.feed(&data),
                 None => data,

@@ -2,7 +2,9 @@
 //! value read where the manifest says (an environment variable, a file) or, for `oauth2`, an
 //! access token the host fetched from the token endpoint, kept until it expires and fetched
 //! again then. A header of the same name the plugin set is replaced, never merged, so the
-//! server sees the host's credential only. Nothing here writes a value into an error, a log
+//! server sees the host's credential only. Every value a credential's tokens have had stays
+//! in its scrub set while it may still be valid ([`Tokens::known`]): a server may echo the
+//! token it was sent before the last refresh, which still works until it expires. Nothing here writes a value into an error, a log
 //! line or an audit line: errors name where the value should be, never what it is.
 
 use crate::manifest::credentials::{Credential, CredentialKind, OAuth2, OAuthFlow};
@@ -21,6 +23,15 @@ const TOKEN_TIMEOUT: Duration = Duration::from_secs(15);
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 /// How long a token without `expires_in` is kept.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+/// A past access token stays in the scrub set this long after the endpoint said it expires
+/// (clocks differ, servers accept a token a little late).
+const VALID_GRACE: Duration = Duration::from_secs(120);
+/// How long a past value of unknown lifetime (a token without `expires_in`, a rotated
+/// refresh token) stays in the scrub set.
+const UNKNOWN_KEPT: Duration = Duration::from_secs(24 * 3600);
+/// Past values kept per credential at most, the oldest dropped first: memory stays bounded
+/// whatever an endpoint's lifetimes.
+const KEPT_MAX: usize = 256;
 
 /// A credential could not be added: the request is not sent.
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +121,7 @@ pub async fn apply(
             v.set_sensitive(true);
             headers.insert(http::header::AUTHORIZATION, v);
             applied.secrets.extend(token.secrets());
+            applied.secrets.extend(tokens.known(&credential.name));
         }
     }
     Ok(applied)
@@ -122,7 +134,10 @@ struct Token {
     /// The refresh token in use (the endpoint may hand out a new one with each token).
     refresh: Option<String>,
     client_secret: String,
+    /// When it is fetched again: [`EXPIRY_MARGIN`] before the endpoint said it expires.
     expires: Instant,
+    /// Until when a server may still accept it.
+    valid_until: Instant,
 }
 
 impl Token {
@@ -138,6 +153,9 @@ impl Token {
 #[derive(Default)]
 pub struct Tokens {
     slots: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Token>>>>>,
+    /// Every value each credential's tokens have had (by credential name), with the time
+    /// until which it may be valid.
+    held: std::sync::Mutex<HashMap<String, Vec<(String, Instant)>>>,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -164,8 +182,43 @@ impl Tokens {
         }
         let previous_refresh = held.as_ref().and_then(|t| t.refresh.clone());
         let token = fetch(credential, oauth, previous_refresh).await?;
+        self.keep(&credential.name, &token);
         *held = Some(token.clone());
         Ok(token)
+    }
+
+    /// Put a fresh token's values in its credential's scrub set, until they may no longer
+    /// be valid.
+    fn keep(&self, name: &str, token: &Token) {
+        let now = Instant::now();
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let values = held.entry(name.to_string()).or_default();
+        values.retain(|(_, until)| *until > now);
+        let mut add =
+            |value: &str, until: Instant| match values.iter_mut().find(|(v, _)| v == value) {
+                Some(kept) => kept.1 = kept.1.max(until),
+                None => values.push((value.to_string(), until)),
+            };
+        add(&token.access, token.valid_until);
+        if let Some(refresh) = &token.refresh {
+            add(refresh, now + UNKNOWN_KEPT);
+        }
+        if values.len() > KEPT_MAX {
+            let extra = values.len() - KEPT_MAX;
+            values.drain(..extra);
+        }
+    }
+
+    /// Every value the tokens of credential `name` have had that may still be valid: the
+    /// current one, and those a refresh replaced but a server still accepts. Fetches nothing.
+    pub fn known(&self, name: &str) -> Vec<String> {
+        let now = Instant::now();
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(values) = held.get_mut(name) else {
+            return Vec::new();
+        };
+        values.retain(|(_, until)| *until > now);
+        values.iter().map(|(v, _)| v.clone()).collect()
     }
 }
 
@@ -254,14 +307,14 @@ async fn fetch(
         .body(body)
         .send()
         .await
-        .map_err(|e| failed(crate::net::chain::error_chain(&e)))?;
+        .map_err(|e| failed(crate::net::chain::request_error(&e)))?;
     let status = response.status();
     let mut response = response;
     let mut raw = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(|e| {
         failed(format!(
             "reading the answer failed: {}",
-            crate::net::chain::error_chain(&e)
+            crate::net::chain::request_error(&e)
         ))
     })? {
         if raw.len() + chunk.len() > MAX_TOKEN_RESPONSE {
@@ -283,10 +336,16 @@ async fn fetch(
         .filter(|t| !t.is_empty())
         .ok_or_else(|| failed("the answer has no access_token".into()))?
         .to_string();
-    let lifetime = answer
+    let said = answer
         .get("expires_in")
         .and_then(serde_json::Value::as_u64)
-        .map_or(DEFAULT_LIFETIME, Duration::from_secs);
+        .map(Duration::from_secs);
+    let lifetime = said.unwrap_or(DEFAULT_LIFETIME);
+    let now = Instant::now();
+    let valid_until = match said {
+        Some(life) => now + life.min(UNKNOWN_KEPT) + VALID_GRACE,
+        None => now + UNKNOWN_KEPT,
+    };
     let refresh = match oauth.flow {
         OAuthFlow::RefreshToken => answer
             .get("refresh_token")
@@ -300,7 +359,8 @@ async fn fetch(
         access,
         refresh,
         client_secret,
-        expires: Instant::now() + lifetime.saturating_sub(EXPIRY_MARGIN),
+        expires: now + lifetime.saturating_sub(EXPIRY_MARGIN),
+        valid_until,
     })
 }
 
@@ -383,6 +443,29 @@ mod tests {
             assert!(applied.secrets.contains(&"s3cret-client".to_string()));
         }
         assert_eq!(calls.load(Ordering::SeqCst), 1, "the token is kept");
+        // A refresh: the token before it stays in the scrub set while it may be valid.
+        {
+            let slots = tokens.slots.lock().expect("slots");
+            for slot in slots.values() {
+                if let Some(t) = slot.try_lock().expect("free").as_mut() {
+                    t.expires = Instant::now();
+                }
+            }
+        }
+        let mut headers = http::HeaderMap::new();
+        let mut url = Url::parse("https://api.crm.test/v1").expect("url");
+        let applied = apply(&credential, &tokens, &mut headers, &mut url)
+            .await
+            .expect("applied");
+        assert_eq!(headers[http::header::AUTHORIZATION], "Bearer at-2");
+        assert!(
+            applied.secrets.contains(&"at-1".to_string()),
+            "the past token is kept"
+        );
+        assert_eq!(
+            tokens.known("crm"),
+            vec!["at-1".to_string(), "at-2".to_string()]
+        );
 
         // A wrong secret: no token, and no secret in the message.
         std::fs::write(

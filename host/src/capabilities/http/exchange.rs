@@ -1,10 +1,14 @@
 //! The one audit line of a `wasi:http` request, written when the request is over: refused
 //! (a `capability_denied` line that names the grant to add), failed, or its response body
 //! read to the end or dropped. Method, origin, path (never the query: it may carry a
-//! credential), status, bytes sent and received, time; never a body or a header value.
+//! credential), status, bytes sent and received, time; never a body or a header value. The
+//! words of a failure or a refusal (the host log's, the audit's) pass through the request's
+//! secrets first ([`Exchange::hide`]): whatever a client's error text or a server's header
+//! carried, no credential the request had is in them.
 
 use super::services::CAPABILITY;
 use crate::audit::{GuestScope, Used};
+use crate::scrub::Secrets;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -22,7 +26,12 @@ pub struct Exchange {
     pub status: Option<u16>,
     error: Option<&'static str>,
     written: bool,
+    /// The credentials this request carried, masked in every text it writes.
+    secrets: Secrets,
 }
+
+/// Longest detail a failure writes to the host log.
+const DETAIL_MAX: usize = 1024;
 
 impl Exchange {
     pub fn new(scope: &GuestScope, method: &str, target: String) -> Self {
@@ -36,6 +45,14 @@ impl Exchange {
             status: None,
             error: None,
             written: false,
+            secrets: Secrets::default(),
+        }
+    }
+
+    /// Mask `secrets` (and their encodings) in every text this request writes from now on.
+    pub fn hide(&mut self, secrets: &[String]) {
+        for s in secrets {
+            self.secrets.add(s);
         }
     }
 
@@ -47,13 +64,15 @@ impl Exchange {
     /// The request was refused: its line is the denial, with the grant to add in `reason`.
     pub fn deny(mut self, reason: &str) {
         self.written = true;
-        self.scope.denied(CAPABILITY, &self.request_line(), reason);
+        let reason = self.secrets.bounded(reason, DETAIL_MAX);
+        self.scope.denied(CAPABILITY, &self.request_line(), &reason);
     }
 
     /// The request ended in an error of `kind` (`timeout`, `io`, `body_too_large`, ...),
-    /// with `detail` for the host log (never a secret: callers pass their own words).
+    /// with `detail` for the host log, scrubbed of the request's secrets.
     pub fn fail(&mut self, kind: &'static str, detail: &str) {
         if self.error.is_none() {
+            let detail = self.secrets.bounded(detail, DETAIL_MAX);
             tracing::warn!(plugin = %self.scope.plugin, request = %self.request_line(), "wasi:http request failed ({kind}): {detail}");
             self.error = Some(kind);
         }

@@ -10,8 +10,13 @@
 //! 5. The name is resolved; an address where Warden itself listens is refused whatever the
 //!    grant says ([`crate::net::forbidden`]), and the private-network rule applied; the client
 //!    is pinned to the checked addresses, uses no proxy, follows no redirect, verifies TLS.
-//! 6. The response's headers and body are scrubbed of the plugin's credentials; its body is
-//!    capped and timed ([`super::body`]).
+//! 6. For a plugin that holds credentials, the response is scrubbed of them: its content
+//!    codings are decoded first ([`super::coding`]; one the host cannot decode is refused,
+//!    `HTTP-response-content-coding`), and the plugin reads the decoded body; a header whose
+//!    name carries a credential is dropped, values and body masked. The body is capped (also
+//!    decoded) and timed ([`super::body`]). What the host logs or audits of a failure is
+//!    scrubbed of the request's credentials, the client's error text named without the
+//!    URL's query ([`crate::net::chain::request_error`]).
 //!
 //! A body the host does not send to its end is drained, not closed, while the plugin may still
 //! be writing it ([`super::body::UnreadBody`]): the plugin reads why from the response.
@@ -21,6 +26,7 @@
 //! `capability_denied` audit line that names the grant to add.
 
 use super::body::{RequestBody, ResponseBody, UnreadBody};
+use super::coding::{self, Codings};
 use super::credentials::{self, CredentialError};
 use super::exchange::Exchange;
 use super::services::{HttpServices, Slot};
@@ -113,9 +119,13 @@ impl Outgoing {
                 }
             }
         }
-        let scrubber = self.scrubber(grant, secrets);
-
+        let (scrubber, secrets) = self.scrubber(grant, secrets);
         let mut exchange = exchange;
+        exchange.hide(&secrets);
+        if scrubber.is_some() {
+            accept_decodable(&mut parts.headers);
+        }
+
         let started = tokio::time::Instant::now();
         let deadline = started + grant.timeout;
         let connect = shortest(grant.connect_timeout, self.options.connect_timeout);
@@ -167,7 +177,7 @@ impl Outgoing {
                     return Err(Error::HttpRequestBodySize(Some(grant.max_request_body)));
                 }
                 let (code, kind) = classify(&e);
-                exchange.fail(kind, &crate::net::chain::error_chain(&e));
+                exchange.fail(kind, &crate::net::chain::request_error(&e));
                 return Err(code);
             }
             Ok(Ok(r)) => r,
@@ -181,13 +191,42 @@ impl Outgoing {
         }
         let response: http::Response<reqwest::Body> = response.into();
         let (mut parts, body) = response.into_parts();
+        let mut decoder = None;
         if let Some(s) = &scrubber {
+            // What the plugin reads must be what is scrubbed: the decoded body.
+            let codings = match Codings::parse(&parts.headers) {
+                Ok(c) => c,
+                Err(e) => {
+                    exchange.deny(&format!(
+                        "{e}; plugin '{}' holds credentials, so every response it reads is scrubbed of them",
+                        self.grants.plugin
+                    ));
+                    let coding = match e {
+                        coding::CodingError::Unknown(c) => Some(c),
+                        _ => None,
+                    };
+                    return Err(Error::HttpResponseContentCoding(coding));
+                }
+            };
+            if !codings.is_empty() {
+                match codings.decoder(grant.max_response_body) {
+                    Ok(d) => decoder = Some(d),
+                    Err(e) => {
+                        exchange.fail("content_coding", &e.to_string());
+                        return Err(Error::HttpResponseContentCoding(None));
+                    }
+                }
+            }
+            parts.headers.remove(http::header::CONTENT_ENCODING);
             scrub_headers(&mut parts.headers, s);
+            // The reason phrase is not something wasi:http hands over; nor is it kept.
+            parts.extensions.remove::<hyper::ext::ReasonPhrase>();
         }
         let body = ResponseBody::new(
             body,
             grant.max_response_body,
             deadline,
+            decoder,
             scrubber,
             exchange,
             slot,
@@ -196,24 +235,32 @@ impl Outgoing {
     }
 
     /// The scrubber of every credential the plugin's grant names whose value this request
-    /// learnt, so a server cannot hand one back (plain or encoded) in a header or the body.
-    /// `None` when the plugin holds no credential.
-    fn scrubber(&self, grant: &HttpGrant, mut secrets: Vec<String>) -> Option<Scrubber> {
+    /// learnt, so a server cannot hand one back (plain, encoded or escaped) in a header or
+    /// the body, and those secrets. `None` when the plugin holds no credential.
+    fn scrubber(
+        &self,
+        grant: &HttpGrant,
+        mut secrets: Vec<String>,
+    ) -> (Option<Scrubber>, Vec<String>) {
         if grant.credentials.is_empty() {
-            return None;
+            return (None, secrets);
         }
         // The plugin's other credentials too: one server may echo what another one got.
         for c in &grant.credentials {
-            if let crate::manifest::credentials::CredentialKind::OAuth2(_) = c.kind {
-                continue;
-            }
-            if let Ok(v) = c.source.read()
-                && !secrets.contains(&v)
-            {
-                secrets.push(v);
+            let values = match c.kind {
+                // The tokens it has had, without fetching one.
+                crate::manifest::credentials::CredentialKind::OAuth2(_) => {
+                    self.services.tokens.known(&c.name)
+                }
+                _ => c.source.read().ok().into_iter().collect(),
+            };
+            for v in values {
+                if !secrets.contains(&v) {
+                    secrets.push(v);
+                }
             }
         }
-        Some(self.services.scrubber(secrets, MASK))
+        (Some(self.services.scrubber(secrets.clone(), MASK)), secrets)
     }
 
     /// A destination the private-network rule (or the resolver) refused.
@@ -265,10 +312,47 @@ fn content_length(headers: &http::HeaderMap) -> Option<u64> {
         .ok()
 }
 
-/// Every header value with a credential in it, masked; `Content-Length` dropped, since the
+/// The plugin's `Accept-Encoding` cut to the codings the host decodes (a response in any
+/// other is refused), dropped when none is left.
+fn accept_decodable(headers: &mut http::HeaderMap) {
+    let asked: Vec<String> = headers
+        .get_all(http::header::ACCEPT_ENCODING)
+        .iter()
+        .flat_map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .split(',')
+                .map(|c| c.trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|c| {
+            let name = c.split(';').next().unwrap_or_default().trim();
+            name.eq_ignore_ascii_case("identity")
+                || coding::DECODED.iter().any(|d| name.eq_ignore_ascii_case(d))
+        })
+        .collect();
+    if headers.remove(http::header::ACCEPT_ENCODING).is_none() {
+        return;
+    }
+    if let Ok(v) = http::HeaderValue::from_str(&asked.join(", "))
+        && !asked.is_empty()
+    {
+        headers.insert(http::header::ACCEPT_ENCODING, v);
+    }
+}
+
+/// Every header value with a credential in it, masked, and every header whose name holds
+/// one (in any case, HTTP lowercases names) dropped; `Content-Length` dropped, since the
 /// scrubbed body may differ in length.
 fn scrub_headers(headers: &mut http::HeaderMap, scrubber: &Scrubber) {
     headers.remove(http::header::CONTENT_LENGTH);
+    let carriers: Vec<http::HeaderName> = headers
+        .keys()
+        .filter(|name| scrubber.in_name(name.as_str().as_bytes()))
+        .cloned()
+        .collect();
+    for name in carriers {
+        headers.remove(name);
+    }
     for value in headers.values_mut() {
         let scrubbed = scrubber.scrub_all(value.as_bytes());
         if scrubbed != value.as_bytes()

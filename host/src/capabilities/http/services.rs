@@ -32,7 +32,7 @@ impl std::fmt::Debug for HttpServices {
 const SCRUBBERS_KEPT: usize = 64;
 
 impl HttpServices {
-    /// A scrubber of `secrets` and their encodings, built once per set of secrets.
+    /// A scrubber of `secrets` and their encodings and escapes, built once per set of secrets.
     pub(super) fn scrubber(&self, mut secrets: Vec<String>, mask: &str) -> crate::scrub::Scrubber {
         secrets.sort();
         secrets.dedup();
@@ -40,13 +40,7 @@ impl HttpServices {
         if let Some(s) = cache.get(&secrets) {
             return s.clone();
         }
-        let mut variants: Vec<String> = secrets
-            .iter()
-            .flat_map(|s| crate::scrub::variants(s))
-            .collect();
-        variants.sort();
-        variants.dedup();
-        let scrubber = crate::scrub::Scrubber::new(&variants, mask);
+        let scrubber = crate::scrub::Scrubber::of_secrets(&secrets, mask);
         if cache.len() >= SCRUBBERS_KEPT {
             cache.clear();
         }

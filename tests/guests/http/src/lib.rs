@@ -30,6 +30,9 @@ struct RequestArgs {
     /// Time limit asked of the host, in milliseconds.
     #[serde(default)]
     timeout_ms: Option<u64>,
+    /// Return the body as hex of its bytes, exactly as the plugin got them.
+    #[serde(default)]
+    hex: bool,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -71,7 +74,11 @@ fn request(args: RequestArgs) -> Result<Structured<Answer>, ToolError> {
         let answer = Answer {
             status: response.status,
             headers: response.headers.clone(),
-            body: response.text(),
+            body: if args.hex {
+                response.body.iter().map(|b| format!("{b:02x}")).collect()
+            } else {
+                response.text()
+            },
             hops,
         };
         state::set_json("last", &answer).map_err(ToolError::failed)?;
