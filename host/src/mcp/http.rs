@@ -9,7 +9,8 @@
 //!   without a token, and refused tokens are written to the audit log (never the token);
 //! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - an MCP session answers only the client that opened it (`session_owners.rs`);
-//! - a request body limit (`[server.http] max_body`);
+//! - a request body limit (`[server.http] max_body`), and a limit on what its parsed form
+//!   may take in memory (`message_weight.rs`);
 //! - no request Warden makes for a plugin reaches it (`crate::net::forbidden`), so a plugin
 //!   granted loopback cannot call tools as another client.
 
@@ -294,6 +295,11 @@ pub async fn serve(
         .layer(middleware::from_fn_with_state(
             tasks_glue,
             super::session_tasks::wire::http,
+        ))
+        // Weighed before anything parses it (message_weight).
+        .layer(middleware::from_fn_with_state(
+            usize::try_from(config.max_body).unwrap_or(usize::MAX),
+            super::message_weight::http,
         ))
         .layer(middleware::from_fn_with_state(
             owners,

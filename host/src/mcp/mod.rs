@@ -19,6 +19,7 @@
 //! | `session_owners.rs` | an HTTP session answers only the client that opened it |
 //! | `http.rs` | streamable HTTP transport (`warden serve --http`) |
 //! | `stdio.rs` | stdio transport |
+//! | `message_weight.rs` | what a message will take in host memory once parsed, weighed before it is |
 //!
 //! ## Layers
 //! 1. **identity** (`identity.rs`, `convert.rs`, `served.rs`, `groups.rs`, `oauth/`): request markers, wire conversions, the served registry.
@@ -38,6 +39,7 @@ mod handler;
 pub mod http;
 mod identity;
 pub mod limits;
+mod message_weight;
 pub mod oauth;
 mod served;
 mod server;
