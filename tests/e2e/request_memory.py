@@ -140,7 +140,7 @@ async def _table() -> None:
         print("| shape | request | host peak | host bytes per byte | answer |")
         print("|---|---:|---:|---:|---|")
         for shape in SHAPES:
-            for mib in (1, 4, 16):
+            for mib in (0.25, 1, 4, 16):
                 params = StdioServerParameters(command=binary, args=["serve", "--manifest", str(manifest)], cwd=tmp)
                 with open(os.devnull, "w") as errlog:
                     async with stdio_client(params, errlog=errlog) as (read, write):
@@ -149,14 +149,14 @@ async def _table() -> None:
                             pid = next(
                                 c.pid for c in psutil.Process().children(recursive=True) if str(manifest) in c.cmdline()
                             )
-                            result, expected, size, peak = await measure(W(session, pid), shape, mib * MIB)
+                            result, expected, size, peak = await measure(W(session, pid), shape, int(mib * MIB))
                 answer = (
                     "refused: " + text_of(result).split(":", 1)[-1].strip()[:60] + "..."
                     if result.is_error
                     else ("ok" if result.structured_content == {"result": expected} else "WRONG")
                 )
                 print(
-                    f"| {shape.name} | {size / MIB:.1f} MiB | {peak / MIB:.0f} MiB | {peak / size:.1f} | {answer} |",
+                    f"| {shape.name} | {size / MIB:.2f} MiB | {peak / MIB:.0f} MiB | {peak / size:.1f} | {answer} |",
                     flush=True,
                 )
 
