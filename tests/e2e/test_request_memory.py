@@ -66,6 +66,8 @@ async def test_a_message_over_the_limit_gets_an_error_under_its_own_id(start_war
         # The wire keeps serving.
         assert (await w.call("count_text", {"text": "ok"})).structured_content == {"result": 2}
     assert "answered with -32600" in w.stderr()
+    refused = [r for r in manifest.audit_lines() if r["event"] == "request_refused"]
+    assert len(refused) == 2 and all(r["session"] == "stdio" for r in refused), refused
 
 
 async def test_integers_past_their_range_are_refused_never_rounded(start_warden, write_manifest) -> None:

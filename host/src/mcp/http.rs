@@ -293,12 +293,12 @@ pub async fn serve(
         .nest_service(MCP_PATH, service)
         // 2025-11-25 tasks: the JSON rmcp's types cannot carry (session_tasks::wire).
         .layer(middleware::from_fn_with_state(
-            tasks_glue,
+            tasks_glue.clone(),
             super::session_tasks::wire::http,
         ))
         // Weighed before anything parses it (message_weight).
         .layer(middleware::from_fn_with_state(
-            usize::try_from(config.max_body).unwrap_or(usize::MAX),
+            tasks_glue.clone(),
             super::message_weight::http,
         ))
         .layer(middleware::from_fn_with_state(

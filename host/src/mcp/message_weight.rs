@@ -9,6 +9,8 @@
 //! message here: stdio in its framing layer, HTTP in [`http`], a layer before rmcp's.
 //! A refusal is a `-32600` error under the request's own id, so the client's call ends.
 
+use super::WardenServer;
+use crate::audit::{self, Outcome, Record};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -90,9 +92,27 @@ pub fn invalid_request(head: &[u8], why: &str) -> serde_json::Value {
     })
 }
 
+/// One audit line per message refused at the wire (too long, or too heavy to parse).
+pub fn audit(server: &WardenServer, wire: &'static str, reason: &str) {
+    server.registry().services().audit.write(&Record {
+        ts: audit::now(),
+        event: "request_refused",
+        decision: "denied",
+        outcome: Outcome::Denied,
+        capability: Some("mcp.message"),
+        reason: Some(reason),
+        session: Some(wire),
+        ..Record::default()
+    });
+}
+
 /// The HTTP wire's weighing: a POST body (already bounded by `[server.http] max_body`)
 /// too heavy to parse is answered here, as JSON, and never reaches rmcp.
-pub async fn http(State(max_body): State<usize>, request: Request, next: Next) -> Response {
+pub async fn http(
+    State((server, max_body)): State<(WardenServer, usize)>,
+    request: Request,
+    next: Next,
+) -> Response {
     if *request.method() != axum::http::Method::POST {
         return next.run(request).await;
     }
@@ -110,6 +130,7 @@ pub async fn http(State(max_body): State<usize>, request: Request, next: Next) -
                 "a request body of {} bytes answered with -32600: {refused}",
                 bytes.len()
             );
+            audit(&server, "http", &refused.to_string());
             let reply = invalid_request(&bytes, &refused.to_string());
             (
                 StatusCode::OK,

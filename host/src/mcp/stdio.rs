@@ -46,7 +46,7 @@ where
         input,
         to_rmcp,
         lines_tx.clone(),
-        pending.clone(),
+        (pending.clone(), server.clone()),
     ));
     tokio::spawn(forward_output(
         from_rmcp,
@@ -88,7 +88,7 @@ async fn read_input<R: AsyncRead + Unpin>(
     input: R,
     mut to_rmcp: tokio::io::DuplexStream,
     replies: mpsc::Sender<Vec<u8>>,
-    pending: Pending,
+    (pending, server): (Pending, WardenServer),
 ) {
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
@@ -106,6 +106,11 @@ async fn read_input<R: AsyncRead + Unpin>(
         };
         if oversized {
             tracing::warn!("a message longer than {MAX_LINE} bytes answered with -32600");
+            super::message_weight::audit(
+                &server,
+                "stdio",
+                &format!("message longer than {MAX_LINE} bytes"),
+            );
             let _ = replies.send(too_long(&line)).await;
             continue;
         }
@@ -128,6 +133,7 @@ async fn read_input<R: AsyncRead + Unpin>(
                     text.len()
                 );
                 let refused = super::message_weight::Refused::TooHeavy { weight, limit };
+                super::message_weight::audit(&server, "stdio", &refused.to_string());
                 let head = &text[..text.len().min(HEAD)];
                 if replies
                     .send(invalid_request(head, &refused.to_string()))
