@@ -26,6 +26,7 @@
 //! | [`reload`] | live manifest reload: watch, load completely, swap, notify clients |
 //! | [`replica`] | this process's replica name, carried by every session handle it mints |
 //! | [`admin`] | the admin listener: metrics, liveness, readiness |
+//! | [`shown`] | text Warden did not write, escaped before a person sees it: every CLI printer and log line |
 //! | [`access_log`] | a debug line per HTTP request Warden's listeners receive |
 
 pub mod access_log;
@@ -49,4 +50,5 @@ pub mod reload;
 pub mod replica;
 pub mod runtime;
 pub mod scrub;
+pub mod shown;
 pub mod trace;

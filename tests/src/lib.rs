@@ -4,7 +4,7 @@
 //! - [`ECHO_WASM`]: `echo`, `progress`, `log`, `count` (well-behaved tools).
 //! - [`HOSTILE_WASM`]: `spin`, `spin_checking`, `alloc_bomb`, `panic`, `count`, `read_file`,
 //!   `connect`, `read_env`, `fetch`, `flood`, `stderr_flood`, `sockets`, `log_flood`,
-//!   `progress_flood` (misbehaving tools).
+//!   `progress_flood`, `say` (misbehaving tools).
 //! - [`RESOURCES_WASM`]: the resources `hostile://flood/{bytes}` and `hostile://spin`
 //!   (misbehaving resource reads).
 //! - [`SHAPES_WASM`]: plain exported functions (no `warden:plugin` world) of every WIT type.

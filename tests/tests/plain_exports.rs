@@ -143,6 +143,11 @@ async fn exported_functions_become_tools_with_schemas_from_their_types() {
         [
             "area",
             "check",
+            "count_bytes",
+            "count_cells",
+            "count_points",
+            "count_strings",
+            "count_text",
             "describe",
             "echo",
             "maybe",

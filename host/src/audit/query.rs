@@ -65,7 +65,8 @@ impl Filter {
 
 /// One record as one line: time, event, plugin, tool, outcome, then what the event says.
 pub fn render(line: &Value) -> String {
-    let field = |key: &str| line.get(key).and_then(Value::as_str).unwrap_or("");
+    // Every field may hold what a plugin or an agent wrote: shown escaped, one row a record.
+    let field = |key: &str| crate::shown::line(line.get(key).and_then(Value::as_str).unwrap_or(""));
     let mut out = format!(
         "{}  {:<17}  {:<10}  {:<16}  {:<10}",
         field("ts"),
@@ -77,7 +78,7 @@ pub fn render(line: &Value) -> String {
     for key in ["capability", "target"] {
         if !field(key).is_empty() {
             out.push_str("  ");
-            out.push_str(field(key));
+            out.push_str(&field(key));
         }
     }
     if let Some(bytes) = line.get("bytes").and_then(Value::as_u64) {
@@ -95,7 +96,7 @@ pub fn render(line: &Value) -> String {
         }
     }
     if let Some(r) = line.get("recording") {
-        let file = r.get("file").and_then(Value::as_str).unwrap_or("");
+        let file = crate::shown::line(r.get("file").and_then(Value::as_str).unwrap_or(""));
         let t = r.get("t").and_then(Value::as_f64).unwrap_or(0.0);
         out.push_str(&format!("  recording: {file} at {t:.3}s"));
     }

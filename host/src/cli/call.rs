@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use warden::app::App;
 use warden::runtime::CallContext;
 use warden::runtime::bindings::ContentBlock;
+use warden::shown;
 
 pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow::Result<ExitCode> {
     match serde_json::from_str::<serde_json::Value>(arguments) {
@@ -29,24 +30,33 @@ pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow
             let mut printed = false;
             for block in &output.content {
                 match block {
-                    ContentBlock::Text(t) => println!("{t}"),
+                    // The tool's text is its own block of lines; nothing in it reaches the terminal raw.
+                    ContentBlock::Text(t) => println!("{}", shown::block(t)),
                     ContentBlock::Image(m) => {
-                        println!("[image {}, {} bytes]", m.mime_type, m.data.len())
+                        println!(
+                            "[image {}, {} bytes]",
+                            shown::line(&m.mime_type),
+                            m.data.len()
+                        )
                     }
                     ContentBlock::Audio(m) => {
-                        println!("[audio {}, {} bytes]", m.mime_type, m.data.len())
+                        println!(
+                            "[audio {}, {} bytes]",
+                            shown::line(&m.mime_type),
+                            m.data.len()
+                        )
                     }
-                    ContentBlock::Resource(r) => println!("[resource {}]", r.uri),
+                    ContentBlock::Resource(r) => println!("[resource {}]", shown::line(&r.uri)),
                 }
                 printed = true;
             }
             if !printed && let Some(s) = &output.structured {
-                println!("{s}");
+                println!("{}", shown::line(s));
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(failure) => {
-            println!("{}", failure.message(&report.plugin));
+            println!("{}", shown::line(&failure.message(&report.plugin)));
             Ok(ExitCode::from(1))
         }
     }

@@ -6,12 +6,13 @@ use std::process::ExitCode;
 use warden::app::App;
 use warden::manifest::grants::{Grants, size_text};
 use warden::runtime::registry::{Backend, ToolEntry};
+use warden::shown;
 
 pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
     let app = match App::load(manifest).await {
         Ok(app) => app,
         Err(e) => {
-            println!("invalid:\n{e:#}");
+            println!("invalid:\n{}", shown::line(&format!("{e:#}")));
             return Ok(ExitCode::from(1));
         }
     };
@@ -22,7 +23,7 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
     );
     println!("{}", http_clients(&app.manifest.http));
     for line in warden::capabilities::browser::sandbox_report(&app.manifest.browser).await {
-        println!("{line}");
+        println!("{}", shown::line(&line));
     }
     show(&app);
     Ok(ExitCode::SUCCESS)
@@ -56,7 +57,11 @@ fn http_clients(http: &warden::manifest::HttpConfig) -> String {
 pub(super) fn show(app: &App) {
     for plugin in app.registry.plugins() {
         let c = &plugin.config;
-        println!("\nplugin '{}' ({})", c.name, c.source);
+        println!(
+            "\nplugin '{}' ({})",
+            shown::line(&c.name),
+            shown::line(&c.source.to_string())
+        );
         println!(
             "  limits: memory {}, call_timeout {}, output {}",
             bytesize::ByteSize::b(c.limits.memory).display().iec(),
@@ -69,7 +74,7 @@ pub(super) fn show(app: &App) {
         } else {
             println!("  grants:");
             for grant in grants {
-                println!("    {grant}");
+                println!("    {}", shown::line(&grant));
             }
         }
         let tools: Vec<&ToolEntry> = app
@@ -91,7 +96,11 @@ pub(super) fn show(app: &App) {
                         .iter()
                         .find(|(name, _)| *name == tool.info.name)
                         .map_or("", |(_, signature)| signature.as_str());
-                    println!("    {:<24} {calls}", tool.public_name);
+                    println!(
+                        "    {:<24} {}",
+                        shown::line(&tool.public_name),
+                        shown::line(calls)
+                    );
                 }
             }
             None => {
@@ -103,14 +112,14 @@ pub(super) fn show(app: &App) {
                 if names.is_empty() {
                     println!("  tools: none listed (see its groups below)");
                 } else {
-                    println!("  tools: {}", names.join(", "));
+                    println!("  tools: {}", shown::line(&names.join(", ")));
                 }
             }
         }
         // Groups listed, offered, and not listed with what would list them.
         if let Some(groups) = app.registry.groups().iter().find(|g| g.plugin == c.name) {
             for line in groups.describe() {
-                println!("  {line}");
+                println!("  {}", shown::line(&line));
             }
         }
         match &plugin.backend {
@@ -119,7 +128,8 @@ pub(super) fn show(app: &App) {
                 println!("  imports:");
                 for import in &w.imports {
                     println!(
-                        "    {import:<40} {}",
+                        "    {:<40} {}",
+                        shown::line(import),
                         verdict(import, &c.grants, c.limits.state)
                     );
                 }

@@ -155,12 +155,12 @@ fn list(args: ListArgs, manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
                 out,
                 "{}  {:<10}  {:<10}  {:<12}  {:<18}  {:>10} B  {}",
                 humantime::format_rfc3339_seconds(began),
-                entry.warden("plugin").unwrap_or("?"),
-                entry.warden("client").unwrap_or("-"),
-                entry.warden("target").unwrap_or("?"),
-                entry.warden("session").unwrap_or("?"),
+                warden::shown::line(entry.warden("plugin").unwrap_or("?")),
+                warden::shown::line(entry.warden("client").unwrap_or("-")),
+                warden::shown::line(entry.warden("target").unwrap_or("?")),
+                warden::shown::line(entry.warden("session").unwrap_or("?")),
                 entry.size,
-                entry.path.display()
+                warden::shown::line(&entry.path.display().to_string())
             )
         };
         if written.is_err() {

@@ -33,8 +33,8 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
         .collect();
         println!(
             "{:width$}  {:pwidth$}  {}",
-            t.public_name,
-            t.plugin,
+            warden::shown::line(&t.public_name),
+            warden::shown::line(&t.plugin),
             flags.join(", ")
         );
     }

@@ -20,6 +20,7 @@
 //! | `http.rs` | `grants.http` |
 //! | `files.rs` | `grants.files` |
 //! | `owned.rs` | the paths Warden owns, which no grant of a host directory may reach |
+//! | `owned_grants.rs` | that rule checked on every plugin's grants when the manifest loads |
 //! | `env.rs` | `grants.env` |
 //! | `settings.rs` | `[plugin.settings]` |
 //! | `grant_kinds.rs` | the grant kinds (capture, browser, terminal, SFTP, RDP) as data |
@@ -59,6 +60,7 @@ pub mod http;
 mod load;
 mod oauth;
 pub mod owned;
+mod owned_grants;
 mod plugin;
 mod plugin_grants;
 mod schema;

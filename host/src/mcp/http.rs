@@ -9,7 +9,8 @@
 //!   without a token, and refused tokens are written to the audit log (never the token);
 //! - per-client limits (`max_concurrent`, `rate`; see `limits.rs`), after the token check;
 //! - an MCP session answers only the client that opened it (`session_owners.rs`);
-//! - a request body limit (`[server.http] max_body`);
+//! - a request body limit (`[server.http] max_body`), and a limit on what its parsed form
+//!   may take in memory (`message_weight.rs`);
 //! - no request Warden makes for a plugin reaches it (`crate::net::forbidden`), so a plugin
 //!   granted loopback cannot call tools as another client.
 
@@ -292,8 +293,13 @@ pub async fn serve(
         .nest_service(MCP_PATH, service)
         // 2025-11-25 tasks: the JSON rmcp's types cannot carry (session_tasks::wire).
         .layer(middleware::from_fn_with_state(
-            tasks_glue,
+            tasks_glue.clone(),
             super::session_tasks::wire::http,
+        ))
+        // Weighed before anything parses it (message_weight).
+        .layer(middleware::from_fn_with_state(
+            tasks_glue.clone(),
+            super::message_weight::http,
         ))
         .layer(middleware::from_fn_with_state(
             owners,

@@ -20,12 +20,13 @@
 //! | `http.rs` | streamable HTTP transport (`warden serve --http`) |
 //! | `stdio.rs` | stdio transport |
 //! | `std_streams.rs` | stdin and stdout on threads of their own, off tokio's shared pool |
+//! | `message_weight.rs` | what a message will take in host memory once parsed, weighed before it is |
 //!
 //! ## Layers
 //! 1. **identity** (`identity.rs`, `convert.rs`, `served.rs`, `groups.rs`, `oauth/`): request markers, wire conversions, the served registry.
 //! 2. **stores** (`asks/`, `tasks.rs`, `subscriptions.rs`, `context.rs`): client questions, tasks, subscriptions, a request's caller and call context.
 //! 3. **server** (`server.rs`, `session_tasks/`, `handler.rs`): the server's state and the MCP methods.
-//! 4. **transports** (`limits.rs`, `session_owners.rs`, `http.rs`, `stdio.rs`, `std_streams.rs`): HTTP layers and the two wires.
+//! 4. **transports** (`limits.rs`, `session_owners.rs`, `http.rs`, `stdio.rs`, `std_streams.rs`, `message_weight.rs`): HTTP layers, the two wires, what a message weighs before it is parsed.
 
 // MCP logging, sampling and roots are deprecated for 2026-07-28 (SEP-2577) but are part of
 // 2025-11-25, which we serve; plugin logs reach clients that negotiated it.
@@ -39,6 +40,7 @@ mod handler;
 pub mod http;
 mod identity;
 pub mod limits;
+mod message_weight;
 pub mod oauth;
 mod served;
 mod server;

@@ -6,16 +6,24 @@
 //! JSON line through, answers the others itself, and funnels both its replies and rmcp's
 //! through one writer task so that lines on stdout never interleave. The same layer carries
 //! the JSON glue of 2025-11-25 tasks ([`super::session_tasks::wire`]).
+//!
+//! This layer is also the one bound on a message's size: a line longer than [`MAX_LINE`]
+//! is discarded as it streams in (never held whole) and answered with a `-32600` error that
+//! names the limit, under the request's own id when the line's head carries one, so the
+//! client's call ends instead of waiting; the wire keeps serving. rmcp's own line limit is
+//! set above this one, so that it never drops a line silently.
 
 use super::WardenServer;
+use super::message_weight::HEAD;
 use super::session_tasks::wire::Pending;
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-/// Longest accepted line (a base64 file upload fits comfortably).
-const MAX_LINE: usize = 64 * 1024 * 1024;
+/// Longest accepted line (a base64 file upload fits comfortably): the same as the HTTP
+/// wire's default `[server.http] max_body`.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Serve until the client closes stdin.
 pub async fn serve(server: WardenServer) -> anyhow::Result<()> {
@@ -42,7 +50,7 @@ where
         input,
         to_rmcp,
         lines_tx.clone(),
-        pending.clone(),
+        (pending.clone(), server.clone()),
     ));
     tokio::spawn(forward_output(
         from_rmcp,
@@ -50,7 +58,11 @@ where
         (pending, server.clone()),
     ));
 
-    let service = match server.serve((rmcp_in, rmcp_out)).await {
+    // Lines reach rmcp only through `read_input`, bounded there; rmcp's bound stays above
+    // it (a renamed task line can grow a little) so that it never drops one unanswered.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
+        .with_max_line_length(2 * MAX_LINE);
+    let service = match server.serve(transport).await {
         Ok(service) => service,
         // A client may close stdin before any session began, for example after a single
         // 2026-07-28 `server/discover` probe: a normal end, once the replies are flushed.
@@ -80,12 +92,14 @@ async fn read_input<R: AsyncRead + Unpin>(
     input: R,
     mut to_rmcp: tokio::io::DuplexStream,
     replies: mpsc::Sender<Vec<u8>>,
-    pending: Pending,
+    (pending, server): (Pending, WardenServer),
 ) {
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     loop {
         line.clear();
+        // A long line's buffer is not kept for the next one.
+        line.shrink_to(1 << 20);
         let oversized = match read_bounded_line(&mut reader, &mut line, MAX_LINE).await {
             Ok(None) => break,
             Ok(Some(oversized)) => oversized,
@@ -95,16 +109,21 @@ async fn read_input<R: AsyncRead + Unpin>(
             }
         };
         if oversized {
-            let reply = parse_error(&format!("message longer than {MAX_LINE} bytes"));
-            let _ = replies.send(reply).await;
+            tracing::warn!("a message longer than {MAX_LINE} bytes answered with -32600");
+            super::message_weight::audit(
+                &server,
+                "stdio",
+                &format!("message longer than {MAX_LINE} bytes"),
+            );
+            let _ = replies.send(too_long(&line)).await;
             continue;
         }
         let text = trim(&line);
         if text.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-            Ok(_) => {
+        match super::message_weight::check(text) {
+            Ok(()) => {
                 let renamed = pending.request(text);
                 let text = renamed.as_deref().unwrap_or(text);
                 if to_rmcp.write_all(text).await.is_err() || to_rmcp.write_all(b"\n").await.is_err()
@@ -112,7 +131,23 @@ async fn read_input<R: AsyncRead + Unpin>(
                     break;
                 }
             }
-            Err(e) => {
+            Err(super::message_weight::Refused::TooHeavy { weight, limit }) => {
+                tracing::warn!(
+                    "a message of {} bytes that would take {weight} bytes parsed (limit {limit}) answered with -32600",
+                    text.len()
+                );
+                let refused = super::message_weight::Refused::TooHeavy { weight, limit };
+                super::message_weight::audit(&server, "stdio", &refused.to_string());
+                let head = &text[..text.len().min(HEAD)];
+                if replies
+                    .send(invalid_request(head, &refused.to_string()))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            Err(super::message_weight::Refused::NotJson(e)) => {
                 tracing::warn!("unparsable JSON-RPC line answered with -32700: {e}");
                 if replies.send(parse_error(&e.to_string())).await.is_err() {
                     break;
@@ -126,7 +161,8 @@ async fn read_input<R: AsyncRead + Unpin>(
 
 /// Read one line into `line`, keeping at most `max` bytes of it: a client that never
 /// sends a newline cannot make the server buffer without bound. `None` at end of input;
-/// `Some(true)` when the line was too long (its bytes are discarded up to the newline).
+/// `Some(true)` when the line was too long: `line` keeps its first [`HEAD`] bytes (where
+/// its id is) and the rest is discarded up to the newline as it arrives.
 async fn read_bounded_line<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     line: &mut Vec<u8>,
@@ -148,7 +184,10 @@ async fn read_bounded_line<R: AsyncBufRead + Unpin>(
         if !oversized {
             if line.len() + used > max {
                 oversized = true;
-                line.clear();
+                let room = HEAD.min(max).saturating_sub(line.len());
+                line.truncate(HEAD.min(max));
+                line.extend_from_slice(&part[..room.min(used)]);
+                line.shrink_to(HEAD);
             } else {
                 line.extend_from_slice(part);
             }
@@ -203,6 +242,27 @@ fn trim(line: &[u8]) -> &[u8] {
     &line[start..end]
 }
 
+/// The answer to a line over [`MAX_LINE`]: `-32600 Invalid Request` naming the limit, under
+/// the request's id when the line's head holds one (else `null`, as JSON-RPC asks).
+fn too_long(head: &[u8]) -> Vec<u8> {
+    invalid_request(
+        head,
+        &format!(
+            "the message is longer than {MAX_LINE} bytes ({} MiB), the most this server reads in one message; send less in one call (a large file in parts, or by a path or URL the tool can fetch)",
+            MAX_LINE >> 20
+        ),
+    )
+}
+
+/// `-32600 Invalid Request` for the request whose text begins with `head`, as a line.
+fn invalid_request(head: &[u8], why: &str) -> Vec<u8> {
+    let mut bytes = super::message_weight::invalid_request(head, why)
+        .to_string()
+        .into_bytes();
+    bytes.push(b'\n');
+    bytes
+}
+
 fn parse_error(detail: &str) -> Vec<u8> {
     let reply = serde_json::json!({
         "jsonrpc": "2.0",
@@ -239,11 +299,21 @@ mod tests {
             got,
             vec![
                 (false, b"short\n".to_vec()),
-                (true, Vec::new()),
+                (true, b"this lin".to_vec()),
                 (false, b"ok\n".to_vec()),
                 (false, b"last".to_vec()),
             ]
         );
+    }
+
+    #[test]
+    fn an_oversized_request_is_answered_under_its_own_id() {
+        let reply: serde_json::Value = serde_json::from_slice(&too_long(
+            br#"{"jsonrpc":"2.0","id": 7,"method":"tools/call","params":{"argu"#,
+        ))
+        .expect("json");
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["error"]["code"], -32600);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! One call of an exported function: the JSON arguments checked and converted, the
+//! One call of an exported function: the JSON arguments checked and converted (within a
+//! memory budget, `json.rs`), the
 //! function called through wasmtime's dynamic (`Val`) interface, and its return value made a
 //! tool result: `{"result": ...}` as structured content and as text, a `result::err` a tool
 //! error whose message is the error's payload.
@@ -18,13 +19,10 @@ pub async fn call(
     function: &Function,
     arguments: &str,
 ) -> wasmtime::Result<Result<ToolOutput, ToolError>> {
-    let args: Value = match serde_json::from_str(arguments) {
-        Ok(v) => v,
-        Err(e) => return Ok(Err(ToolError::InvalidArguments(format!("not JSON: {e}")))),
-    };
-    let params = match json::params(&args, &function.params) {
+    // Straight from the text to the values, within the call's memory budget.
+    let params = match json::params(arguments, &function.params) {
         Ok(p) => p,
-        Err(misfit) => return Ok(Err(ToolError::InvalidArguments(misfit.to_string()))),
+        Err(refused) => return Ok(Err(ToolError::InvalidArguments(refused.to_string()))),
     };
     let func = instance
         .get_func(&mut *store, function.index)

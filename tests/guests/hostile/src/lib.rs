@@ -83,6 +83,23 @@ fn connect(args: AddrArgs) -> Result<String, ToolError> {
 }
 
 #[derive(Deserialize, JsonSchema)]
+struct SayArgs {
+    /// What to write to stderr and to the host's log, as it is.
+    text: String,
+}
+
+/// Hand the host text to print: a plugin forging log lines and terminal escapes.
+fn say(args: SayArgs) -> Result<String, ToolError> {
+    context::log(context::Level::Warning, &args.text);
+    let mut stderr = std::io::stderr().lock();
+    stderr
+        .write_all(args.text.as_bytes())
+        .and_then(|()| stderr.write_all(b"\n"))
+        .map_err(ToolError::failed)?;
+    Ok(args.text)
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct EnvArgs {
     /// The environment variable to read.
     name: String,
@@ -223,6 +240,10 @@ fn plugin() -> Plugin {
                 .description("Allocate and touch memory in 1 MiB steps until it runs out."),
         )
         .tool(Tool::new("panic", panic).description("Panic with the message \"boom\"."))
+        .tool(
+            Tool::new("say", say)
+                .description("Write `text` to stderr and the host log as it is, and return it."),
+        )
         .tool(Tool::new("remember", remember).description(
             "Keep `text` in a global of the instance and return the text kept before it.",
         ))

@@ -109,6 +109,30 @@ impl Shapes for Component {
             notes: p.notes,
         }
     }
+
+    fn count_bytes(data: Vec<u8>) -> u32 {
+        count(data.len())
+    }
+
+    fn count_text(text: String) -> u32 {
+        count(text.len())
+    }
+
+    fn count_strings(items: Vec<String>) -> u32 {
+        count(items.len())
+    }
+
+    fn count_points(points: Vec<Point>) -> u32 {
+        count(points.len())
+    }
+
+    fn count_cells(rows: Vec<Vec<u32>>) -> u32 {
+        count(rows.iter().map(Vec::len).sum())
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 export!(Component);
