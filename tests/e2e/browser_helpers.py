@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -45,6 +46,33 @@ limits = {{ call_timeout = "60s" }}
 grants.browser = {{ origins = [{origins}]{grants} }}
 """
     )
+
+
+def listening_ports_of(owners: list[int], networks: list[int]) -> set[int]:
+    """The TCP ports that sockets of the processes `owners` listen on, in the network
+    namespace of each process of `networks` (its /proc/PID/net/tcp and tcp6). psutil reads
+    only the test's own namespace; a launched browser and its guards' listeners have one of
+    their own when Warden runs as root."""
+    inodes = set()
+    for pid in owners:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[len("socket:["):-1])
+    ports = set()
+    for pid in networks:
+        for table in ("tcp", "tcp6"):
+            try:
+                rows = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                fields = row.split()
+                if len(fields) > 9 and fields[3] == "0A" and fields[9] in inodes:
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def chromium_processes(warden_pid: int) -> list[psutil.Process]:

@@ -20,7 +20,7 @@ import anyio
 import psutil
 import pytest
 
-from browser_helpers import CHROMIUM, chromium_processes, denied_lines, err, ok, ref_of
+from browser_helpers import CHROMIUM, chromium_processes, denied_lines, err, listening_ports_of, ok, ref_of
 from conftest import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
@@ -257,13 +257,6 @@ navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.re
 # ---------------------------------------------------------------------------- DevTools
 
 
-def listening_ports(pids: list[int]) -> set[int]:
-    ports = set()
-    for conn in psutil.net_connections(kind="tcp"):
-        if conn.status == psutil.CONN_LISTEN and conn.pid in pids:
-            ports.add(conn.laddr.port)
-    return ports
-
 
 async def test_no_page_reaches_the_browser_debugging_interface(start_warden, write_manifest, servers) -> None:
     good, _ = servers
@@ -280,10 +273,12 @@ async def test_no_page_reaches_the_browser_debugging_interface(start_warden, wri
                 continue
             with_port = [a for a in cmdline if a.startswith("--remote-debugging-port")]
             assert not with_port, f"the browser listens for DevTools on a port: {cmdline}"
-        ports = listening_ports([p.pid for p in browsers])
+        # In the test's network and in the browser's own (where its guards listen, as root).
+        networks = [w.pid] + [p.pid for p in browsers]
+        ports = listening_ports_of([p.pid for p in browsers], networks)
         assert not ports, f"the browser listens on TCP ports {ports}"
         # Warden's own sockets (the guards) are not reachable from pages either.
-        own = listening_ports([w.pid])
+        own = listening_ports_of([w.pid], networks)
         assert own, "the network guards listen on loopback"
         for port in sorted(own):
             good.pages["/probe"] = page(

@@ -13,10 +13,9 @@ from __future__ import annotations
 import random
 import re
 
-import psutil
 import pytest
 
-from browser_helpers import CHROMIUM, browser_manifest, ok, ref_of
+from browser_helpers import CHROMIUM, browser_manifest, chromium_processes, listening_ports_of, ok, ref_of
 from browser_site import Site, page, start_site
 from conftest import text_of, wait_for
 from local_site import LocalSite, PortRecorder, QuietHandler
@@ -347,10 +346,8 @@ grants.browser = {{ origins = ["{s.origin}", "http://127.0.0.2:*"] }}
 """)
         async with start_warden(m) as w:
             await ok(w, "browse_navigate", {"url": s.url("/styled")})
-            ports = sorted(
-                c.laddr.port for c in psutil.net_connections(kind="tcp")
-                if c.status == psutil.CONN_LISTEN and c.pid == w.pid
-            )
+            # The guards listen in the browser's network namespace when Warden runs as root.
+            ports = sorted(listening_ports_of([w.pid], [w.pid] + [p.pid for p in chromium_processes(w.pid)]))
             assert ports, "the network guards listen on loopback"
             for port in ports:
                 recorders.append(PortRecorder("127.0.0.2", port))
