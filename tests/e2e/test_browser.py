@@ -345,6 +345,10 @@ async def test_upload_only_from_granted_dirs(start_warden, write_manifest, sites
         for path in (str(outside), str(uploads / "escape.txt"), str(uploads / ".." / "private.txt"), "/etc/passwd"):
             denied = await err(w, "browse_upload", {"ref": field, "paths": [path]})
             assert "grants.browser.upload_dirs" in denied or "upload_dirs" in denied, denied
+        # A hard link the upload directory holds to Warden's manifest is Warden's file, not an upload.
+        (uploads / "innocent.txt").hardlink_to(manifest.path)
+        denied = await err(w, "browse_upload", {"ref": field, "paths": [str(uploads / "innocent.txt")]})
+        assert "one of Warden's own files" in denied, denied
         not_file_input = await err(w, "browse_upload", {"ref": ref_of(await ok(w, "browse_navigate", {"url": main.url("/form")}), "textbox", "Name"), "paths": [str(report)]})
         assert "not a file input" in not_file_input, not_file_input
 

@@ -28,6 +28,9 @@ pub struct BrowserGrant {
     pub download_max: u64,
     pub secrets: Vec<SecretGrant>,
     pub profiles: Vec<String>,
+    /// Warden's secret files by inode: an upload that is one of them (a hard link in an
+    /// upload directory) is refused.
+    pub owned: std::sync::Arc<super::owned::OwnedFiles>,
 }
 
 /// A secret the plugin may have typed, with the origins (`[browser.secrets.NAME] origins`)

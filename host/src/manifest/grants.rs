@@ -582,7 +582,19 @@ impl Grants {
                 .filter_map(|d| std::fs::canonicalize(d).ok())
                 .any(|d| resolved.starts_with(d))
         });
-        if allowed && resolved.is_file() {
+        let owned = self
+            .browser
+            .as_ref()
+            .is_some_and(|b| std::fs::metadata(&resolved).is_ok_and(|meta| b.owned.holds(&meta)));
+        if allowed && owned {
+            Err(Denied::unfixable(
+                KEY,
+                path.to_string(),
+                format!(
+                    "{path} is one of Warden's own files (a hard link to its manifest, a credential, a key or the audit log); no grant changes this"
+                ),
+            ))
+        } else if allowed && resolved.is_file() {
             Ok(resolved)
         } else if allowed {
             Err(Denied::unfixable(

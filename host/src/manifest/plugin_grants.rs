@@ -88,6 +88,7 @@ impl Validator<'_> {
                 ),
                 secrets: self.secret_grants(&b.secrets, scope.browser),
                 profiles: self.profile_grants(&b.profiles, scope.browser),
+                owned: self.owned_files.clone(),
             }
         });
         let http = spec.http.map(|h| self.http_grant(h, scope.credentials));

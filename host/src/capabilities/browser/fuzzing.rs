@@ -42,6 +42,7 @@ impl BrowserInput {
                 download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
                 secrets: Vec::new(),
                 profiles: Vec::new(),
+                owned: Default::default(),
             }),
             ..Grants::default()
         };

@@ -116,7 +116,7 @@ impl Write for Sink {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.total = self.total.saturating_add(data.len() as u64);
         if self.total > self.max {
-            return Err(std::io::Error::other(OVER));
+            return Err(std::io::Error::other(OverCap));
         }
         self.buf.extend_from_slice(data);
         Ok(data.len())
@@ -127,8 +127,11 @@ impl Write for Sink {
     }
 }
 
-/// The message of a [`Sink`] past its cap, to tell it from a decoding error.
-const OVER: &str = "over the cap";
+/// A [`Sink`] past its cap, as the error a decoder passes on: told from a decoding error by
+/// its type.
+#[derive(Debug, thiserror::Error)]
+#[error("the decoded body went over its cap")]
+struct OverCap;
 
 enum Inner {
     Gzip(Box<MultiGzDecoder<Sink>>),
@@ -183,7 +186,8 @@ impl Stage {
     }
 
     fn error(&mut self, e: &std::io::Error) -> CodingError {
-        if e.to_string() == OVER || self.sink().is_some_and(|s| s.total > s.max) {
+        let over = e.get_ref().is_some_and(|inner| inner.is::<OverCap>());
+        if over || self.sink().is_some_and(|s| s.total > s.max) {
             CodingError::Over(self.max)
         } else {
             CodingError::Corrupt {

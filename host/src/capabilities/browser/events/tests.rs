@@ -32,6 +32,7 @@ fn owner_with(origins: &[&str], resources: &[&str]) -> Owner {
             download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
             secrets: Vec::new(),
             profiles: Vec::new(),
+            owned: Default::default(),
         }),
         ..Grants::default()
     };

@@ -168,6 +168,7 @@ mod tests {
                 download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
                 secrets: Vec::new(),
                 profiles: Vec::new(),
+                owned: Default::default(),
             }),
             ..Grants::default()
         };

@@ -211,6 +211,7 @@ mod tests {
                 download_max: crate::manifest::DEFAULT_DOWNLOAD_MAX,
                 secrets: Vec::new(),
                 profiles: Vec::new(),
+                owned: Default::default(),
             }),
             capture: Some(CaptureGrant {
                 http_hosts: list(&[]),
