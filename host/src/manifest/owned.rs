@@ -43,8 +43,9 @@ pub struct Owned {
 #[derive(Debug, Clone, Default)]
 pub struct OwnedPaths(Vec<Owned>);
 
-/// Names of the trees Warden makes in the temporary directory (browsers, SSH keys).
-const TEMP_TREE_PREFIX: &str = "warden-";
+/// How the trees Warden makes in the temporary directory begin: each browser's
+/// (`capabilities/browser/own_dirs.rs`) and an SSH key's (`capabilities/terminal/ssh.rs`).
+const TEMP_TREES: [&str; 2] = ["warden-browser-", "warden-key-"];
 
 impl OwnedPaths {
     pub fn add(&mut self, path: &Path, what: impl Into<String>, reach: Reach) {
@@ -61,9 +62,9 @@ impl OwnedPaths {
     pub fn add_temp(&mut self, dir: &Path) {
         self.0.push(Owned {
             path: canonical(dir),
-            what: format!(
-                "the temporary directory where Warden makes each browser's tree ({TEMP_TREE_PREFIX}*)"
-            ),
+            what:
+                "the temporary directory where Warden makes each browser's tree (warden-browser-*)"
+                    .to_string(),
             reach: Reach::Secret,
             inside_ok: true,
         });
@@ -85,7 +86,7 @@ impl OwnedPaths {
                 Ok(rest) => matches!(
                     rest.components().next(),
                     Some(Component::Normal(first))
-                        if first.to_string_lossy().starts_with(TEMP_TREE_PREFIX)
+                        if TEMP_TREES.iter().any(|t| first.to_string_lossy().starts_with(t))
                 ),
                 Err(_) => false,
             }
