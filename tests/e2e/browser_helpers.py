@@ -48,6 +48,15 @@ grants.browser = {{ origins = [{origins}]{grants} }}
     )
 
 
+def proc_status(pid: int) -> dict[str, str]:
+    """The fields of /proc/PID/status (Uid, Gid, Groups, ...), as the kernel reports them."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return fields
+
+
 def listening_ports_of(owners: list[int], networks: list[int]) -> set[int]:
     """The TCP ports that sockets of the processes `owners` listen on, in the network
     namespace of each process of `networks` (its /proc/PID/net/tcp and tcp6). psutil reads

@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from browser_helpers import CHROMIUM, browser_manifest, chromium_processes, err, ok, ref_of
+from browser_helpers import CHROMIUM, browser_manifest, chromium_processes, err, ok, proc_status, ref_of
 from browser_site import Site, start_site
 from local_site import LocalSite, QuietHandler
 from conftest import Warden, _find_pid
@@ -50,14 +50,6 @@ def site() -> Site:
 
 def manifest_for(write_manifest, site: Site, browser: str = ""):
     return browser_manifest(write_manifest, site.origin, browser=browser)
-
-
-def status(pid: int) -> dict[str, str]:
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return fields
 
 
 def check(warden_bin: Path, manifest, env: dict[str, str], wrap: list[str]) -> str:
@@ -106,7 +98,7 @@ async def test_the_browser_runs_sandboxed_as_an_unprivileged_user_without_warden
         renderers = 0
         for p in procs:
             try:
-                st = status(p.pid)
+                st = proc_status(p.pid)
                 cmdline = p.cmdline()
                 environ = Path(f"/proc/{p.pid}/environ").read_bytes()
             except (psutil.Error, FileNotFoundError, ProcessLookupError):
@@ -230,7 +222,7 @@ async def test_a_symlink_the_browser_plants_where_its_download_lands_is_never_fo
                         await anyio.sleep(0.05)
                 top = [p for p in chromium_processes(w.pid) if p.ppid() == w.pid]
                 assert top, "the browser is Warden's child"
-                st = status(top[0].pid)
+                st = proc_status(top[0].pid)
                 uid, gid = int(st["Uid"].split()[0]), int(st["Gid"].split()[0])
                 home = Path(
                     dict(kv.split("=", 1) for kv in Path(f"/proc/{top[0].pid}/environ").read_text().split("\0") if "=" in kv)["HOME"]

@@ -11,16 +11,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
 
-from browser_helpers import CHROMIUM, chromium_processes
+from browser_helpers import CHROMIUM, chromium_processes, proc_status
 from browser_site import start_site
+from local_site import PortRecorder
 from ops_helpers import free_port, mcp_session, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("chromium")]
@@ -61,38 +60,6 @@ print(json.dumps(out))
 """
 
 
-class Listener:
-    """A loopback TCP listener of the test's, which no grant names: it counts who connects."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def status(pid: int) -> dict[str, str]:
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        fields[key] = value.strip()
-    return fields
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="the browser's walls need Warden to run as root")
 async def test_a_compromised_browser_reaches_nothing_but_its_guard(
     warden_bin, warden_env, write_manifest, helpers, echo_wasm
@@ -106,7 +73,9 @@ async def test_a_compromised_browser_reaches_nothing_but_its_guard(
     env = {**warden_env, "WARDEN_CACHE_DIR": str(cache)}
     site = start_site()
     site.pages["/orders"] = PAGE
-    other = Listener()
+    # A loopback listener of the test's, which no grant names: it records who connects.
+    other = PortRecorder("127.0.0.1", 0)
+    other_port = other.sock.getsockname()[1]
     port, admin_port = free_port(), free_port()
     m = write_manifest(f"""
 [browser]
@@ -128,10 +97,10 @@ grants.browser = {{ origins = ["{site.origin}"] }}
                 browser = top[0].pid
                 assert os.readlink(f"/proc/{browser}/ns/net") != os.readlink(f"/proc/{proc.pid}/ns/net"), \
                     "the browser shares Warden's network"
-                st = status(browser)
+                st = proc_status(browser)
                 uid, gid = st["Uid"].split()[0], st["Gid"].split()[0]
                 assert uid != "0" and gid != "0", st["Uid"]
-                targets = [["127.0.0.1", other.port], ["127.0.0.1", port], ["127.0.0.1", admin_port],
+                targets = [["127.0.0.1", other_port], ["127.0.0.1", port], ["127.0.0.1", admin_port],
                            ["127.0.0.1", site.port], ["::1", port]]
                 assert m.audit.is_file() and any(cache.iterdir()), "the audit log and the cache are written"
                 paths = [str(m.audit), str(cache)]
@@ -145,7 +114,7 @@ grants.browser = {{ origins = ["{site.origin}"] }}
                 seen = json.loads(probe.stdout)
                 for host, p in targets:
                     assert seen[f"{host}:{p}"] != "connected", seen
-                assert other.accepted == 0, "the ungranted listener was reached"
+                assert other.received == [], "the ungranted listener was reached"
                 for path in paths:
                     assert seen[path] != "read", (path, seen)
                 # The guard's path still serves the granted page, after all that.
