@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// `grants.env = { vars = { API_BASE = "https://api.example.com" }, from_host = ["LANG"] }`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvGrantSpec {
     /// Variables and their values. Example: `vars = { API_BASE = "https://api.example.com" }`.

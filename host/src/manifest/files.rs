@@ -15,7 +15,7 @@ use toml::Spanned;
 pub const DEFAULT_QUOTA: u64 = 64 * 1024 * 1024;
 
 /// `grants.files = [{ host = "data/", guest = "/data", mode = "read-write", quota = "10MiB" }]`
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileGrantSpec {
     /// The host directory, relative to the manifest or absolute; it must exist. Example:

@@ -32,7 +32,7 @@ pub const DEFAULT_CONCURRENCY: usize = 16;
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /// `grants.http` as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpGrantSpec {
     /// Origin globs requests may go to. Private networks stay closed unless a pattern names

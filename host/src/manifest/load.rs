@@ -69,6 +69,8 @@ pub struct Manifest {
     /// `[trust]` and `[registries]`: how `oci://` plugins are pulled and checked.
     pub distribution: crate::distribution::Distribution,
     pub plugins: Vec<PluginConfig>,
+    /// `[roles]`: what each client may use.
+    pub roles: super::roles::Roles,
 }
 
 impl Manifest {
@@ -209,6 +211,12 @@ impl Validator<'_> {
             browser: &names,
             credentials: &credentials,
         };
+        // Each plugin's grants as written: a role's narrowing is merged with them.
+        let grant_specs: BTreeMap<String, super::schema::GrantsSpec> = file
+            .plugin
+            .iter()
+            .map(|p| (p.name.get_ref().clone(), p.grants.clone()))
+            .collect();
         let mut plugins: Vec<PluginConfig> = Vec::new();
         for entry in file.plugin {
             if let Some(p) = self.plugin(entry, &scope) {
@@ -229,6 +237,8 @@ impl Validator<'_> {
             }
         }
         self.unreached_owned(&plugins);
+        let roles = self.roles(file.roles, &plugins, &grant_specs, &scope);
+        let roles = self.client_roles(&file.server, roles);
         if plugins.is_empty() && self.diagnostics.is_empty() {
             self.error(0..0, "no [[plugin]] is defined; add at least one, e.g. [[plugin]] name = \"capture\" source = \"builtin:capture\"".into());
         }
@@ -279,6 +289,37 @@ impl Validator<'_> {
             browser,
             distribution,
             plugins,
+            roles,
+        }
+    }
+
+    /// Who has which role: static and OAuth clients by name, the local operator by
+    /// `[server] local_role`.
+    fn client_roles(
+        &mut self,
+        server: &super::schema::ServerSection,
+        roles: BTreeMap<String, Arc<super::roles::Role>>,
+    ) -> super::roles::Roles {
+        let mut clients = BTreeMap::new();
+        for (name, client) in &server.http.clients {
+            let key = format!("server.http.clients.{name}.role");
+            if let Some(role) = self.client_role(&key, client.get_ref().role.as_ref(), &roles) {
+                clients.insert(name.clone(), role);
+            }
+        }
+        if let Some(oauth) = &server.http.oauth {
+            for (name, client) in &oauth.get_ref().clients {
+                let key = format!("server.http.oauth.clients.{name}.role");
+                if let Some(role) = self.client_role(&key, client.get_ref().role.as_ref(), &roles) {
+                    clients.insert(name.clone(), role);
+                }
+            }
+        }
+        let local = self.client_role("server.local_role", server.local_role.as_ref(), &roles);
+        super::roles::Roles {
+            roles,
+            clients,
+            local,
         }
     }
 }

@@ -38,6 +38,8 @@
 //! | `plugin_grants.rs` | a plugin's `grants` table, into [`Grants`] |
 //! | `tool_groups.rs` | `tools.groups` and `tools.offer` of a `[[plugin]]`: its tool groups listed and offered |
 //! | `plugin.rs` | `[[plugin]]` |
+//! | `roles.rs` | `[roles.NAME]`: what a client may use, and who has which role |
+//! | `role_grants.rs` | a role's narrower grants of a plugin, checked to lie within the plugin's |
 //! | `load.rs` | [`Manifest`]: loading, parsing, the sections in order, `[server]`, `[admin]`, `[telemetry]` |
 
 mod audit;
@@ -63,6 +65,8 @@ pub mod owned;
 mod owned_grants;
 mod plugin;
 mod plugin_grants;
+mod role_grants;
+pub mod roles;
 mod schema;
 mod search;
 mod secret;
@@ -90,6 +94,7 @@ pub use plugin::{
     Limits, MAX_CONCURRENCY, PluginConfig, RememberApproval, ToolFilter, default_concurrency,
 };
 pub use plugin_grants::DEFAULT_DOWNLOAD_MAX;
+pub use roles::{Access, Role, RoleRefusal, Roles, ToolRef};
 pub use search::{BRAVE_ENDPOINT, SearchConfig, SearchProvider};
 pub use secret::SecretSource;
 pub use server_http::{DEFAULT_HTTP_MAX_BODY, HttpConfig};

@@ -50,6 +50,9 @@ pub struct ManifestFile {
     /// The plugins to load, in order: `[[plugin]]`.
     #[serde(default)]
     pub plugin: Vec<PluginEntry>,
+    /// What each client may use: `[roles.NAME]`, given to clients with `role = "NAME"`.
+    #[serde(default)]
+    pub roles: BTreeMap<String, Spanned<RoleSpec>>,
 }
 
 /// `[trust]`
@@ -119,6 +122,9 @@ pub struct ServerSection {
     /// The streamable HTTP transport (`warden serve --http ADDR`).
     #[serde(default)]
     pub http: HttpSection,
+    /// The role of the local operator: stdio, and HTTP without tokens. Example:
+    /// `local_role = "admin"`. Default: everything.
+    pub local_role: Option<Spanned<String>>,
 }
 
 /// `[admin]`
@@ -229,6 +235,8 @@ pub struct OAuthClient {
     pub max_concurrent: Option<Spanned<i64>>,
     /// As for `[server.http.clients.NAME]`. Example: `rate = "20/s"`.
     pub rate: Option<Spanned<String>>,
+    /// As for `[server.http.clients.NAME]`. Example: `role = "ci"`.
+    pub role: Option<Spanned<String>>,
 }
 
 /// `[server.http.clients.NAME]`: one client's bearer token.
@@ -245,6 +253,9 @@ pub struct HttpClient {
     /// Requests per second or minute, with bursts up to that count; more are answered 429
     /// with Retry-After. Example: `rate = "20/s"` or `rate = "600/min"`. Default: no limit.
     pub rate: Option<Spanned<String>>,
+    /// The `[roles.NAME]` this client has. Example: `role = "ops"`. Default: everything while
+    /// no role is defined; nothing once one is.
+    pub role: Option<Spanned<String>>,
 }
 
 /// `[ssh]`
@@ -594,7 +605,7 @@ pub struct LimitsSpec {
 }
 
 /// `grants.*`: one table per capability.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GrantsSpec {
     pub capture: Option<CaptureGrantSpec>,
@@ -611,7 +622,7 @@ pub struct GrantsSpec {
 }
 
 /// `grants.capture`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureGrantSpec {
     /// `host[:port]` globs the host may fetch for the plugin. Without a port, only the
@@ -632,7 +643,7 @@ pub struct CaptureGrantSpec {
 }
 
 /// `grants.browser`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrowserGrantSpec {
     /// Origin globs every navigation must match. Example: `origins = ["http://127.0.0.1:*"]`.
@@ -668,7 +679,7 @@ pub struct BrowserGrantSpec {
 }
 
 /// `grants.terminal`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TerminalGrantSpec {
     /// May open PTYs on the host. Default `false`.
@@ -683,7 +694,7 @@ pub struct TerminalGrantSpec {
 }
 
 /// `grants.rdp`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RdpGrantSpec {
     /// Desktop aliases from `[rdp.hosts]`. Example: `hosts = ["win1"]`.
@@ -695,7 +706,7 @@ pub struct RdpGrantSpec {
 }
 
 /// `grants.sftp`
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SftpGrantSpec {
     /// Host aliases from `[ssh.hosts]`. Example: `hosts = ["web1"]`.
@@ -707,4 +718,48 @@ pub struct SftpGrantSpec {
     /// May create, change and remove files. Default `false`.
     #[serde(default)]
     pub write: bool,
+}
+
+/// `[roles.NAME]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSpec {
+    /// Whole plugins: every tool, prompt, resource and completion they serve.
+    /// Example: `plugins = ["ops"]`.
+    #[serde(default)]
+    pub plugins: Vec<Spanned<String>>,
+    /// Tool groups, as `plugin/group`. Example: `groups = ["browser/core"]`.
+    #[serde(default)]
+    pub groups: Vec<Spanned<String>>,
+    /// Tools by public name (globs). Example: `tools = ["sftp_read", "sftp_list"]`.
+    #[serde(default)]
+    pub tools: Vec<Spanned<String>>,
+    /// Prompts by public name (globs). Example: `prompts = ["ops_*"]`.
+    #[serde(default)]
+    pub prompts: Vec<Spanned<String>>,
+    /// Tools (public names, globs) that need the user's approval for each call made by this
+    /// role's clients, beside the plugin's own `require_approval`.
+    /// Example: `require_approval = ["terminal_execute"]`.
+    #[serde(default)]
+    pub require_approval: Vec<Spanned<String>>,
+    /// Narrower grants of a plugin for this role's clients: `narrow.PLUGIN.KIND` has the
+    /// shape of `grants.KIND` and must be within the plugin's.
+    /// Example: `narrow.browser.browser = { origins = ["https://staging.example.com"] }`.
+    #[serde(default)]
+    pub narrow: BTreeMap<String, Spanned<NarrowSpec>>,
+}
+
+/// `narrow.PLUGIN`: the grant kinds a role narrows, each in the shape of `grants.KIND`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NarrowSpec {
+    pub browser: Option<Spanned<BrowserGrantSpec>>,
+    pub http: Option<Spanned<super::http::HttpGrantSpec>>,
+    pub terminal: Option<Spanned<TerminalGrantSpec>>,
+    pub sftp: Option<Spanned<SftpGrantSpec>>,
+    pub rdp: Option<Spanned<RdpGrantSpec>>,
+    pub capture: Option<Spanned<CaptureGrantSpec>>,
+    /// The plugin's directories this role keeps (same `host` and `guest`), read-only or
+    /// with a smaller quota if it likes; `[]` keeps none.
+    pub files: Option<Spanned<Vec<super::files::FileGrantSpec>>>,
 }

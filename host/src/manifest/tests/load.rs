@@ -8,7 +8,7 @@ fn bad_manifests_name_file_line_and_fix() {
         (
             "unknown top-level key",
             format!("[sever]\naudit_log = \"a.jsonl\"\n{PLUGIN}"),
-            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `audit`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `trust`, `registries`, `credentials`, `plugin`",
+            "warden.toml:1:2: unknown field `sever`, expected one of `server`, `audit`, `admin`, `telemetry`, `ssh`, `rdp`, `browser`, `capture`, `search`, `trust`, `registries`, `credentials`, `plugin`, `roles`",
         ),
         (
             "unknown plugin key",

@@ -9,6 +9,7 @@ mod hosts;
 mod load;
 mod oauth;
 mod plugin;
+mod roles;
 mod search;
 mod server_http;
 mod support;
