@@ -93,6 +93,9 @@ impl App {
                 tracing::info!(plugin = %groups.plugin, "tools: {line}");
             }
         }
+        for line in registry.roles().report(&manifest.http) {
+            tracing::info!("roles: {line}");
+        }
         for plugin in registry.plugins() {
             let crate::runtime::registry::Backend::Wasm(w) = &plugin.backend else {
                 continue;

@@ -57,6 +57,13 @@ enum Command {
     Check {
         #[arg(long, short, env = "WARDEN_MANIFEST")]
         manifest: Option<PathBuf>,
+        /// Show exactly what this named client gets: its role, tools, prompts, resources and
+        /// the grants its calls act with.
+        #[arg(long, conflicts_with = "role")]
+        client: Option<String>,
+        /// Show exactly what every client of this role gets.
+        #[arg(long)]
+        role: Option<String>,
     },
     /// Print the audit log (the manifest's [server] audit_log), filtered; one record per line.
     /// `recordings` lists the session recordings, `play` plays a terminal recording.
@@ -183,7 +190,18 @@ fn main() -> ExitCode {
                 tool,
                 arguments,
             } => cli::call::run(manifest.as_deref(), &tool, &arguments).await,
-            Command::Check { manifest } => cli::check::run(manifest.as_deref()).await,
+            Command::Check {
+                manifest,
+                client,
+                role,
+            } => {
+                let who = match (&client, &role) {
+                    (Some(c), _) => Some(cli::check_access::Who::Client(c)),
+                    (None, Some(r)) => Some(cli::check_access::Who::Role(r)),
+                    (None, None) => None,
+                };
+                cli::check::run(manifest.as_deref(), who).await
+            }
             Command::Audit(args) => cli::audit::run(args),
             Command::Plugin { command } => match command {
                 PluginCommand::New {

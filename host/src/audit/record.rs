@@ -48,6 +48,9 @@ pub struct Record<'a> {
     /// The transport and session the request came in on (`stdio`, `http session ID`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<&'a str>,
+    /// The caller's role (`[roles.NAME]`), when roles are defined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'a str>,
     /// For capability lines that end in an error: its kind (`timeout`, `io`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,

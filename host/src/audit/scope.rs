@@ -36,6 +36,8 @@ pub struct GuestScope {
 pub struct Caller {
     pub client: Option<Arc<str>>,
     pub session: Option<Arc<str>>,
+    /// The caller's role, when roles are defined.
+    pub role: Option<Arc<str>>,
     /// The call's trace, when traces are exported.
     pub trace: Option<CallTrace>,
 }
@@ -179,6 +181,7 @@ impl GuestScope {
             reason: None,
             client: caller.client.as_deref(),
             session: caller.session.as_deref(),
+            role: caller.role.as_deref(),
             error: used.error,
             tabs_opened: used.tabs_opened,
             tabs_open: used.tabs_open,
@@ -223,6 +226,7 @@ impl GuestScope {
             reason: Some(reason),
             client: caller.client.as_deref(),
             session: caller.session.as_deref(),
+            role: caller.role.as_deref(),
             error: None,
             tabs_opened: None,
             tabs_open: None,

@@ -16,10 +16,12 @@ pub async fn run(manifest: Option<&Path>, tool: &str, arguments: &str) -> anyhow
         Err(e) => anyhow::bail!("arguments are not valid JSON: {e}"),
     }
     let app = App::load(manifest).await?;
-    let report = app
-        .registry
-        .call(tool, arguments, CallContext::default())
-        .await;
+    // The local operator, as on stdio: `[server] local_role` applies.
+    let call = CallContext {
+        access: app.registry.access(None),
+        ..CallContext::default()
+    };
+    let report = app.registry.call(tool, arguments, call).await;
     // A browser the call started closes cleanly: a login it made stays in a persistent profile.
     app.registry.services().shutdown().await;
     let Some(report) = report else {

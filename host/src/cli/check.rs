@@ -8,7 +8,10 @@ use warden::manifest::grants::{Grants, size_text};
 use warden::runtime::registry::{Backend, ToolEntry};
 use warden::shown;
 
-pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    manifest: Option<&Path>,
+    who: Option<super::check_access::Who<'_>>,
+) -> anyhow::Result<ExitCode> {
     let app = match App::load(manifest).await {
         Ok(app) => app,
         Err(e) => {
@@ -25,7 +28,17 @@ pub async fn run(manifest: Option<&Path>) -> anyhow::Result<ExitCode> {
     for line in warden::capabilities::browser::sandbox_report(&app.manifest.browser).await {
         println!("{}", shown::line(&line));
     }
+    if let Some(who) = who {
+        return Ok(super::check_access::show(&app, who));
+    }
     show(&app);
+    let roles = app.registry.roles().report(&app.manifest.http);
+    if !roles.is_empty() {
+        println!();
+    }
+    for line in roles {
+        println!("{}", shown::line(&line));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod call;
 pub mod check;
+pub mod check_access;
 pub mod plugin_add;
 pub mod plugin_keygen;
 pub mod plugin_new;

@@ -5,8 +5,10 @@
 use super::asks;
 use super::identity::{BoundSession, ClientIdentity};
 use crate::capabilities::conversation::Conversation;
+use crate::manifest::Access;
 use crate::runtime::LogLevel;
 use crate::runtime::asks::{Capabilities, ClientRequests};
+use crate::runtime::registry::Registry;
 use crate::runtime::{CallContext, CallEvents};
 use futures::future::BoxFuture;
 use rmcp::model::{
@@ -171,6 +173,7 @@ pub(super) fn call_context(
     min_level: &Arc<AtomicU8>,
     context: &RequestContext<RoleServer>,
     ask: bool,
+    access: Access,
 ) -> CallContext {
     let client = client_identity(context);
     let client_requests: Option<Arc<dyn ClientRequests>> =
@@ -208,7 +211,14 @@ pub(super) fn call_context(
         trace: crate::trace::for_call(context),
         conversation: conversation_of(context),
         groups: None,
+        access,
     }
+}
+
+/// What the caller's role lets it use under `registry`'s roles: an HTTP client by its
+/// authenticated name, stdio and unauthenticated HTTP as the local operator.
+pub(super) fn access_of(registry: &Registry, context: &RequestContext<RoleServer>) -> Access {
+    registry.access(http_client(context).as_deref())
 }
 
 /// The conversation a request belongs to: its MCP session (ended when the session's

@@ -6,6 +6,7 @@
 
 use crate::audit::{self, Outcome, Record};
 use crate::capabilities::conversation::Conversation;
+use crate::manifest::Access;
 use crate::runtime::registry::{Chosen, GROUPS_TOOL, Registry, Served as GroupServed};
 use rmcp::model;
 use serde::Deserialize;
@@ -42,23 +43,36 @@ impl GroupChoices {
     }
 }
 
-/// Every offered group of `registry`: `plugin/group` and its summary.
-fn offered(registry: &Registry) -> Vec<(String, String)> {
+/// Every offered group of `registry` that the caller's role (`access`) reaches a tool of:
+/// `plugin/group` and its summary.
+fn offered(registry: &Registry, access: &Access) -> Vec<(String, String)> {
     registry
         .groups()
         .iter()
         .flat_map(|p| {
+            let prefix = registry
+                .plugins()
+                .iter()
+                .find(|l| l.name() == p.plugin)
+                .map_or("", |l| l.config.tool_prefix.as_str());
             p.groups
                 .iter()
                 .filter(|g| g.served == GroupServed::Offered)
+                .filter(move |g| {
+                    g.tools.iter().any(|t| {
+                        registry
+                            .tool_refused(&format!("{prefix}{t}"), access)
+                            .is_none()
+                    })
+                })
                 .map(|g| (format!("{}/{}", p.plugin, g.name), g.summary.clone()))
         })
         .collect()
 }
 
-/// The `tool_groups` tool, when `registry` offers a group.
-pub(super) fn tool(registry: &Registry) -> Option<model::Tool> {
-    let offered = offered(registry);
+/// The `tool_groups` tool, when `registry` offers a group the caller's role reaches.
+pub(super) fn tool(registry: &Registry, access: &Access) -> Option<model::Tool> {
+    let offered = offered(registry, access);
     if offered.is_empty() {
         return None;
     }
@@ -100,8 +114,9 @@ pub(super) fn call(
     conversation: &Conversation,
     arguments: Option<&model::JsonObject>,
     who: (Option<&str>, Option<&str>),
+    access: &Access,
 ) -> (model::CallToolResult, bool) {
-    let offered = offered(registry);
+    let offered = offered(registry, access);
     let text = arguments.map_or_else(
         || "{}".to_string(),
         |a| serde_json::Value::Object(a.clone()).to_string(),

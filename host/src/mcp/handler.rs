@@ -3,8 +3,8 @@
 //! declares only the capabilities it serves.
 
 use super::context::{
-    call_context, client_identity, conversation_of, http_client, is_stateless, log_level,
-    request_error, session_of,
+    access_of, call_context, client_identity, conversation_of, http_client, is_stateless,
+    log_level, request_error, session_of,
 };
 use super::server::{Listener, WardenServer, finish_task, not_a_task, tool_result};
 use super::session_tasks::{self, Method as SessionTaskMethod};
@@ -100,8 +100,10 @@ impl ServerHandler for WardenServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let chosen = self.choices.chosen(&conversation_of(&context));
+        let served = self.served();
+        let access = access_of(&served.registry, &context);
         Ok(ListToolsResult::with_all_items(
-            self.served().tools_for(&chosen),
+            served.tools_for(&chosen, &access),
         ))
     }
 
@@ -126,6 +128,7 @@ impl ServerHandler for WardenServer {
                 &conversation,
                 request.arguments.as_ref(),
                 (client.as_deref(), Some(&session)),
+                &access_of(&served.registry, &context),
             );
             if changed {
                 if let Err(e) = context.peer.notify_tool_list_changed().await {
@@ -226,7 +229,7 @@ impl ServerHandler for WardenServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let served = self.served();
         if !served.serves_resources() {
@@ -234,10 +237,12 @@ impl ServerHandler for WardenServer {
                 model::ListResourcesRequestMethod,
             >());
         }
+        let access = access_of(&served.registry, &context);
         let resources = served
             .registry
             .plugins()
             .iter()
+            .filter(|p| access.resources_of(p.name(), "the resources").is_ok())
             .filter_map(|p| match &p.backend {
                 Backend::Wasm(w) => Some(w.resources.iter().map(convert::resource)),
                 Backend::Native => None,
@@ -250,7 +255,7 @@ impl ServerHandler for WardenServer {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let served = self.served();
         if !served.serves_resources() {
@@ -258,10 +263,12 @@ impl ServerHandler for WardenServer {
                 model::ListResourceTemplatesRequestMethod,
             >());
         }
+        let access = access_of(&served.registry, &context);
         let templates = served
             .registry
             .plugins()
             .iter()
+            .filter(|p| access.resources_of(p.name(), "the resources").is_ok())
             .filter_map(|p| match &p.backend {
                 Backend::Wasm(w) => Some(w.templates.iter().map(convert::template)),
                 Backend::Native => None,
@@ -353,6 +360,15 @@ impl ServerHandler for WardenServer {
         static STREAMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let stream = STREAMS.fetch_add(1, Ordering::Relaxed);
         // Resource subscriptions first: when they are refused, nothing of this stream stays.
+        let served = self.served();
+        let access = access_of(&served.registry, context.request_context());
+        if let Some(uris) = &context.accepted().resource_subscriptions
+            && let Some((_, refusal)) = uris
+                .iter()
+                .find_map(|uri| served.registry.resource_refused(uri, &access))
+        {
+            return Err(McpError::invalid_params(refusal.to_string(), None));
+        }
         let listen = match &context.accepted().resource_subscriptions {
             Some(uris) => Some(
                 self.subscriptions
@@ -394,7 +410,14 @@ impl ServerHandler for WardenServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let uri = request.uri.as_str();
-        if self.served().registry.resource_owner(uri).is_none() {
+        let served = self.served();
+        if let Some((_, refusal)) = served
+            .registry
+            .resource_refused(uri, &access_of(&served.registry, &context))
+        {
+            return Err(McpError::invalid_params(refusal.to_string(), None));
+        }
+        if served.registry.resource_owner(uri).is_none() {
             return Err(McpError::resource_not_found(
                 format!(
                     "no plugin serves the resource {uri}; resources/list and resources/templates/list show what can be subscribed to"
@@ -469,16 +492,18 @@ impl ServerHandler for WardenServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let served = self.served();
         if !served.serves_prompts() {
             return Err(McpError::method_not_found::<model::ListPromptsRequestMethod>());
         }
+        let access = access_of(&served.registry, &context);
         let prompts = served
             .registry
             .prompts()
             .iter()
+            .filter(|p| served.registry.prompt_visible(p, &access))
             .map(convert::prompt)
             .collect();
         Ok(ListPromptsResult::with_all_items(prompts))
@@ -562,7 +587,12 @@ impl ServerHandler for WardenServer {
                 &request.argument.name,
                 &request.argument.value,
                 &chosen,
-                call_context(&self.min_level, &context, false),
+                call_context(
+                    &self.min_level,
+                    &context,
+                    false,
+                    access_of(&served.registry, &context),
+                ),
             )
             .await
             .ok_or_else(|| {

@@ -2,6 +2,7 @@
 //! whole on a manifest reload.
 
 use super::convert;
+use crate::manifest::Access;
 use crate::runtime::bindings::TaskSupport;
 use crate::runtime::registry::{Backend, Chosen, Registry};
 use rmcp::model;
@@ -24,7 +25,7 @@ impl Served {
             .iter()
             .map(|t| (convert::tool(t), t.offered.clone()))
             .collect();
-        let groups_tool = super::groups::tool(&registry);
+        let groups_tool = super::groups::tool(&registry, &Access::All);
         Arc::new(Self {
             registry,
             tools,
@@ -32,13 +33,20 @@ impl Served {
         })
     }
 
-    /// The tool list of a conversation that turned on the offered groups `chosen`.
-    pub(super) fn tools_for(&self, chosen: &Chosen) -> Vec<model::Tool> {
+    /// The tool list of a conversation that turned on the offered groups `chosen`, as the
+    /// caller's role (`access`) lets it see, with `tool_groups` offering only the groups the
+    /// role reaches a tool of.
+    pub(super) fn tools_for(&self, chosen: &Chosen, access: &Access) -> Vec<model::Tool> {
+        let groups_tool = match access {
+            Access::All => self.groups_tool.clone(),
+            _ => super::groups::tool(&self.registry, access),
+        };
         self.tools
             .iter()
             .filter(|(_, offered)| offered.as_ref().is_none_or(|g| chosen.contains(g)))
+            .filter(|(tool, _)| self.registry.tool_refused(&tool.name, access).is_none())
             .map(|(tool, _)| tool.clone())
-            .chain(self.groups_tool.clone())
+            .chain(groups_tool)
             .collect()
     }
 

@@ -2,7 +2,7 @@
 //! served registry, connected clients, input rounds, subscriptions, tasks), the swap of a
 //! reload, and how a request's call runs (directly, or in 2026-07-28 rounds and tasks).
 
-use super::context::{call_context, http_client, is_stateless};
+use super::context::{access_of, call_context, http_client, is_stateless};
 use super::served::Served;
 use super::session_tasks::required as task_required;
 use super::{asks, convert, subscriptions, tasks};
@@ -231,7 +231,8 @@ impl WardenServer {
             arguments: arguments.to_string(),
             client: http_client(context),
         };
-        let call = call_context(&self.min_level, context, true);
+        let access = access_of(&self.served().registry, context);
+        let call = call_context(&self.min_level, context, true, access);
         if !is_stateless(context) {
             return Ok(asks::rounds::Step::Done(start(call).await));
         }

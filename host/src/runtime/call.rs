@@ -52,4 +52,6 @@ pub struct CallContext {
     pub conversation: crate::capabilities::conversation::Conversation,
     /// The offered tool groups the caller turned on (`plugin/group`); `None`: none.
     pub groups: Option<Chosen>,
+    /// What the caller's role lets it use, and the grants it narrows.
+    pub access: crate::manifest::Access,
 }

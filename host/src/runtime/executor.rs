@@ -66,6 +66,16 @@ struct Audited<'a> {
 impl Registry {
     /// Run tool `name` (public name). `None` when no plugin serves it.
     pub async fn call(&self, name: &str, arguments: &str, call: CallContext) -> Option<CallReport> {
+        if let Some((plugin, refusal)) = self.tool_refused(name, &call.access) {
+            let audited = Audited {
+                event: "tool_call",
+                tool: name,
+                input: arguments,
+                target: None,
+            };
+            let result = Err(self.refuse_role(&plugin, &audited, refusal, &call));
+            return Some(CallReport { plugin, result });
+        }
         if let Some((plugin, refused)) = self.not_served(name, call.groups.as_ref()) {
             // Refused before any instance runs, with its own audit line.
             let reason = refused.message(plugin);
@@ -82,6 +92,7 @@ impl Registry {
                 reason: Some(&reason),
                 client: call.client.as_deref(),
                 session: call.session.as_deref(),
+                role: call.access.role(),
                 ..Record::default()
             });
             return Some(CallReport {
@@ -97,7 +108,9 @@ impl Registry {
             input: arguments,
             target: None,
         };
-        let approval = plugin.config.require_approval.is_match(local).then(|| {
+        let needs_approval =
+            plugin.config.require_approval.is_match(local) || call.access.needs_approval(name);
+        let approval = needs_approval.then(|| {
             (
                 call.client_requests.clone(),
                 call.client.clone(),
@@ -176,6 +189,13 @@ impl Registry {
             input: uri,
             target: Some(uri),
         };
+        if let Some((name, refusal)) = self.resource_refused(uri, &call.access) {
+            let result = Err(self.refuse_role(&name, &audited, refusal, &call));
+            return Some(ReadReport {
+                plugin: name,
+                result,
+            });
+        }
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
                 let Backend::Wasm(w) = backend else {
@@ -209,6 +229,10 @@ impl Registry {
             input: &input,
             target: None,
         };
+        if let Some((plugin, refusal)) = self.prompt_refused(name, &call.access) {
+            let result = Err(self.refuse_role(&plugin, &audited, refusal, &call));
+            return Some(PromptReport { plugin, result });
+        }
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
                 let Backend::Wasm(w) = backend else {
@@ -269,6 +293,21 @@ impl Registry {
             input: &input,
             target: Some(shown),
         };
+        let refused = match target {
+            CompletionTarget::Prompt(name) => self.prompt_refused(name, &call.access),
+            CompletionTarget::ResourceTemplate(_) => call
+                .access
+                .resources_of(plugin.name(), "the resource templates")
+                .err()
+                .map(|r| (plugin.name().to_string(), r)),
+        };
+        if let Some((name, refusal)) = refused {
+            let result = Err(self.refuse_role(&name, &audited, refusal, &call));
+            return Some(CompletionReport {
+                plugin: name,
+                result,
+            });
+        }
         let local = &local;
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
@@ -291,6 +330,36 @@ impl Registry {
             plugin: plugin.name().to_string(),
             result,
         })
+    }
+
+    /// The refusal of an entry the caller's role does not include, audited with the role and
+    /// the rule before any instance runs.
+    fn refuse_role(
+        &self,
+        plugin: &str,
+        audited: &Audited<'_>,
+        refusal: Box<crate::manifest::RoleRefusal>,
+        call: &CallContext,
+    ) -> CallFailure {
+        let rule = refusal.rule();
+        self.services().audit.write(&Record {
+            ts: audit::now(),
+            event: audited.event,
+            plugin,
+            tool: audited.tool,
+            args_sha256: Some(audit::digest(audited.input.as_bytes())),
+            args_bytes: Some(audited.input.len()),
+            duration_ms: Some(0),
+            decision: "denied",
+            outcome: Outcome::Denied,
+            target: audited.target,
+            reason: Some(&rule),
+            client: call.client.as_deref(),
+            session: call.session.as_deref(),
+            role: call.access.role(),
+            ..Record::default()
+        });
+        CallFailure::NotInRole(refusal)
     }
 
     /// One line per approval asked: who answered what, for which tool.
@@ -343,6 +412,7 @@ impl Registry {
     {
         let client = call.client.clone();
         let session = call.session.clone();
+        let role = call.access.role().map(str::to_string);
         let trace = call.trace;
         let started = Instant::now();
         let result = work(&plugin.backend, call).await;
@@ -382,6 +452,7 @@ impl Registry {
             },
             client: client.as_deref(),
             session: session.as_deref(),
+            role: role.as_deref(),
             error: None,
             tabs_opened: None,
             tabs_open: None,

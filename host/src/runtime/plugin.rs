@@ -22,7 +22,7 @@ use super::store_data::PluginState;
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
 use crate::capabilities::conversation::Owner;
-use crate::manifest::PluginConfig;
+use crate::manifest::{Grants, PluginConfig};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -57,6 +57,8 @@ pub enum CallFailure {
     GroupOff(String),
     /// The tool's group is not served: the plugin lacks every grant it uses (which to add).
     Ungranted(String),
+    /// The caller's role does not include it.
+    NotInRole(Box<crate::manifest::RoleRefusal>),
     /// The client's calls waited in its line for the whole `limits.queue_timeout` while
     /// `limits.concurrency` calls ran (the limit, the wait).
     Busy(usize, Duration),
@@ -66,9 +68,11 @@ impl CallFailure {
     pub fn outcome(&self) -> Outcome {
         match self {
             Self::Tool(_) | Self::OutputTooLarge(..) => Outcome::ToolError,
-            Self::NotApproved(_) | Self::Busy(..) | Self::GroupOff(_) | Self::Ungranted(_) => {
-                Outcome::Denied
-            }
+            Self::NotApproved(_)
+            | Self::Busy(..)
+            | Self::GroupOff(_)
+            | Self::Ungranted(_)
+            | Self::NotInRole(_) => Outcome::Denied,
             Self::Timeout(_) => Outcome::Timeout,
             Self::MemoryLimit(_) | Self::Crashed(_) => Outcome::Trap,
             Self::Cancelled => Outcome::Cancelled,
@@ -98,6 +102,7 @@ impl CallFailure {
             Self::NotApproved(why) => format!("access denied: {why}"),
             Self::GroupOff(why) => format!("not enabled: {why}"),
             Self::Ungranted(why) => format!("access denied: {why}"),
+            Self::NotInRole(refusal) => refusal.to_string(),
             Self::OutputTooLarge(size, limit) => format!(
                 "failed: plugin '{plugin}' returned {size} bytes, over its output limit of {limit} bytes (limits.output in the manifest); ask for less, e.g. a smaller range or page"
             ),
@@ -139,8 +144,9 @@ struct Factory {
 }
 
 impl Factory {
-    async fn instantiate(&self) -> wasmtime::Result<Instance> {
-        let state = PluginState::new(&self.config, &self.services);
+    /// A fresh instance acting with `grants` (the plugin's, or a role's narrower ones).
+    async fn instantiate(&self, grants: &Arc<Grants>) -> wasmtime::Result<Instance> {
+        let state = PluginState::new(&self.config, &self.services, grants.clone());
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         // Yield to the async runtime at every epoch tick: a spinning guest then shares the
@@ -154,21 +160,36 @@ impl Factory {
     /// An instance for a call of `conversation`: the one its last call left idle, else a
     /// fresh one (made ahead if there is one, else now; the spares are then topped up in the
     /// background).
-    async fn take(self: &Arc<Self>, conversation: &str) -> wasmtime::Result<Instance> {
+    ///
+    /// A caller whose role narrows the plugin's grants (`narrowed`) gets an instance made with
+    /// those grants: its WASI preopens and capability contexts hold only them. Spares are
+    /// made with the plugin's own grants, so it never gets one; an idle instance serves it
+    /// only if it was made with the same grants.
+    async fn take(
+        self: &Arc<Self>,
+        conversation: &str,
+        narrowed: Option<&Arc<Grants>>,
+    ) -> wasmtime::Result<Instance> {
+        let wanted = narrowed.unwrap_or(&self.config.grants);
         let idle = self
             .idle
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .by_conversation
             .remove(conversation);
-        if let Some((instance, ..)) = idle {
+        if let Some((instance, ..)) = idle
+            && Arc::ptr_eq(&instance.store.data().grants, wanted)
+        {
             return Ok(instance);
+        }
+        if narrowed.is_some() {
+            return self.instantiate(wanted).await;
         }
         let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
         self.refill();
         match spare {
             Some(instance) => Ok(instance),
-            None => self.instantiate().await,
+            None => self.instantiate(wanted).await,
         }
     }
 
@@ -234,7 +255,7 @@ impl Factory {
                 .len()
                 < SPARES
             {
-                match factory.instantiate().await {
+                match factory.instantiate(&factory.config.grants).await {
                     Ok(instance) => factory
                         .spares
                         .lock()
@@ -465,9 +486,10 @@ impl WasmPlugin {
     async fn run(&self, entry: Entry<'_>, call: CallContext) -> Result<Exit, CallFailure> {
         let conversation: Arc<str> = Arc::from(call.conversation.key());
         let owner = call.conversation.owner().clone();
+        let narrowed = call.access.narrowed(&self.config.name).cloned();
         let mut instance = self
             .factory
-            .take(&conversation)
+            .take(&conversation, narrowed.as_ref())
             .await
             .map_err(|e| CallFailure::Crashed(format!("could not start an instance: {e}")))?;
         let live = &mut instance;

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod access;
 mod groups;
 mod resources;
 
@@ -97,6 +98,8 @@ pub struct Registry {
     services: Arc<HostServices>,
     /// Approvals that still cover later calls (`remember_approval`).
     pub(super) approvals: super::approval::Memory,
+    /// `[roles]`: what each client may use, as this registry's manifest says.
+    roles: crate::manifest::Roles,
 }
 
 impl Registry {
@@ -309,7 +312,18 @@ impl Registry {
             hidden,
             services,
             approvals: super::approval::Memory::default(),
+            roles: manifest.roles.clone(),
         })
+    }
+
+    /// What the caller named `client` (`None`: the local operator) may use.
+    pub fn access(&self, client: Option<&str>) -> crate::manifest::Access {
+        self.roles.access(client)
+    }
+
+    /// The roles this registry serves under.
+    pub fn roles(&self) -> &crate::manifest::Roles {
+        &self.roles
     }
 
     pub fn tools(&self) -> &[ToolEntry] {

@@ -82,8 +82,8 @@ pub struct PluginState {
 }
 
 impl PluginState {
-    pub fn new(config: &PluginConfig, services: &HostServices) -> Self {
-        let grants = config.grants.clone();
+    /// An instance's state acting with `grants`: the plugin's own, or a role's narrower ones.
+    pub fn new(config: &PluginConfig, services: &HostServices, grants: Arc<Grants>) -> Self {
         let (max_memory, state_limit) = (config.limits.memory, config.limits.state);
         let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
@@ -117,6 +117,7 @@ impl PluginState {
         let caller = Caller {
             client: call.client.clone(),
             session: call.session.clone(),
+            role: call.access.role().map(std::sync::Arc::from),
             trace: call.trace,
         };
         self.scope.begin(tool, caller, call.cancel.clone());

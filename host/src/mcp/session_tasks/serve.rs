@@ -3,7 +3,7 @@
 
 use super::method::{Method, PREFIX};
 use crate::mcp::asks::peer::{PeerAsker, RELATED_TASK, related_task};
-use crate::mcp::context::{bound_session, call_context, http_client, is_stateless};
+use crate::mcp::context::{access_of, bound_session, call_context, http_client, is_stateless};
 use crate::mcp::server::{WardenServer, finish_task};
 use crate::mcp::tasks;
 use crate::runtime::bindings::TaskSupport;
@@ -153,7 +153,8 @@ fn call(
         None => "{}".to_string(),
     };
     let id = tasks::new_id();
-    let mut call = call_context(&server.min_level, &context, true);
+    let access = access_of(&served.registry, &context);
+    let mut call = call_context(&server.min_level, &context, true, access);
     // The task outlives its request: only tasks/cancel (or the call's time limit) ends it.
     let cancel = CancellationToken::new();
     call.cancel = cancel.clone();
