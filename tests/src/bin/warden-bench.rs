@@ -7,7 +7,11 @@
 //!    of a component without the `warden:plugin` world (the dynamic call path), and as the
 //!    host-native baseline (`native:echo`), over stdio in the same run, call by call in
 //!    turn; p50, p99 and the ratios.
+//! 3. The cost of roles: the same `echo` call with no roles, under a role (the check on
+//!    every call), and under a role that narrows the plugin's grants (the call runs in an
+//!    instance made with the narrower grants), call by call in turn.
 //!
+//! `BENCH_PART=roles` runs part 3 alone.
 //! Run: `cargo run --release -p warden-tests --bin warden-bench` (after a release build).
 
 use serde_json::{Value, json};
@@ -169,6 +173,28 @@ fn main() {
     )
     .expect("write");
 
+    let roles_only = std::env::var("BENCH_PART").is_ok_and(|p| p == "roles");
+    if !roles_only {
+        starts_and_calls(&bin, &work, &server, &plugin, starts, calls);
+    }
+    roles(&bin, &work, &audit, calls);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Parts 1 and 2: start-up, and per-call latency against the native baseline.
+fn starts_and_calls(
+    bin: &Path,
+    work: &Path,
+    server: &str,
+    plugin: &dyn Fn(&str, &str) -> String,
+    starts: usize,
+    calls: usize,
+) {
+    let bin = bin.to_path_buf();
+    let wasm_manifest = work.join("wasm.toml");
+    let native_manifest = work.join("native.toml");
+    let plain_manifest = work.join("plain.toml");
+    let both_manifest = work.join("start.toml");
     // 1. Start-up.
     let builtins_manifest = work.join("builtins.toml");
     std::fs::write(
@@ -298,5 +324,78 @@ fn main() {
     drop(wasm);
     drop(native);
     drop(plain);
-    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Part 3: the per-call cost of a role and of a narrowed grant, against no roles.
+fn roles(bin: &Path, work: &Path, audit: &Path, calls: usize) {
+    let echo = warden_tests::ECHO_WASM;
+    let manifest = |name: &str, local: &str, grants: &str, roles: &str| {
+        let path = work.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "[server]\naudit_log = \"{}\"\n{local}\n[[plugin]]\nname = \"echo\"\nsource = \"{echo}\"\n{grants}\n{roles}",
+                audit.display()
+            ),
+        )
+        .expect("write");
+        path
+    };
+    let grants = "grants.http = { origins = [\"https://a.example\", \"https://b.example\"] }";
+    let none = manifest("roles-none.toml", "", grants, "");
+    let role = manifest(
+        "roles-role.toml",
+        "local_role = \"r\"",
+        grants,
+        "[roles.r]\ntools = [\"ec*\", \"count\"]\n",
+    );
+    let narrowed = manifest(
+        "roles-narrowed.toml",
+        "local_role = \"r\"",
+        grants,
+        "[roles.r]\nplugins = [\"echo\"]\nnarrow.echo.http = { origins = [\"https://a.example\"] }\n",
+    );
+    let cache = work.join("roles-cache");
+    let mut servers: Vec<Server> = [&none, &role, &narrowed]
+        .iter()
+        .map(|m| {
+            let mut s = Server::spawn(bin, m, &cache);
+            s.initialize();
+            s
+        })
+        .collect();
+    let args = json!({"name": "echo", "arguments": {"text": "hello from the benchmark"}});
+    for _ in 0..200 {
+        for s in &mut servers {
+            s.request("tools/call", args.clone());
+        }
+    }
+    let mut samples: Vec<Vec<Duration>> = (0..3).map(|_| Vec::with_capacity(calls)).collect();
+    for i in 0..calls * 3 {
+        let k = (i + i / 3) % 3;
+        let t = Instant::now();
+        let result = servers[k].request("tools/call", args.clone());
+        samples[k].push(t.elapsed());
+        assert_eq!(result["isError"], json!(false), "echo failed: {result}");
+    }
+    for s in &mut samples {
+        s.sort();
+    }
+    println!("\n## The cost of roles: `echo` over stdio ({calls} calls each, in turn)\n");
+    println!("| caller | p50 | p99 | p50 / no roles |\n|---|---|---|---|");
+    for (name, s) in [
+        "no roles",
+        "a role (checked on every call)",
+        "a role that narrows `grants.http`",
+    ]
+    .iter()
+    .zip(&samples)
+    {
+        println!(
+            "| {name} | {} | {} | {:.2}x |",
+            us(percentile(s, 0.5)),
+            us(percentile(s, 0.99)),
+            percentile(s, 0.5).as_secs_f64() / percentile(&samples[0], 0.5).as_secs_f64()
+        );
+    }
 }
