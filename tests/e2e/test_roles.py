@@ -216,7 +216,7 @@ async def test_each_client_lists_and_uses_only_what_its_role_names(roles_warden,
             # for; the plugin itself asks none, so another role's `keep` would run.
             if mode == LEGACY:
                 failed, text = await call(ci, "keep", {"key": "k", "value": "v"})
-                assert failed and "approval" in text, text
+                assert failed and "require_approval of role 'ci'" in text, text
             else:  # 2026-07-28 answers -32021: the approval needs elicitation it did not declare
                 with pytest.raises(Exception, match="Missing required client capability"):
                     await call(ci, "keep", {"key": "k", "value": "v"})
@@ -235,6 +235,9 @@ async def test_each_client_lists_and_uses_only_what_its_role_names(roles_warden,
     ]
     assert {line["tool"] for line in allowed if line["event"] == "tool_call"} == {"count"}, allowed
     assert [line["reason"] for line in denials(w["manifest"], "carol")] == ["client carol has no role"]
+    # The approval the ci role asked for is audited with the role that asked.
+    approvals = [(line["tool"], line["decision"], line.get("role")) for line in w["manifest"].audit_lines() if line["event"] == "approval"]
+    assert approvals == ([("keep", "denied", "ci")] if mode == LEGACY else []), approvals
 
 
 async def test_a_narrowed_grant_is_held_by_the_capability(roles_warden, sites) -> None:

@@ -64,18 +64,38 @@ impl fmt::Display for Fix {
     }
 }
 
+/// Whose grant refused a use: the plugin's own, or a role's narrowing of it (the grants a
+/// role's clients act with), so the message names the key the admin would change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner<'a> {
+    Plugin(&'a str),
+    Role { role: &'a str, plugin: &'a str },
+}
+
 impl Denied {
-    /// A refusal of `plugin`'s use of `target` under `grant`, allowed by writing `fix`.
-    pub fn fixable(plugin: &str, grant: &'static str, target: String, fix: Fix) -> Self {
-        let message = match &fix {
-            Fix::Add { key, .. } if !key.starts_with("grants.") => format!(
-                "{} does not allow {target}; {fix} in the manifest",
-                grant.trim_start_matches("grants.")
+    /// A refusal of `owner`'s use of `target` under `grant`, allowed by writing `fix`.
+    pub fn fixable(owner: Owner<'_>, grant: &'static str, target: String, fix: Fix) -> Self {
+        let rule = grant.trim_start_matches("grants.");
+        let message = match (&fix, owner) {
+            (Fix::Add { key, .. }, _) if !key.starts_with("grants.") => {
+                format!("{rule} does not allow {target}; {fix} in the manifest")
+            }
+            (_, Owner::Plugin(plugin)) => format!(
+                "{rule} does not allow {target}; {fix} of plugin '{plugin}' in the manifest"
             ),
-            _ => format!(
-                "{} does not allow {target}; {fix} of plugin '{plugin}' in the manifest",
-                grant.trim_start_matches("grants.")
-            ),
+            (Fix::Add { key, values }, Owner::Role { role, plugin }) => {
+                let kind = key.trim_start_matches("grants.");
+                let value = values.first().map_or("a value", String::as_str);
+                format!(
+                    "{rule} as role '{role}' narrows it does not allow {target}; add \"{value}\" to roles.{role}.narrow.{plugin}.{kind} in the manifest, if the plugin's own {key} allows it too"
+                )
+            }
+            (Fix::Set { key, value }, Owner::Role { role, plugin }) => {
+                let kind = key.trim_start_matches("grants.");
+                format!(
+                    "{rule} as role '{role}' narrows it does not allow {target}; set roles.{role}.narrow.{plugin}.{kind} = {value} in the manifest, if the plugin's own {key} is {value} too"
+                )
+            }
         };
         Self {
             grant,

@@ -21,6 +21,11 @@ address = "127.0.0.1:22"
 user = "u"
 agent = true
 
+[ssh.hosts.fleet]
+pattern = '[a-z0-9-]+\.fleet\.internal'
+user = "u"
+agent = true
+
 [rdp.hosts.win1]
 address = "127.0.0.1:3389"
 user = "u"
@@ -324,7 +329,12 @@ fn every_suggested_grant_loads_and_allows_what_was_refused() {
         (
             "ssh host",
             "",
-            Box::new(|g: &Grants| g.check_terminal_ssh("web1")),
+            Box::new(|g: &Grants| g.check_terminal_ssh("web1", None)),
+        ),
+        (
+            "ssh fleet member",
+            "terminal = { ssh_hosts = [\"fleet\"], members = { fleet = [\"web-1.fleet.internal\"] } }",
+            Box::new(|g: &Grants| g.check_terminal_ssh("fleet", Some("web-2.fleet.internal"))),
         ),
         (
             "terminal input",
@@ -344,7 +354,12 @@ fn every_suggested_grant_loads_and_allows_what_was_refused() {
         (
             "sftp host",
             "",
-            Box::new(|g: &Grants| g.check_sftp_host("web1")),
+            Box::new(|g: &Grants| g.check_sftp_host("web1", None)),
+        ),
+        (
+            "sftp fleet member",
+            "sftp = { hosts = [\"fleet\"], roots = [\"/srv\"], members = { fleet = [\"web-*.fleet.internal\"] } }",
+            Box::new(|g: &Grants| g.check_sftp_host("fleet", Some("db-1.fleet.internal"))),
         ),
         (
             "sftp write",
@@ -419,7 +434,7 @@ fn refusals_no_grant_lifts_suggest_nothing() {
         (
             "undefined ssh host",
             "",
-            Box::new(|g: &Grants| g.check_terminal_ssh("web9")),
+            Box::new(|g: &Grants| g.check_terminal_ssh("web9", None)),
         ),
         (
             "undefined rdp host",

@@ -3,6 +3,7 @@
 //! them and checks each use against them.
 
 use super::glob::GlobList;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Debug)]
@@ -94,7 +95,39 @@ pub struct SecretFrame {
 pub struct TerminalGrant {
     pub local: bool,
     pub ssh_hosts: Vec<String>,
+    /// `terminal.members`: which members of a pattern host the sessions may reach.
+    pub members: Members,
     pub read_only: bool,
+}
+
+/// `members.ALIAS = ["web-*.staging.internal"]` of a terminal or SFTP grant: the names (host
+/// globs, case-insensitive) of a pattern host's members the plugin may reach. A pattern host
+/// that has no entry is reached whole, as far as its pattern goes.
+#[derive(Debug, Default, Clone)]
+pub struct Members(BTreeMap<String, GlobList>);
+
+impl Members {
+    pub fn new(members: BTreeMap<String, GlobList>) -> Self {
+        Self(members)
+    }
+
+    /// May `member` of pattern host `alias` be reached?
+    pub fn admit(&self, alias: &str, member: &str) -> bool {
+        self.0.get(alias).is_none_or(|globs| globs.is_match(member))
+    }
+
+    /// The member globs of `alias`, when the grant narrows it.
+    pub fn of(&self, alias: &str) -> Option<&GlobList> {
+        self.0.get(alias)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &GlobList)> {
+        self.0.iter()
+    }
 }
 
 #[derive(Debug)]
@@ -106,6 +139,8 @@ pub struct RdpGrant {
 #[derive(Debug)]
 pub struct SftpGrant {
     pub hosts: Vec<String>,
+    /// `sftp.members`: which members of a pattern host SFTP may reach.
+    pub members: Members,
     pub roots: Vec<String>,
     pub write: bool,
 }

@@ -7,13 +7,14 @@ use crate::net::pattern_host;
 use std::path::PathBuf;
 use url::Url;
 
-pub use super::denied::{Denied, Fix};
+pub use super::denied::{Denied, Fix, Owner};
 pub use super::glob::GlobList;
 pub use super::grant_kinds::{
     BrowserGrant, Caps, CaptureGrant, DEFAULT_BROWSER_SESSIONS, DEFAULT_BROWSER_TABS,
     DEFAULT_CAPTURE_TABS, DEFAULT_MAX_BODY, Defined, RdpGrant, SecretFrame, SecretGrant, SftpGrant,
     TerminalGrant,
 };
+pub use super::grant_kinds::Members;
 pub use super::values::{host_port, size_text};
 
 /// Everything one plugin was granted.
@@ -35,6 +36,16 @@ pub struct Grants {
     pub files: Vec<FileGrant>,
     /// `grants.env`: the plugin's whole environment, name and value.
     pub env: Vec<(String, String)>,
+    /// Set when these are a role's narrowing of the plugin's grants: refusals under the
+    /// kinds it narrowed name the role's key.
+    pub narrowed_by: Option<NarrowedBy>,
+}
+
+/// The role whose `narrow.PLUGIN` made a [`Grants`], and the kinds it wrote (`browser`, ...).
+#[derive(Debug, Clone, Default)]
+pub struct NarrowedBy {
+    pub role: String,
+    pub kinds: Vec<&'static str>,
 }
 
 impl Grants {
@@ -45,7 +56,12 @@ impl Grants {
         method: &str,
         url: &Url,
     ) -> Result<(&HttpGrant, Vec<&str>), Denied> {
-        http::check_request(self.http.as_ref(), &self.plugin, method, url)
+        http::check_request(
+            self.http.as_ref(),
+            self.owner("grants.http.origins"),
+            method,
+            url,
+        )
     }
 
     /// One line saying what was granted, for the start-up log.
@@ -99,14 +115,20 @@ impl Grants {
         }
         if let Some(t) = &self.terminal {
             parts.push(format!(
-                "terminal.local = {}, terminal.ssh_hosts = {:?}, terminal.read_only = {}",
-                t.local, t.ssh_hosts, t.read_only
+                "terminal.local = {}, terminal.ssh_hosts = {:?}{}, terminal.read_only = {}",
+                t.local,
+                t.ssh_hosts,
+                members_text("terminal", &t.members),
+                t.read_only
             ));
         }
         if let Some(s) = &self.sftp {
             parts.push(format!(
-                "sftp.hosts = {:?}, sftp.roots = {:?}, sftp.write = {}",
-                s.hosts, s.roots, s.write
+                "sftp.hosts = {:?}{}, sftp.roots = {:?}, sftp.write = {}",
+                s.hosts,
+                members_text("sftp", &s.members),
+                s.roots,
+                s.write
             ));
         }
         if let Some(r) = &self.rdp {
@@ -118,8 +140,25 @@ impl Grants {
         parts
     }
 
+    /// Whose rule `grant` (`grants.KIND.KEY`) is in these grants: the role's, when a role
+    /// narrowed that kind, else the plugin's.
+    pub fn owner(&self, grant: &str) -> Owner<'_> {
+        let kind = grant
+            .trim_start_matches("grants.")
+            .split('.')
+            .next()
+            .unwrap_or_default();
+        match &self.narrowed_by {
+            Some(n) if n.kinds.iter().any(|k| *k == kind) => Owner::Role {
+                role: &n.role,
+                plugin: &self.plugin,
+            },
+            _ => Owner::Plugin(&self.plugin),
+        }
+    }
+
     fn denied(&self, grant: &'static str, target: String, fix: Fix) -> Denied {
-        Denied::fixable(&self.plugin, grant, target, fix)
+        Denied::fixable(self.owner(grant), grant, target, fix)
     }
 
     /// Does this plugin hold secrets? Then it is never granted script (`eval_js`): script in
@@ -621,22 +660,40 @@ impl Grants {
         }
     }
 
-    /// May this plugin open an SSH session to `alias`?
-    pub fn check_terminal_ssh(&self, alias: &str) -> Result<(), Denied> {
-        if self
+    /// May this plugin open an SSH session to `alias` (for a pattern host, to its `member`)?
+    pub fn check_terminal_ssh(&self, alias: &str, member: Option<&str>) -> Result<(), Denied> {
+        let Some(t) = self
             .terminal
             .as_ref()
-            .is_some_and(|t| t.ssh_hosts.iter().any(|h| h == alias))
-        {
-            Ok(())
-        } else {
-            Err(self.denied_name(
+            .filter(|t| t.ssh_hosts.iter().any(|h| h == alias))
+        else {
+            return Err(self.denied_name(
                 "grants.terminal.ssh_hosts",
                 format!("ssh host '{alias}'"),
                 alias,
                 "ssh.hosts",
                 &self.defined.ssh_hosts,
-            ))
+            ));
+        };
+        self.check_member("grants.terminal.members", &t.members, alias, member)
+    }
+
+    /// A pattern host's `member` against the member globs `members` names for `alias` (none
+    /// named: the whole fleet). Refused with the member to add to `grant.ALIAS`.
+    fn check_member(
+        &self,
+        grant: &'static str,
+        members: &Members,
+        alias: &str,
+        member: Option<&str>,
+    ) -> Result<(), Denied> {
+        match member {
+            Some(m) if !members.admit(alias, m) => Err(self.denied(
+                grant,
+                format!("member '{m}' of ssh host '{alias}'"),
+                Fix::add(format!("{grant}.{alias}"), m),
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -709,24 +766,31 @@ impl Grants {
         self.sftp.as_ref().map_or(&[], |s| s.roots.as_slice())
     }
 
-    /// May this plugin use SFTP on `alias`?
-    pub fn check_sftp_host(&self, alias: &str) -> Result<(), Denied> {
-        if self
+    /// May this plugin use SFTP on `alias` (for a pattern host, on its `member`)?
+    pub fn check_sftp_host(&self, alias: &str, member: Option<&str>) -> Result<(), Denied> {
+        let Some(s) = self
             .sftp
             .as_ref()
-            .is_some_and(|s| s.hosts.iter().any(|h| h == alias))
-        {
-            Ok(())
-        } else {
-            Err(self.denied_name(
+            .filter(|s| s.hosts.iter().any(|h| h == alias))
+        else {
+            return Err(self.denied_name(
                 "grants.sftp.hosts",
                 format!("sftp host '{alias}'"),
                 alias,
                 "ssh.hosts",
                 &self.defined.ssh_hosts,
-            ))
-        }
+            ));
+        };
+        self.check_member("grants.sftp.members", &s.members, alias, member)
     }
+}
+
+/// `, KIND.members.ALIAS = [...]` for each fleet whose members a grant narrows.
+fn members_text(kind: &str, members: &Members) -> String {
+    members
+        .iter()
+        .map(|(alias, globs)| format!(", {kind}.members.{alias} = {:?}", globs.patterns()))
+        .collect()
 }
 
 /// `url`'s origin as an origin grant names it, when it has one: `http`, `https` (and their

@@ -190,8 +190,8 @@ fn no_capture_grant_denies_everything() {
     };
     assert!(g.check_http(&url("http://127.0.0.1:1/")).is_err());
     assert!(g.check_terminal_local().is_err());
-    assert!(g.check_terminal_ssh("web1").is_err());
-    assert!(g.check_sftp_host("web1").is_err());
+    assert!(g.check_terminal_ssh("web1", None).is_err());
+    assert!(g.check_sftp_host("web1", None).is_err());
     assert!(g.check_sftp_write().is_err());
     assert!(g.check_terminal_write().is_err());
     assert!(g.sftp_roots().is_empty());

@@ -133,7 +133,7 @@ pub fn origin_of(url: &Url) -> String {
 /// patterns that matched (for the private-network rule); `Grants::check_http_request`.
 pub(super) fn check_request<'g>(
     grant: Option<&'g HttpGrant>,
-    plugin: &str,
+    owner: Owner<'_>,
     method: &str,
     url: &Url,
 ) -> Result<(&'g HttpGrant, Vec<&'g str>), Denied> {
@@ -152,7 +152,7 @@ pub(super) fn check_request<'g>(
     let origin = origin_of(url);
     let Some(grant) = grant else {
         return Err(Denied::fixable(
-            plugin,
+            owner,
             ORIGINS,
             format!("{method} {origin}"),
             Fix::add(ORIGINS, origin),
@@ -161,7 +161,7 @@ pub(super) fn check_request<'g>(
     let matched = origin_patterns(&grant.origins, url);
     if matched.is_empty() {
         return Err(Denied::fixable(
-            plugin,
+            owner,
             ORIGINS,
             format!("{method} {origin}"),
             Fix::add(ORIGINS, origin),
@@ -179,7 +179,7 @@ pub(super) fn check_request<'g>(
             ));
         }
         return Err(Denied::fixable(
-            plugin,
+            owner,
             METHODS_KEY,
             format!("{method} {origin}"),
             Fix::add(METHODS_KEY, method),

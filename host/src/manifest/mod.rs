@@ -26,6 +26,7 @@
 //! | `grant_kinds.rs` | the grant kinds (capture, browser, terminal, SFTP, RDP) as data |
 //! | `grants.rs` | [`Grants`]: everything one plugin was granted, checked on each call |
 //! | `hosts.rs` | `[ssh.hosts.NAME]`, `[rdp.hosts.NAME]`, which SSH entry a name stands for |
+//! | `members.rs` | `grants.terminal.members`, `grants.sftp.members`: the members of a fleet a grant reaches |
 //! | `ssh_pattern.rs` | `[ssh.hosts.NAME] pattern`: a fleet's names, port and allowed networks |
 //! | `search.rs` | `[search]` |
 //! | `audit.rs` | `[audit]`: session recordings, their retention and size cap |
@@ -60,6 +61,7 @@ pub mod grants;
 mod hosts;
 pub mod http;
 mod load;
+mod members;
 mod oauth;
 pub mod owned;
 mod owned_grants;

@@ -92,10 +92,14 @@ impl Validator<'_> {
             }
         });
         let http = spec.http.map(|h| self.http_grant(h, scope.credentials));
-        let terminal = spec.terminal.map(|t| TerminalGrant {
-            local: t.local,
-            ssh_hosts: self.aliases("grants.terminal.ssh_hosts", &t.ssh_hosts, ssh_hosts),
-            read_only: t.read_only,
+        let terminal = spec.terminal.map(|t| {
+            let aliases = self.aliases("grants.terminal.ssh_hosts", &t.ssh_hosts, ssh_hosts);
+            TerminalGrant {
+                local: t.local,
+                members: self.members("terminal", "ssh_hosts", &t.members, &aliases, ssh_hosts),
+                ssh_hosts: aliases,
+                read_only: t.read_only,
+            }
         });
         let sftp = spec.sftp.map(|s| {
             for root in &s.roots {
@@ -109,8 +113,10 @@ impl Validator<'_> {
                     );
                 }
             }
+            let hosts = self.aliases("grants.sftp.hosts", &s.hosts, ssh_hosts);
             SftpGrant {
-                hosts: self.aliases("grants.sftp.hosts", &s.hosts, ssh_hosts),
+                members: self.members("sftp", "hosts", &s.members, &hosts, ssh_hosts),
+                hosts,
                 roots: s.roots.iter().map(|r| r.get_ref().clone()).collect(),
                 write: s.write,
             }
@@ -156,6 +162,7 @@ impl Validator<'_> {
             rdp,
             files,
             env,
+            narrowed_by: None,
         }
     }
 

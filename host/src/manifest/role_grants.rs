@@ -7,7 +7,7 @@
 //! granted); limits it leaves out (sizes, times, counts, methods) are the plugin's.
 
 use super::glob::GlobList;
-use super::grants::Grants;
+use super::grants::{Grants, Members, NarrowedBy};
 use super::plugin::PluginConfig;
 use super::plugin_grants::PluginScope;
 use super::schema::{GrantsSpec, NarrowSpec};
@@ -27,6 +27,24 @@ struct Spans {
     rdp: Option<Range<usize>>,
     capture: Option<Range<usize>>,
     files: Option<Range<usize>>,
+}
+
+impl Spans {
+    /// The grant kinds the role wrote, as `grants.KIND` names them.
+    fn kinds(&self) -> Vec<&'static str> {
+        [
+            ("browser", &self.browser),
+            ("http", &self.http),
+            ("terminal", &self.terminal),
+            ("sftp", &self.sftp),
+            ("rdp", &self.rdp),
+            ("capture", &self.capture),
+            ("files", &self.files),
+        ]
+        .into_iter()
+        .filter_map(|(kind, span)| span.as_ref().map(|_| kind))
+        .collect()
+    }
 }
 
 /// Glob characters other than `*`.
@@ -76,6 +94,7 @@ impl Validator<'_> {
     /// `None` (with errors) when they do not.
     pub(super) fn narrow_grants(
         &mut self,
+        role: &str,
         key: &str,
         plugin: &PluginConfig,
         written: GrantsSpec,
@@ -165,6 +184,10 @@ impl Validator<'_> {
         }
         let mut grants = self.grants(&plugin.name, merged, scope);
         grants.caps = plugin.grants.caps;
+        grants.narrowed_by = Some(NarrowedBy {
+            role: role.to_string(),
+            kinds: spans.kinds(),
+        });
         if self.diagnostics.len() != errors_before {
             return None;
         }
@@ -211,6 +234,28 @@ impl Validator<'_> {
                       wide: &mut Vec<_>| {
             for name in role.iter().filter(|n| !plugin.contains(n)) {
                 wide.push((span.clone(), format!("{key}.{field}: \"{name}\" is not in the plugin's {field} {plugin:?}; a role may only narrow")));
+            }
+        };
+        // A fleet the plugin reaches only in part stays in that part: the role names
+        // members for it, each within the plugin's globs.
+        let members = |span: &Range<usize>,
+                       kind: &str,
+                       hosts: &[String],
+                       n: &Members,
+                       g: &Members,
+                       wide: &mut Vec<_>| {
+            for alias in hosts {
+                let Some(plugin) = g.of(alias) else { continue };
+                match n.of(alias) {
+                    None => wide.push((span.clone(), format!("{key}.{kind}.members.{alias} is not set, and the plugin reaches only the members {:?} of \"{alias}\"; name members within those", plugin.patterns()))),
+                    Some(role) => {
+                        for p in role.patterns() {
+                            if !pattern_within(p, plugin) {
+                                wide.push((span.clone(), format!("{key}.{kind}.members.{alias}: \"{p}\" is not within the plugin's {kind}.members.{alias} {:?}; a role may only narrow (name one of those, or a narrower literal)", plugin.patterns())));
+                            }
+                        }
+                    }
+                }
             }
         };
         if let (Some(span), Some(n), Some(g)) =
@@ -333,12 +378,21 @@ impl Validator<'_> {
                 &g.ssh_hosts,
                 &mut wide,
             );
+            members(
+                span,
+                "terminal",
+                &n.ssh_hosts,
+                &n.members,
+                &g.members,
+                &mut wide,
+            );
             if g.read_only && !n.read_only {
                 wide.push((span.clone(), format!("{key}.terminal.read_only: the plugin's sessions are read-only; set read_only = true")));
             }
         }
         if let (Some(span), Some(n), Some(g)) = (&spans.sftp, &narrowed.sftp, &granted.sftp) {
             subset(span, "sftp.hosts", &n.hosts, &g.hosts, &mut wide);
+            members(span, "sftp", &n.hosts, &n.members, &g.members, &mut wide);
             if n.roots.is_empty() && !g.roots.is_empty() {
                 wide.push((
                     span.clone(),

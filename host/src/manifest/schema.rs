@@ -688,6 +688,10 @@ pub struct TerminalGrantSpec {
     /// Host aliases from `[ssh.hosts]`. Example: `ssh_hosts = ["web1"]`.
     #[serde(default)]
     pub ssh_hosts: Vec<Spanned<String>>,
+    /// Per pattern host of `ssh_hosts`, the member name globs sessions may reach.
+    /// Example: `members.web = ["web-*.staging.internal"]`.
+    #[serde(default)]
+    pub members: BTreeMap<String, Spanned<Vec<Spanned<String>>>>,
     /// Sessions may be read but not written to. Default `false`.
     #[serde(default)]
     pub read_only: bool,
@@ -712,6 +716,10 @@ pub struct SftpGrantSpec {
     /// Host aliases from `[ssh.hosts]`. Example: `hosts = ["web1"]`.
     #[serde(default)]
     pub hosts: Vec<Spanned<String>>,
+    /// Per pattern host of `hosts`, the member name globs SFTP may reach.
+    /// Example: `members.web = ["web-*.staging.internal"]`.
+    #[serde(default)]
+    pub members: BTreeMap<String, Spanned<Vec<Spanned<String>>>>,
     /// Absolute remote directories every path must stay under. Example: `roots = ["/srv/app"]`.
     #[serde(default)]
     pub roots: Vec<Spanned<String>>,

@@ -63,6 +63,13 @@ struct Audited<'a> {
     target: Option<&'a str>,
 }
 
+/// Who a person is asked to approve a call for, as the approval's audit line names them.
+struct Caller {
+    client: Option<String>,
+    session: Option<String>,
+    role: Option<String>,
+}
+
 impl Registry {
     /// Run tool `name` (public name). `None` when no plugin serves it.
     pub async fn call(&self, name: &str, arguments: &str, call: CallContext) -> Option<CallReport> {
@@ -108,18 +115,31 @@ impl Registry {
             input: arguments,
             target: None,
         };
-        let needs_approval =
-            plugin.config.require_approval.is_match(local) || call.access.needs_approval(name);
-        let approval = needs_approval.then(|| {
+        // The plugin's rule, else the caller's role's: the refusal names the one that asked.
+        let asked_by = if plugin.config.require_approval.is_match(local) {
+            Some(format!("require_approval of plugin '{}'", plugin.name()))
+        } else if call.access.needs_approval(name) {
+            Some(format!(
+                "require_approval of role '{}'",
+                call.access.role().unwrap_or_default()
+            ))
+        } else {
+            None
+        };
+        let approval = asked_by.map(|rule| {
             (
                 call.client_requests.clone(),
-                call.client.clone(),
-                call.session.clone(),
+                Caller {
+                    client: call.client.clone(),
+                    session: call.session.clone(),
+                    role: call.access.role().map(str::to_string),
+                },
+                rule,
             )
         });
         let result = self
             .execute(plugin, &audited, call, |backend, call| async move {
-                if let Some((asker, client, session)) = approval {
+                if let Some((asker, caller, asked_by)) = approval {
                     let request = ApprovalRequest {
                         plugin: plugin.name().to_string(),
                         tool: name.to_string(),
@@ -128,8 +148,8 @@ impl Registry {
                     let rule = plugin.config.remember_approval.as_ref();
                     let who = format!(
                         "{}\n{}",
-                        session.as_deref().unwrap_or(""),
-                        client.as_deref().unwrap_or("")
+                        caller.session.as_deref().unwrap_or(""),
+                        caller.client.as_deref().unwrap_or("")
                     );
                     let remembered = approval::Memory::key(rule, &request, &who);
                     let answer = match &remembered {
@@ -142,13 +162,12 @@ impl Registry {
                     if let (Approval::Approved, Some(key), Some(rule)) = (&answer, remembered, rule) {
                         self.approvals.remember(key, rule.window);
                     }
-                    self.audit_approval(plugin, name, &answer, client.as_deref(), session.as_deref());
+                    self.audit_approval(plugin, name, &answer, &caller);
                     match answer {
                         Approval::Approved | Approval::Remembered => {}
                         Approval::Refused(why) | Approval::Unavailable(why) => {
                             return Err(CallFailure::NotApproved(format!(
-                                "{name} needs the user's approval for each call (require_approval of plugin '{}' in the manifest), and it was not given: {why}",
-                                plugin.name()
+                                "{name} needs the user's approval for each call ({asked_by} in the manifest), and it was not given: {why}"
                             )));
                         }
                     }
@@ -368,8 +387,7 @@ impl Registry {
         plugin: &LoadedPlugin,
         tool: &str,
         answer: &Approval,
-        client: Option<&str>,
-        session: Option<&str>,
+        caller: &Caller,
     ) {
         let (decision, outcome, reason) = match answer {
             Approval::Approved => ("allowed", Outcome::Ok, None),
@@ -392,8 +410,9 @@ impl Registry {
             decision,
             outcome,
             reason,
-            client,
-            session,
+            client: caller.client.as_deref(),
+            session: caller.session.as_deref(),
+            role: caller.role.as_deref(),
             ..Record::default()
         });
     }

@@ -133,7 +133,7 @@ impl View<'_, SftpCtx> {
             ))
         })?;
         self.grants
-            .check_sftp_host(&named.alias)
+            .check_sftp_host(&named.alias, named.member.as_deref())
             .map_err(|d| refused(&d))
     }
 

@@ -122,7 +122,7 @@ impl View<'_, TerminalCtx> {
             ))
         })?;
         self.grants
-            .check_terminal_ssh(&named.alias)
+            .check_terminal_ssh(&named.alias, named.member.as_deref())
             .map_err(|d| refused(&d))?;
         Ok(Some(named))
     }

@@ -4,6 +4,7 @@
 mod audit;
 mod browser;
 mod distribution;
+mod fleet_members;
 mod grants;
 mod hosts;
 mod load;

@@ -352,6 +352,7 @@ mod tests {
             terminal: Some(TerminalGrant {
                 local: true,
                 ssh_hosts: Vec::new(),
+                members: Default::default(),
                 read_only: false,
             }),
             ..Grants::default()
