@@ -126,11 +126,14 @@ impl Request {
     /// Sends the request and reads the whole response.
     pub fn send(self) -> Result<Response, HttpError> {
         let url = Url::parse(&self.url)?;
-        let entries: Vec<(String, Vec<u8>)> = self
+        let mut entries: Vec<(String, Vec<u8>)> = self
             .headers
             .iter()
             .map(|(k, v)| (k.clone(), v.clone().into_bytes()))
             .collect();
+        if let Some(length) = content_length(&self.method, &self.headers, self.body.len()) {
+            entries.push(("content-length".into(), length.into_bytes()));
+        }
         let fields = Fields::from_list(&entries).map_err(|e| match e {
             HeaderError::Forbidden => HttpError::InvalidRequest(
                 "a header of the request is one only the host sets (Host, Connection, Transfer-Encoding, ...); remove it".into(),
@@ -197,6 +200,17 @@ impl Request {
 /// Write `bytes` and finish the body. A write the host refuses (the body went over
 /// `grants.http.max_request_body`, or the request was refused) ends it: the response then
 /// says why.
+/// The `content-length` to send, when the caller gave none: the body is whole in memory, so
+/// its length is known, and a body without one goes out chunked, which servers that read
+/// only `Content-Length` take for empty. A bodiless GET or DELETE sends none.
+fn content_length(method: &str, headers: &[(String, String)], len: usize) -> Option<String> {
+    let given = headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-length"));
+    let has_body = len > 0 || matches!(method, "POST" | "PUT" | "PATCH");
+    (!given && has_body).then(|| len.to_string())
+}
+
 fn write_body(body: OutgoingBody, bytes: &[u8]) {
     if let Ok(stream) = body.write() {
         for chunk in bytes.chunks(WRITE_CHUNK) {
@@ -462,6 +476,17 @@ mod tests {
         assert!(Url::parse("ftp://h/").is_err());
         assert!(Url::parse("http://user:pw@h/").is_err());
         assert!(Url::parse("/relative").is_err());
+    }
+
+    #[test]
+    fn a_known_body_length_is_sent() {
+        let none: Vec<(String, String)> = Vec::new();
+        assert_eq!(content_length("POST", &none, 12), Some("12".into()));
+        assert_eq!(content_length("POST", &none, 0), Some("0".into()));
+        assert_eq!(content_length("GET", &none, 0), None);
+        assert_eq!(content_length("DELETE", &none, 3), Some("3".into()));
+        let given = vec![("Content-Length".to_string(), "12".to_string())];
+        assert_eq!(content_length("POST", &given, 12), None);
     }
 
     #[test]

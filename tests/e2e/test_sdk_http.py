@@ -216,6 +216,10 @@ async def test_js_and_python_plugins_call_an_api_with_a_token_they_never_see(
             assert header(posted[0].headers, "Authorization") == f"Bearer {token}", posted[0].headers
             assert (header(posted[0].headers, "Content-Type") or "").startswith("application/json"), posted[0].headers
             assert json.loads(posted[0].body) == {"title": f"Disk full ({lang})", "body": "on web1"}
+            # A body whose length the SDK knows goes with Content-Length, never chunked: a
+            # server that reads only Content-Length would see an empty body.
+            assert header(posted[0].headers, "Content-Length") == str(len(posted[0].body)), (lang, posted[0].headers)
+            assert header(posted[0].headers, "Transfer-Encoding") is None, (lang, posted[0].headers)
             # The API reflected the token plain and in base64: the plugin got masks.
             issue = json.loads(text)
             assert issue["title"] == f"Disk full ({lang})" and issue["token"] == "[credential]", (lang, issue)

@@ -172,7 +172,7 @@ fn verdict(import: &str, g: &Grants, state_limit: u64) -> String {
             ),
             _ => "NOT GRANTED: every call is denied; add grants.capture.origins".into(),
         },
-        "wasi:config/store" => "always available: this plugin's own [plugin.settings] from the manifest".into(),
+        "wasi:config/store" | "wasi:config/runtime" => "always available: this plugin's own [plugin.settings] from the manifest".into(),
         "warden:types/errors" => "types only (the error kinds every capability returns)".into(),
         "warden:browser/browser" => match &g.browser {
             Some(b) if !b.origins.patterns().is_empty() => format!("granted: origins = {:?}", b.origins.patterns()),

@@ -54,8 +54,10 @@ impl ComponentCache {
             .join(format!("{key}-{:016x}.cwasm", engine_hash.finish()))
     }
 
-    /// The compiled form of `bytes`, from the cache when possible.
-    pub fn load(&self, engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
+    /// The compiled form of plugin `name`'s `bytes`, from the cache when possible. A
+    /// compilation is logged before and after: a large component takes seconds, and the
+    /// admin should know what the start is waiting for.
+    pub fn load(&self, engine: &Engine, name: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
         if let Some(compiled) = crate::builtin::precompiled(bytes) {
             match deserialize_embedded(engine, compiled) {
                 Ok(component) => {
@@ -79,7 +81,17 @@ impl ComponentCache {
                 }
             }
         }
+        let size = bytesize::ByteSize::b(bytes.len() as u64).display().iec();
+        tracing::info!(
+            "plugin '{name}': compiling {size} of WebAssembly to machine code (once; the result is cached in {})",
+            self.dir.display()
+        );
+        let started = std::time::Instant::now();
         let component = Component::new(engine, bytes)?;
+        tracing::info!(
+            "plugin '{name}': compiled {size} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
         self.compiled.fetch_add(1, Ordering::Relaxed);
         if let Err(e) = self.store(&path, &component) {
             // A read-only cache costs start time, not correctness.

@@ -90,6 +90,7 @@ impl Runtime {
                 |s| s,
             )
         })
+        .and_then(|()| super::settings::add_drafts_to_linker(&mut linker))
         .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
         .map_err(|e| RuntimeError::Link(e.to_string()))?;
 

@@ -14,7 +14,7 @@
 //! | `files/` | `wasi:filesystem` over the granted directories: quotas, audit lines |
 //! | `context.rs`, `budget.rs` | `warden:plugin/context` (progress, logs, cancellation) and its per-call budgets |
 //! | `plugin_state_host.rs` | `warden:plugin/state`, over the host's store of kept values (`crate::plugin_state`) |
-//! | `settings.rs` | `wasi:config/store`: a plugin's own `[plugin.settings]` |
+//! | `settings.rs` | `wasi:config/store` (rc.1 and the drafts, with `wasi:config/runtime`): a plugin's own `[plugin.settings]` |
 //! | `login_handoff.rs` | the capture capability's login hand-off for one call |
 //! | `asks.rs`, `approval.rs` | questions a call puts to its client, and `require_approval` |
 //! | `entry.rs` | the ways into a plugin ([`plugin::Entry`]) and what comes out |

@@ -362,7 +362,7 @@ impl WasmPlugin {
         }
         let component = runtime
             .cache
-            .load(&runtime.engine, bytes)
+            .load(&runtime.engine, &config.name, bytes)
             .map_err(|e| ComponentError::NotAComponent(e.to_string()))?;
         let imports = component
             .component_type()

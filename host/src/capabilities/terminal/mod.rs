@@ -4,7 +4,9 @@
 //!
 //! | file | job |
 //! |---|---|
-//! | `ssh.rs` | connection pool per alias, jump hosts, host key checks, authentication, keep-alive |
+//! | `ssh.rs` | connection pool per alias, jump hosts, host key checks, keep-alive |
+//! | `ssh_auth.rs` | logging in: identity file, passphrase, user certificate, agent |
+//! | `ssh_error.rs` | why a connection could not be made, as the agent reads it |
 //! | `fleet.rs` | the addresses a pattern host's member may be reached at |
 //! | `known_hosts.rs` | a `known_hosts` file read as OpenSSH reads it (patterns, hashes, CAs, revocations) |
 //! | `channel.rs` | an SSH shell channel and the task that reads it |
@@ -20,6 +22,8 @@ pub mod known_hosts;
 mod pty;
 pub mod session;
 pub mod ssh;
+mod ssh_auth;
+mod ssh_error;
 pub mod table;
 
 use super::conversation::Owner;

@@ -2,7 +2,8 @@
 //! exported at world level (`export fetch: func(...)`) or by an exported interface
 //! (`export my:pkg/weather`) is one tool; `wasi:` interfaces a component exports (a
 //! command's `wasi:cli/run`, an HTTP handler) serve their host, not an agent, and are
-//! skipped. Names are the function's in snake_case, qualified by the interface only when
+//! skipped, as are a toolchain's own build-time exports (componentize-py's `init`). Names are
+//! the function's in snake_case, qualified by the interface only when
 //! two functions would share one.
 
 use super::docs::Docs;
@@ -66,6 +67,15 @@ impl Found {
     }
 }
 
+/// Is `func` of interface `interface` a toolchain's own export, called when the component is
+/// built and never by a host? componentize-py leaves `exports#init(app-name, symbols,
+/// stub-wasi)` in every component it makes (its pre-initialization entry, with a schema of
+/// several KiB); an agent can do nothing with it.
+fn toolchain_internal(interface: &str, func: &str, ty: &ComponentFunc) -> bool {
+    let params: Vec<&str> = ty.params().map(|(name, _)| name).collect();
+    interface == "exports" && func == "init" && params == ["app-name", "symbols", "stub-wasi"]
+}
+
 /// Every exported function of `component` as a tool, or why one of them cannot be.
 pub fn functions(
     component: &Component,
@@ -92,6 +102,7 @@ pub fn functions(
                 };
                 for (func, item) in instance.exports(engine) {
                     if let ComponentItem::ComponentFunc(f) = item.ty
+                        && !toolchain_internal(name, func, &f)
                         && let Some(index) = component.get_export_index(Some(&parent), func)
                     {
                         found.push(Found {

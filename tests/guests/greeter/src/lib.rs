@@ -1,5 +1,6 @@
 //! A component in the style of components built for other MCP hosts: an exported interface,
-//! configuration through `wasi:config/store`, settings through environment variables.
+//! configuration through `wasi:config/store` (the 0.2.0-draft published examples import), settings
+//! through environment variables.
 
 // The exports wit-bindgen generates are `unsafe extern "C"` functions.
 #![allow(unsafe_code)]
