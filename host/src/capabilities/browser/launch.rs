@@ -150,9 +150,9 @@ pub async fn sandbox_report(config: &BrowserConfig) -> Vec<String> {
             "browser: remote [browser] endpoints: each runs its own sandbox (run it as a non-root user, without --no-sandbox)".into(),
         ];
     }
-    let plan = match Plan::of(config) {
+    let plan = match Plan::of(config, None) {
         Ok(plan) => plan,
-        Err(e) => return vec![format!("browser: cannot tell which user Warden is: {e}")],
+        Err(e) => return vec![format!("browser: {e}")],
     };
     let mut lines = vec![format!("browser: {}", plan.describe())];
     lines.push(match executable(config) {
@@ -213,7 +213,7 @@ pub async fn launch(
     netns: Option<&super::netns::Netns>,
 ) -> Result<Launched, LaunchError> {
     let exe = executable(config)?;
-    let plan = Plan::of(config).map_err(|e| format!("cannot tell which user Warden is: {e}"))?;
+    let plan = Plan::of(config, persistent.map(|p| p.dir.as_path()))?;
     if plan.sandboxed {
         super::sandbox::probe(&exe, &plan).await?;
     } else {
@@ -407,8 +407,12 @@ fn own_persistent(p: &Persistent, plan: &Plan) -> Result<bool, String> {
                 ));
             }
             let me = Owner::current().map_err(fail)?;
+            // Warden's, the shared browser's, or a profile user's of a table since lost.
+            let ours = meta.uid() == me.uid
+                || plan.shared.is_some_and(|s| s.uid == meta.uid())
+                || super::profile_users::is_profile_id(meta.uid());
             if meta.uid() != owner.uid {
-                if meta.uid() != me.uid {
+                if !ours {
                     return Err(format!(
                         "the browser profile {} belongs to uid {}, not to the browser's user {}: give it to that user (chown -R {}:{} {}) or give {} a directory of its own",
                         p.dir.display(),
@@ -421,7 +425,7 @@ fn own_persistent(p: &Persistent, plan: &Plan) -> Result<bool, String> {
                     ));
                 }
                 tracing::warn!(
-                    "the browser profile {} ({}) was Warden's; handing it to the browser's user {}",
+                    "the browser profile {} ({}) was Warden's or the shared browser's; handing it to the browser's user {}",
                     p.dir.display(),
                     p.key,
                     plan.user()

@@ -16,6 +16,7 @@
 //! | `cdp.rs` | the CDP connection (pipe or WebSocket) |
 //! | `launch.rs` | launching the Chromium process (flags, profile, DevTools pipe, its user and environment) |
 //! | `sandbox.rs` | Chromium's own sandbox: the user the browser runs as, the user-namespace probe, the fix when it cannot start, the browser's environment |
+//! | `profile_users.rs` | the user of its own each persistent profile's browser runs as (when Warden is root) |
 //! | `own_dirs.rs` | the directories a launched browser owns (home, profile, downloads, staged uploads) |
 //! | `netns.rs` | the launched browser's network namespace, whose only way out is its guards |
 //! | `hostile_fs.rs` | reading and moving what the browser's user wrote without following its symlinks |
@@ -37,7 +38,7 @@
 //! 2. **data** (`model/`): plain types and the browser's state, no behaviour that reaches the browser.
 //! 3. **events** (`events.rs`, `events/`): the CDP event reducer, pure: state and an event in, effects out; no `Live`, no guard.
 //! 4. **guard** (`guard/`): the network guard; handed its owners through the `Owners` trait it defines, never reaching up into `Live`.
-//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `own_dirs.rs`, `udp.rs`, `preferences.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `recording.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
+//! 5. **effects** (`live/`, `tab/`, `cdp.rs`, `launch.rs`, `sandbox.rs`, `profile_users.rs`, `own_dirs.rs`, `udp.rs`, `preferences.rs`, `provider.rs`, `fleet.rs`, `conversations.rs`, `search.rs`, `recording.rs`, `static_page/mod.rs`, `static_page/fetch.rs`, `static_page/response.rs`, `static_page/encoding.rs`): what talks to Chromium or the network; only `live/` holds `impl Live` and only `tab/` holds `impl Tab`.
 //! 6. **wit** (`wit/`, `bindings.rs`, `fuzzing.rs`): the WIT host side on top: grant checks and type conversions.
 
 pub mod bindings;
@@ -58,6 +59,7 @@ mod model;
 mod netns;
 mod own_dirs;
 mod preferences;
+mod profile_users;
 pub(crate) mod provider;
 mod recording;
 pub mod sandbox;

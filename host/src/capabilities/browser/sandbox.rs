@@ -31,25 +31,37 @@ pub struct Plan {
     pub owner: Owner,
     /// Chromium's sandbox on (off only by the admin's `[browser] sandbox = false`).
     pub sandboxed: bool,
+    /// For a persistent profile's browser: the shared browser's user, which may have owned
+    /// the profile before each profile had a user of its own (it is then handed over).
+    pub shared: Option<Owner>,
 }
 
 impl Plan {
-    pub fn of(config: &BrowserConfig) -> std::io::Result<Self> {
-        let me = Owner::current()?;
-        let switch = (me.uid == 0).then(|| {
+    /// The plan of the shared browser (`profile`: `None`), or of the browser of the
+    /// persistent profile at `profile`, which runs as a user of its own when Warden is root.
+    pub fn of(config: &BrowserConfig, profile: Option<&Path>) -> Result<Self, String> {
+        let me = Owner::current().map_err(|e| format!("cannot tell which user Warden is: {e}"))?;
+        let shared = (me.uid == 0).then(|| {
             config
                 .run_as
                 .clone()
                 .unwrap_or_else(|| default_run_as(&passwd()))
         });
-        let owner = switch.as_ref().map_or(me, |u| Owner {
+        let switch = match (profile, &shared) {
+            (Some(dir), Some(base)) => Some(
+                super::profile_users::user_for(dir, base.uid).map_err(|e| e.to_string())?,
+            ),
+            _ => shared.clone(),
+        };
+        let owner_of = |u: &RunAs| Owner {
             uid: u.uid,
             gid: u.gid,
-        });
+        };
         Ok(Self {
+            owner: switch.as_ref().map_or(me, owner_of),
             switch,
-            owner,
             sandboxed: !config.unsandboxed,
+            shared: profile.and(shared.as_ref().map(owner_of)),
         })
     }
 
@@ -217,6 +229,7 @@ mod tests {
             switch: None,
             owner: Owner { uid: 1, gid: 1 },
             sandboxed: true,
+            shared: None,
         };
         let said = "[1:1:ERROR:zygote_host_impl_linux.cc(128)] No usable sandbox! If you are running on Ubuntu 23.10+ ...";
         let e = from_stderr(said, &plan).expect("mapped");
