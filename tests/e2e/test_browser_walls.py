@@ -3,8 +3,10 @@ process would after escaping its sandbox (in its network namespace, as its user 
 with no supplementary groups), a TCP connect to a loopback listener nothing grants, to
 Warden's MCP port and to its admin port all fail, while the guard's path still serves the
 granted page; Warden's audit log and compiled-component cache cannot be read. Judged from
-/proc and from what the test's own listeners received, not from Warden's word. As root (how
-CI runs): the walls need the privileges Warden has there."""
+/proc and from what the test's own listeners received, not from Warden's word. Two plugins'
+persistent profiles each run as a user of their own: as one profile's user, the other's
+profile cannot be listed or read. As root (how CI runs): the walls need the privileges
+Warden has there."""
 
 from __future__ import annotations
 
@@ -122,5 +124,84 @@ grants.browser = {{ origins = ["{site.origin}"] }}
                 assert not again.is_error and '"Refund"' in str(again.content), again.content
     finally:
         other.close()
+        site.close()
+        shutil.rmtree(open_dir, ignore_errors=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="each profile's user needs Warden to run as root")
+async def test_one_plugins_profile_browser_cannot_read_anothers_profile(
+    warden_bin, warden_env, write_manifest
+) -> None:
+    # Profiles where any user may look (a directory others can search), so what keeps one
+    # profile's browser out of the other's is the profile's own user and mode.
+    open_dir = Path(tempfile.mkdtemp(prefix="profiles-", dir="/tmp"))
+    open_dir.chmod(0o755)
+    site = start_site()
+    site.pages["/orders"] = PAGE
+    port = free_port()
+    m = write_manifest(f"""
+[browser]
+executable = "{CHROMIUM}"
+
+[browser.profiles.crm]
+user_data_dir = "{open_dir / 'crm'}"
+
+[browser.profiles.mail]
+user_data_dir = "{open_dir / 'mail'}"
+
+[[plugin]]
+name = "crm"
+source = "builtin:browser"
+tool_prefix = "crm_"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{site.origin}"], profiles = ["crm"] }}
+
+[[plugin]]
+name = "mail"
+source = "builtin:browser"
+tool_prefix = "mail_"
+limits = {{ call_timeout = "60s" }}
+grants.browser = {{ origins = ["{site.origin}"], profiles = ["mail"] }}
+""")
+    try:
+        with serve(warden_bin, m.path, warden_env, f"127.0.0.1:{port}") as proc:
+            async with mcp_session(f"http://127.0.0.1:{port}/mcp") as session:
+                for plugin in ("crm", "mail"):
+                    made = await session.call_tool(
+                        f"{plugin}_browse_session", {"action": "create", "name": "work", "profile": plugin}
+                    )
+                    assert not made.is_error, made.content
+                    went = await session.call_tool(f"{plugin}_browse_navigate", {"url": site.url("/orders")})
+                    assert not went.is_error and '"Refund"' in str(went.content), went.content
+                # Each profile's browser is Warden's child, as the user that owns its profile.
+                users = {}
+                for p in chromium_processes(proc.pid):
+                    if p.ppid() == proc.pid:
+                        st = proc_status(p.pid)
+                        users[p.pid] = (st["Uid"].split()[0], st["Gid"].split()[0])
+                ids = set(users.values())
+                assert len(ids) >= 2 and all("0" not in u for u in ids), users
+                crm, mail = open_dir / "crm", open_dir / "mail"
+                assert crm.stat().st_uid != mail.stat().st_uid, (crm.stat(), mail.stat())
+                assert {crm.stat().st_uid, mail.stat().st_uid} <= {int(u) for u, _ in ids}, (users, crm.stat())
+                for mine, other in ((crm, mail), (mail, crm)):
+                    uid, gid = mine.stat().st_uid, mine.stat().st_gid
+                    targets: list = []
+                    paths = [str(other), str(other / "Default"), str(other / "Local State")]
+                    probe = subprocess.run(
+                        ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                         "/usr/bin/python3", "-I", "-c", PROBE, json.dumps(targets), json.dumps(paths + [str(mine)])],
+                        capture_output=True, text=True, timeout=60,
+                    )
+                    assert probe.returncode == 0, probe.stderr
+                    seen = json.loads(probe.stdout)
+                    assert seen[str(mine)] == "read", seen
+                    for path in paths:
+                        assert seen[path] != "read", (path, seen)
+        # Each profile keeps its user across a restart: the table is in the state directory.
+        table = json.loads((Path(warden_env["XDG_STATE_HOME"]) / "warden" / "browser-users.json").read_text())
+        assert set(table) == {str(open_dir / "crm"), str(open_dir / "mail")}, table
+        assert table[str(open_dir / "crm")] == (open_dir / "crm").stat().st_uid, table
+    finally:
         site.close()
         shutil.rmtree(open_dir, ignore_errors=True)
