@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The import graph of a Rust crate's files: no cycles, and layers kept.
+"""The import graph of a Rust crate's files, and of the Python and JavaScript SDKs' files: no
+cycles, and (in Rust) layers kept.
 
 Every file of a crate is a node; a file imports another when one of its paths (a `use`, or a
 path written in the code such as `crate::audit::Record` or `super::live::Live`) names an item
@@ -20,7 +21,13 @@ Two rules, both failing the run:
    and those below it, never one above. A file of the directory in no layer is an error too,
    so the list stays the map of the directory.
 
-Usage: module_graph.py [--root DIR/lib.rs ...]   (default: every crate of the workspace)
+The SDKs' files get rule 1, reported the same way; script_graph.py finds their imports (every
+Python import, deferred ones too; JavaScript's `import`, `export ... from`, `import()` and
+`require()` of relative paths; its docstring says how each is resolved).
+
+Usage: module_graph.py [--root DIR/lib.rs ...] [--python PACKAGE_DIR ...] [--js DIR ...]
+With none of them it checks every crate of the workspace, sdk/python/warden_sdk and sdk/js;
+with some, only those named.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from script_graph import js_graph, python_graph
 
 # --- tokens -----------------------------------------------------------------------------------
 
@@ -596,10 +605,9 @@ def workspace_roots() -> list[Path]:
     return sorted(set(roots))
 
 
-def check(root: Path) -> list[str]:
-    crate = Crate(root)
-    errors = list(crate.errors)
-    graph = crate.edges()
+def cycle_errors(graph: dict[Path, dict[Path, int]]) -> list[str]:
+    """One error per cycle of `graph`, as a chain of `file:line imports file` (any language)."""
+    errors = []
     for component in strongly_connected(graph):
         cycle = shortest_cycle(graph, component)
         chain = []
@@ -610,6 +618,14 @@ def check(root: Path) -> list[str]:
             f" ({len(component)} files circle: " + ", ".join(rel(f) for f in component) + ")"
         )
         errors.append("import cycle" + others + ":\n" + "\n".join(chain))
+    return errors
+
+
+def check(root: Path) -> list[str]:
+    crate = Crate(root)
+    errors = list(crate.errors)
+    graph = crate.edges()
+    errors.extend(cycle_errors(graph))
     files = {m.file for m in crate.modules.values()}
     for owner in sorted(files):
         if owner.name in ("mod.rs", "lib.rs", "main.rs"):
@@ -617,23 +633,50 @@ def check(root: Path) -> list[str]:
     return errors
 
 
+def problem(file: Path, line: int, what: str) -> str:
+    return f"{rel(file)}{f':{line}' if line else ''}: {what}"
+
+
+def check_python(package: Path) -> list[str]:
+    graph, problems = python_graph(package)
+    return [problem(*p) for p in problems] + cycle_errors(graph)
+
+
+def check_js(root: Path) -> list[str]:
+    graph, problems = js_graph(root)
+    return [problem(*p) for p in problems] + cycle_errors(graph)
+
+
+PYTHON_SDK = REPO / "sdk" / "python" / "warden_sdk"
+JS_SDK = REPO / "sdk" / "js"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", action="append", type=Path, help="a crate root file (lib.rs/main.rs)")
+    parser.add_argument("--python", action="append", type=Path, help="a Python package directory")
+    parser.add_argument("--js", action="append", type=Path, help="a JavaScript tree (node_modules left out)")
     args = parser.parse_args()
-    roots = [r.resolve() for r in args.root] if args.root else workspace_roots()
+    everything = not (args.root or args.python or args.js)
+    roots = workspace_roots() if everything else [r.resolve() for r in args.root or []]
+    packages = [PYTHON_SDK] if everything else [p.resolve() for p in args.python or []]
+    trees = [JS_SDK] if everything else [t.resolve() for t in args.js or []]
+    units = [(r, check) for r in roots] + [(p, check_python) for p in packages] + [(t, check_js) for t in trees]
     failed = 0
-    for root in roots:
-        errors = check(root)
+    for unit, run in units:
+        errors = run(unit)
         if errors:
             failed += 1
-            print(f"{rel(root)}:", file=sys.stderr)
+            print(f"{rel(unit)}:", file=sys.stderr)
             for error in errors:
                 print("  " + error, file=sys.stderr)
     if failed:
-        print(f"module graph: {failed} crate(s) fail; see above", file=sys.stderr)
+        print(f"module graph: {failed} of {len(units)} crates and trees fail; see above", file=sys.stderr)
         return 1
-    print(f"module graph: {len(roots)} crate roots, no import cycle, layers kept")
+    print(
+        f"module graph: {len(roots)} crate roots, {len(packages)} Python packages, {len(trees)} JavaScript "
+        "trees; no import cycle, layers kept"
+    )
     return 0
 
 

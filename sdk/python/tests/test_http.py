@@ -1,11 +1,12 @@
 """`warden_sdk.http` natively: the typed errors of the host's refusals (each naming the grant),
-responses, and requests refused before anything is sent. The requests themselves run in
-tests/e2e/test_sdk_http.py against a loopback API."""
+responses, requests refused before anything is sent, and the headers a request hands over.
+The requests themselves run in tests/e2e/test_sdk_http.py against a loopback API."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -94,3 +95,38 @@ def test_bad_requests_are_refused_before_the_host(url: str, kwargs: dict, messag
     with pytest.raises(http.HttpError, match=message) as e:
         http.request("POST", url, **kwargs)
     assert e.value.kind == "invalid-argument"
+
+
+class _Sent(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs", "length"),
+    [
+        ("POST", {"json": {"title": "Broken"}}, str(len(b'{"title": "Broken"}'))),
+        ("PUT", {"data": "héllo"}, "6"),  # bytes, not characters
+        ("DELETE", {"data": b"x"}, "1"),
+        ("POST", {}, "0"),
+        ("patch", {}, "0"),
+        ("GET", {}, None),
+        ("DELETE", {}, None),
+        ("POST", {"data": b"abc", "headers": {"Content-Length": "3"}}, "3"),
+        ("POST", {"headers": [("CONTENT-LENGTH", "0")]}, "0"),
+    ],
+)
+def test_the_request_says_its_length_once(monkeypatch, method: str, kwargs: dict, length: str | None) -> None:
+    # The headers as the request hands them to wasi:http, caught before anything is sent.
+    sent: list[tuple[str, bytes]] = []
+
+    class Fields:
+        @staticmethod
+        def from_list(pairs: list[tuple[str, bytes]]) -> None:
+            sent.extend(pairs)
+            raise _Sent
+
+    monkeypatch.setattr(http, "_wit", lambda: (None, SimpleNamespace(Fields=Fields), None))
+    with pytest.raises(http.HttpError):
+        http.request(method, "https://api.example.com/issues", **kwargs)
+    lengths = [v.decode() for k, v in sent if k.lower() == "content-length"]
+    assert lengths == ([] if length is None else [length]), sent

@@ -5,21 +5,71 @@ build."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from ._bindings import plugin_interface, preload
 from ._errors import ToolError
+from ._group import Group
 from ._output import Content, ToolOutput
-from .prompt import CompletionRef
-
-if TYPE_CHECKING:
-    from ._plugin import Plugin
-
+from .prompt import Completion, CompletionRef, Prompt, PromptResult
+from .resource import Resource, ResourceTemplate
 
 GROUPS_LINE = "Tools, Resources, Prompts, Completions, Groups = plugin.export()"
 
 
-def export_classes(plugin: Plugin) -> tuple[type, ...]:
+# What the glue reads of a plugin, by shape: `_plugin` imports this module to export, so this
+# one names no class of `_plugin` and the import goes one way. Read-only properties, so a
+# `Plugin`'s narrower types (a `dict`, a `Literal` task) still fit.
+
+
+class ExportedAnnotations(Protocol):
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def destructive(self) -> bool: ...
+    @property
+    def idempotent(self) -> bool: ...
+    @property
+    def open_world(self) -> bool: ...
+
+
+class ExportedTool(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+    @property
+    def output_schema(self) -> dict[str, Any] | None: ...
+    @property
+    def annotations(self) -> ExportedAnnotations: ...
+    @property
+    def task(self) -> str: ...
+
+
+class Exported(Protocol):
+    """A plugin as the export glue uses it: what it lists and the calls that serve it."""
+
+    @property
+    def tools(self) -> Mapping[str, ExportedTool]: ...
+    @property
+    def resources(self) -> Sequence[tuple[Resource, Any]]: ...
+    @property
+    def templates(self) -> Sequence[tuple[ResourceTemplate, Any]]: ...
+    @property
+    def prompts(self) -> Mapping[str, tuple[Prompt, Any]]: ...
+    def resolve_groups(self) -> list[Group]: ...
+    def call(self, name: str, arguments: str) -> ToolOutput: ...
+    def read_resource(self, uri: str) -> list[Content]: ...
+    def get_prompt(self, name: str, arguments: dict[str, str]) -> PromptResult: ...
+    def complete(self, target: CompletionRef, argument: str, value: str, context: dict[str, str]) -> Completion: ...
+
+
+def export_classes(plugin: Exported) -> tuple[type, ...]:
     from componentize_py_types import Err
     from wit_world import exports
     from wit_world.exports import completions, prompts, resources

@@ -32,6 +32,8 @@ from ._errors import CapabilityError, CapabilityErrorKind
 # The most one blocking write may carry (wasi:io/streams).
 _WRITE_CHUNK = 4096
 _READ_CHUNK = 64 * 1024
+# Methods whose request is expected to carry a body, an empty one included.
+_SENDS_BODY = ("POST", "PUT", "PATCH")
 
 
 class HttpError(CapabilityError):
@@ -199,8 +201,9 @@ def request(
     """Send `method url` and return the whole response (any status).
 
     `json` is sent as a JSON body (with `content-type: application/json` unless given);
-    `data` as is (`str` as UTF-8). `timeout` (seconds) bounds the wait for the first byte and
-    between bytes; the host's `grants.http.timeout` bounds the whole request either way."""
+    `data` as is (`str` as UTF-8). The body goes with its `content-length` unless given (a
+    POST, PUT or PATCH without one says 0). `timeout` (seconds) bounds the wait for the first
+    byte and between bytes; the host's `grants.http.timeout` bounds the whole request either way."""
     method = method.upper()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -215,6 +218,10 @@ def request(
             pairs.append(("content-type", "application/json"))
     elif data is not None:
         body = data.encode() if isinstance(data, str) else bytes(data)
+    # The whole body is in hand, so say its length: without one, the host streams it chunked,
+    # which some servers refuse, and a POST/PUT/PATCH with no body and no length may get 411.
+    if (body or method in _SENDS_BODY) and not any(k.lower() == "content-length" for k, _ in pairs):
+        pairs.append(("content-length", str(len(body))))
 
     handler, t, streams = _wit()
     try:
