@@ -50,9 +50,11 @@ pytest_plugins = ["browser_helpers", "sshd"]
 #: Python fixtures are built once per pytest process (`build_js`, `fixture_component`) and the
 #: Rust plugins share the cargo directory target/e2e-sdk-package. They go to one worker as one
 #: unit, first: nothing is built twice, and the two cores are not both taken by compilers while
-#: the other worker drives browsers.
+#: the other worker drives browsers. test_foreign_toolchains.py builds its own components with
+#: the same toolchains (componentize-js, componentize-py), so it joins the unit for the same reason.
 SHARED_BUILDS = "SDK builds"
 SHARED_BUILD_FILES = {
+    "test_foreign_toolchains.py",
     "test_plugin_js.py",
     "test_plugin_new.py",
     "test_plugin_python.py",
