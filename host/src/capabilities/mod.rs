@@ -215,7 +215,10 @@ impl HostServices {
                         };
                         let alias = now.alias.as_str();
                         before == now
-                            && config.grants.check_terminal_ssh(alias, now.member.as_deref()).is_ok()
+                            && config
+                                .grants
+                                .check_terminal_ssh(alias, now.member.as_deref())
+                                .is_ok()
                             && same(alias)
                             && manifest
                                 .ssh_hosts

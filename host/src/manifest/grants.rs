@@ -9,12 +9,12 @@ use url::Url;
 
 pub use super::denied::{Denied, Fix, Owner};
 pub use super::glob::GlobList;
+pub use super::grant_kinds::Members;
 pub use super::grant_kinds::{
     BrowserGrant, Caps, CaptureGrant, DEFAULT_BROWSER_SESSIONS, DEFAULT_BROWSER_TABS,
     DEFAULT_CAPTURE_TABS, DEFAULT_MAX_BODY, Defined, RdpGrant, SecretFrame, SecretGrant, SftpGrant,
     TerminalGrant,
 };
-pub use super::grant_kinds::Members;
 pub use super::values::{host_port, size_text};
 
 /// Everything one plugin was granted.
@@ -149,7 +149,7 @@ impl Grants {
             .next()
             .unwrap_or_default();
         match &self.narrowed_by {
-            Some(n) if n.kinds.iter().any(|k| *k == kind) => Owner::Role {
+            Some(n) if n.kinds.contains(&kind) => Owner::Role {
                 role: &n.role,
                 plugin: &self.plugin,
             },

@@ -4,7 +4,7 @@
 //! by the host on every request (`capabilities/http`).
 
 use super::credentials::Credential;
-use super::denied::{Denied, Fix};
+use super::denied::{Denied, Fix, Owner};
 use super::glob::GlobList;
 use super::validate::Validator;
 use super::values::size_text;

@@ -325,7 +325,9 @@ impl Validator<'_> {
                     continue;
                 }
                 let written = grant_specs.get(&plugin).cloned().unwrap_or_default();
-                if let Some(grants) = self.narrow_grants(&name, &key, config, written, narrow, scope) {
+                if let Some(grants) =
+                    self.narrow_grants(&name, &key, config, written, narrow, scope)
+                {
                     role.narrowed.insert(plugin, Arc::new(grants));
                 }
             }

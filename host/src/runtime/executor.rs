@@ -65,8 +65,8 @@ struct Audited<'a> {
 
 /// Who a person is asked to approve a call for, as the approval's audit line names them.
 struct Caller {
-    client: Option<String>,
-    session: Option<String>,
+    client: Option<Arc<str>>,
+    session: Option<Arc<str>>,
     role: Option<String>,
 }
 

@@ -24,7 +24,9 @@ impl Host for PluginState {
 /// The error of the `0.2.0-draft` interfaces: the same cases as rc.1's, under another
 /// type name (`error` in `store`, `config-error` in the older `runtime`), which the
 /// component model does not compare. Never returned: the settings are in memory.
-#[derive(wasmtime::component::ComponentType, wasmtime::component::Lift, wasmtime::component::Lower)]
+#[derive(
+    wasmtime::component::ComponentType, wasmtime::component::Lift, wasmtime::component::Lower,
+)]
 #[component(variant)]
 enum DraftError {
     #[component(name = "upstream")]

@@ -88,7 +88,10 @@ fn read(path: &Path) -> Result<BTreeMap<String, u32>, String> {
     }
     let table: BTreeMap<String, u32> =
         serde_json::from_str(&text).map_err(|e| format!("it is not a table of ids ({e})"))?;
-    if let Some((dir, id)) = table.iter().find(|(_, id)| !(FIRST_ID..=LAST_ID).contains(*id)) {
+    if let Some((dir, id)) = table
+        .iter()
+        .find(|(_, id)| !(FIRST_ID..=LAST_ID).contains(*id))
+    {
         return Err(format!(
             "it gives {dir} the id {id}, outside {FIRST_ID}-{LAST_ID}"
         ));

@@ -48,9 +48,9 @@ impl Plan {
                 .unwrap_or_else(|| default_run_as(&passwd()))
         });
         let switch = match (profile, &shared) {
-            (Some(dir), Some(base)) => Some(
-                super::profile_users::user_for(dir, base.uid).map_err(|e| e.to_string())?,
-            ),
+            (Some(dir), Some(base)) => {
+                Some(super::profile_users::user_for(dir, base.uid).map_err(|e| e.to_string())?)
+            }
             _ => shared.clone(),
         };
         let owner_of = |u: &RunAs| Owner {

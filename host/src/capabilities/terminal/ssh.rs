@@ -14,7 +14,7 @@ use super::fleet::{self, FleetError};
 use super::known_hosts::{KeyCheck, KnownHosts};
 use super::ssh_auth::authenticate;
 pub use super::ssh_error::SshError;
-use crate::manifest::{SshAddress, SshHostConfig, SshName};
+use crate::manifest::{SshAddress, SshHostConfig, SshName, SshNameError};
 use russh::client::{self, Handle};
 use russh::keys::PublicKeyOrCertificate;
 use std::collections::{BTreeMap, HashMap};
@@ -25,7 +25,6 @@ use std::time::Duration;
 const KEEPALIVE: Duration = Duration::from_secs(15);
 /// Connecting and authenticating must finish within this.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
-
 
 /// Verdict of the host key check, kept so the refusal can be explained.
 #[derive(Debug, Clone)]

@@ -5,10 +5,13 @@ use super::support::*;
 
 const FLEET: &str = "[ssh.hosts.web]\npattern = 'web-[0-9]+\\.(staging|prod)\\.internal'\nuser = \"deploy\"\nagent = true\n\n[ssh.hosts.db]\naddress = \"127.0.0.1:22\"\nuser = \"deploy\"\nagent = true\n\n";
 
-const CLIENTS: &str = "[server.http.clients.alice]\ntoken = \"aaaaaaaaaaaaaaaaaaaa\"\nrole = \"ops\"\n\n";
+const CLIENTS: &str =
+    "[server.http.clients.alice]\ntoken = \"aaaaaaaaaaaaaaaaaaaa\"\nrole = \"ops\"\n\n";
 
 fn ops(grants: &str) -> String {
-    format!("{FLEET}{CLIENTS}[[plugin]]\nname = \"ops\"\nsource = \"builtin:capture\"\n{grants}\n\n")
+    format!(
+        "{FLEET}{CLIENTS}[[plugin]]\nname = \"ops\"\nsource = \"builtin:capture\"\n{grants}\n\n"
+    )
 }
 
 fn load(text: &str) -> Manifest {
@@ -36,20 +39,28 @@ fn a_grant_reaches_only_the_members_it_names() {
     );
     // A fixed host is one machine; a fleet without an entry is reached whole.
     assert!(g.check_terminal_ssh("db", None).is_ok());
-    assert!(g.check_sftp_host("web", Some("web-1.prod.internal")).is_ok());
-    assert!(g.summary().contains("terminal.members.web = [\"web-*.staging.internal\"]"));
+    assert!(
+        g.check_sftp_host("web", Some("web-1.prod.internal"))
+            .is_ok()
+    );
+    assert!(
+        g.summary()
+            .contains("terminal.members.web = [\"web-*.staging.internal\"]")
+    );
 }
 
 #[test]
 fn a_role_narrows_a_fleet_to_some_members_and_names_itself_when_it_refuses() {
     let m = load(&format!(
         "{}[roles.ops]\nplugins = [\"ops\"]\nnarrow.ops.terminal = {{ ssh_hosts = [\"web\"], members = {{ web = [\"web-2.staging.internal\"] }} }}\n",
-        ops("grants.terminal = { ssh_hosts = [\"web\"] }\ngrants.http = { origins = [\"https://api.example.com\"] }")
+        ops(
+            "grants.terminal = { ssh_hosts = [\"web\"] }\ngrants.http = { origins = [\"https://api.example.com\"] }"
+        )
     ));
     let Access::Role(role) = m.roles.access(Some("alice")) else {
         panic!("alice has role ops");
     };
-    let narrowed = role.narrowed("ops").expect("narrowed");
+    let narrowed = role.narrowed.get("ops").expect("narrowed");
     assert!(
         narrowed
             .check_terminal_ssh("web", Some("web-2.staging.internal"))
@@ -92,7 +103,9 @@ fn bad_members_name_file_line_and_fix() {
     check_errors(&[
         (
             "a member entry for a host the grant does not name",
-            ops("grants.terminal = { ssh_hosts = [\"db\"], members = { web = [\"web-1.staging.internal\"] } }"),
+            ops(
+                "grants.terminal = { ssh_hosts = [\"db\"], members = { web = [\"web-1.staging.internal\"] } }",
+            ),
             "",
         ),
         (
@@ -107,7 +120,9 @@ fn bad_members_name_file_line_and_fix() {
         ),
         (
             "a URL for a member",
-            ops("grants.terminal = { ssh_hosts = [\"web\"], members = { web = [\"https://web-1\"] } }"),
+            ops(
+                "grants.terminal = { ssh_hosts = [\"web\"], members = { web = [\"https://web-1\"] } }",
+            ),
             "",
         ),
         (

@@ -66,7 +66,7 @@ fn default_manifest_grants_the_public_https_web_and_nothing_local() {
             p.name
         );
         assert!(
-            grants.check_sftp_host("web1").is_err(),
+            grants.check_sftp_host("web1", None).is_err(),
             "{} may use SFTP",
             p.name
         );
@@ -144,8 +144,8 @@ grants.sftp = { hosts = ["web1"], roots = ["/srv/app"], write = false }
     assert_eq!(p.limits.output, 256 * 1024);
     assert_eq!(p.grants.max_body(), 1024 * 1024);
     assert_eq!(p.grants.caps, grants::Caps::default());
-    assert!(p.grants.check_terminal_ssh("web1").is_ok());
-    assert!(p.grants.check_terminal_ssh("web2").is_err());
+    assert!(p.grants.check_terminal_ssh("web1", None).is_ok());
+    assert!(p.grants.check_terminal_ssh("web2", None).is_err());
     assert_eq!(
         m.ssh_hosts["web1"].identity_file.as_deref(),
         Some(Path::new("/etc/warden/keys/id"))
