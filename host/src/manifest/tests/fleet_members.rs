@@ -9,9 +9,7 @@ const CLIENTS: &str =
     "[server.http.clients.alice]\ntoken = \"aaaaaaaaaaaaaaaaaaaa\"\nrole = \"ops\"\n\n";
 
 fn ops(grants: &str) -> String {
-    format!(
-        "{FLEET}{CLIENTS}[[plugin]]\nname = \"ops\"\nsource = \"builtin:capture\"\n{grants}\n\n"
-    )
+    format!("{FLEET}[[plugin]]\nname = \"ops\"\nsource = \"builtin:capture\"\n{grants}\n\n")
 }
 
 fn load(text: &str) -> Manifest {
@@ -21,8 +19,11 @@ fn load(text: &str) -> Manifest {
 
 #[test]
 fn a_grant_reaches_only_the_members_it_names() {
-    let m = load(&ops(
-        "grants.terminal = { ssh_hosts = [\"web\", \"db\"], members = { web = [\"web-*.staging.internal\"] } }\ngrants.sftp = { hosts = [\"web\"], roots = [\"/srv\"] }",
+    let m = load(&format!(
+        "{CLIENTS}{}[roles.ops]\nplugins = [\"ops\"]\n",
+        ops(
+            "grants.terminal = { ssh_hosts = [\"web\", \"db\"], members = { web = [\"web-*.staging.internal\"] } }\ngrants.sftp = { hosts = [\"web\"], roots = [\"/srv\"] }",
+        )
     ));
     let g = &m.plugins[0].grants;
     assert!(
@@ -52,7 +53,7 @@ fn a_grant_reaches_only_the_members_it_names() {
 #[test]
 fn a_role_narrows_a_fleet_to_some_members_and_names_itself_when_it_refuses() {
     let m = load(&format!(
-        "{}[roles.ops]\nplugins = [\"ops\"]\nnarrow.ops.terminal = {{ ssh_hosts = [\"web\"], members = {{ web = [\"web-2.staging.internal\"] }} }}\n",
+        "{CLIENTS}{}[roles.ops]\nplugins = [\"ops\"]\nnarrow.ops.terminal = {{ ssh_hosts = [\"web\"], members = {{ web = [\"web-2.staging.internal\"] }} }}\n",
         ops(
             "grants.terminal = { ssh_hosts = [\"web\"] }\ngrants.http = { origins = [\"https://api.example.com\"] }"
         )
@@ -96,7 +97,7 @@ fn a_role_narrows_a_fleet_to_some_members_and_names_itself_when_it_refuses() {
 fn bad_members_name_file_line_and_fix() {
     let narrowing = |plugin: &str, role: &str| {
         format!(
-            "{}[roles.ops]\nplugins = [\"ops\"]\nnarrow.ops.terminal = {role}\n",
+            "{CLIENTS}{}[roles.ops]\nplugins = [\"ops\"]\nnarrow.ops.terminal = {role}\n",
             ops(plugin)
         )
     };
@@ -106,24 +107,24 @@ fn bad_members_name_file_line_and_fix() {
             ops(
                 "grants.terminal = { ssh_hosts = [\"db\"], members = { web = [\"web-1.staging.internal\"] } }",
             ),
-            "",
+            "warden.toml:14:59: grants.terminal.members.web: \"web\" is not in grants.terminal.ssh_hosts; members narrow a fleet the grant names, so add it there or remove this entry",
         ),
         (
             "members of a fixed host",
             ops("grants.terminal = { ssh_hosts = [\"db\"], members = { db = [\"db-1\"] } }"),
-            "",
+            "warden.toml:14:58: grants.terminal.members.db: [ssh.hosts.db] is one machine (address), and members narrow only a fleet (pattern); remove this entry",
         ),
         (
             "no member at all",
             ops("grants.sftp = { hosts = [\"web\"], roots = [\"/srv\"], members = { web = [] } }"),
-            "",
+            "warden.toml:14:70: grants.sftp.members.web is empty, which would reach no member; name the members (globs such as \"*.staging.internal\"), or take \"web\" out of grants.sftp.hosts",
         ),
         (
             "a URL for a member",
             ops(
                 "grants.terminal = { ssh_hosts = [\"web\"], members = { web = [\"https://web-1\"] } }",
             ),
-            "",
+            "warden.toml:14:61: grants.terminal.members.web: \"https://web-1\" must be a host name glob (letters, digits, '-', '.' and glob characters such as '*'), like \"web-*.staging.internal\"",
         ),
         (
             "a role that drops the plugin's members",
@@ -131,7 +132,7 @@ fn bad_members_name_file_line_and_fix() {
                 "grants.terminal = { ssh_hosts = [\"web\"], members = { web = [\"*.staging.internal\"] } }",
                 "{ ssh_hosts = [\"web\"] }",
             ),
-            "",
+            "warden.toml:22:23: roles.ops.narrow.ops.terminal.members.web is not set, and the plugin reaches only the members [\"*.staging.internal\"] of \"web\"; name members within those",
         ),
         (
             "a role whose members are wider",
@@ -139,7 +140,7 @@ fn bad_members_name_file_line_and_fix() {
                 "grants.terminal = { ssh_hosts = [\"web\"], members = { web = [\"*.staging.internal\"] } }",
                 "{ ssh_hosts = [\"web\"], members = { web = [\"*.internal\"] } }",
             ),
-            "",
+            "warden.toml:22:23: roles.ops.narrow.ops.terminal.members.web: \"*.internal\" is not within the plugin's terminal.members.web [\"*.staging.internal\"]; a role may only narrow (name one of those, or a narrower literal)",
         ),
     ]);
 }
