@@ -213,7 +213,7 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
         assert "wasi:config/store@0.2.0-draft" in weather, weather
         config_line = next(line for line in weather.splitlines() if "wasi:config/store@0.2.0-draft" in line)
         assert "always available" in config_line and "[plugin.settings]" in config_line, config_line
-        http_line = next(line for line in weather.splitlines() if "wasi:http/outgoing-handler" in line)
+        http_line = next(line for line in weather.splitlines() if line.strip().startswith("wasi:http/outgoing-handler"))
         assert f'granted: origins = ["{api.origin}"]' in http_line, http_line
         bare = _part(shown, "bare_weather")
         assert "NOT GRANTED: every request is denied; add grants.http.origins" in bare, bare

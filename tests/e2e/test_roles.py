@@ -237,7 +237,7 @@ async def test_each_client_lists_and_uses_only_what_its_role_names(roles_warden,
     assert [line["reason"] for line in denials(w["manifest"], "carol")] == ["client carol has no role"]
     # The approval the ci role asked for is audited with the role that asked.
     approvals = [(line["tool"], line["decision"], line.get("role")) for line in w["manifest"].audit_lines() if line["event"] == "approval"]
-    assert approvals == ([("keep", "denied", "ci")] if mode == LEGACY else []), approvals
+    assert approvals == [("keep", "denied", "ci")], approvals
 
 
 async def test_a_narrowed_grant_is_held_by_the_capability(roles_warden, sites) -> None:
