@@ -100,6 +100,11 @@ impl App {
             let crate::runtime::registry::Backend::Wasm(w) = &plugin.backend else {
                 continue;
             };
+            if let Some(kind) = w.served_as()
+                && w.plain_functions().is_none()
+            {
+                tracing::info!(plugin = %plugin.config.name, "served as {kind}");
+            }
             if let Some(functions) = w.plain_functions() {
                 let tools: Vec<String> = functions
                     .iter()

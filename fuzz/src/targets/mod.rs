@@ -4,6 +4,7 @@ mod audit;
 mod browser;
 mod http;
 mod manifest;
+mod mcp_server;
 mod plugin_json;
 mod sftp;
 mod stdio;
@@ -24,6 +25,7 @@ pub const ALL: &[Target] = &[
     sftp::TARGET,
     http::TARGET,
     audit::TARGET,
+    mcp_server::TARGET,
 ];
 
 pub fn named(name: &str) -> Option<&'static Target> {

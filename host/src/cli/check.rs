@@ -96,10 +96,13 @@ pub(super) fn show(app: &App) {
             .iter()
             .filter(|t| t.plugin == c.name)
             .collect();
-        let plain = match &plugin.backend {
-            Backend::Wasm(w) => w.plain_functions(),
-            Backend::Native => None,
+        let (plain, served_as) = match &plugin.backend {
+            Backend::Wasm(w) => (w.plain_functions(), w.served_as()),
+            Backend::Native => (None, None),
         };
+        if let (None, Some(kind)) = (&plain, served_as) {
+            println!("  served as: {kind}");
+        }
         match plain {
             // A component written for another host: where each tool comes from.
             Some(functions) => {

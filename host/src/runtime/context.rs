@@ -7,8 +7,9 @@ use super::bindings::warden::plugin::context::{
     LogLevel as WitLevel,
 };
 use super::bindings::warden::plugin::types;
-use super::budget::{self, Verdict};
+use super::budget;
 use super::call::LogLevel;
+use super::notify;
 use super::store_data::PluginState;
 use crate::audit::Used;
 
@@ -16,21 +17,16 @@ impl types::Host for PluginState {}
 
 impl Host for PluginState {
     async fn progress(&mut self, done: f64, total: Option<f64>, message: Option<String>) {
-        let last = total.is_some_and(|t| done >= t);
-        match self.events.progress(last) {
-            Verdict::Pass { .. } => {
-                if let Some(events) = &self.call.events {
-                    events.progress(done, total, message.map(budget::cut)).await;
-                }
-            }
-            Verdict::DropFirst => tracing::warn!(
-                plugin = self.plugin(),
-                "progress notifications of this call over budget ({} per call, {}/s); the rest are dropped",
-                budget::PROGRESS_EVENTS,
-                budget::RATE_PER_SECOND
-            ),
-            Verdict::Drop => {}
-        }
+        let plugin = self.grants.plugin.clone();
+        let events = self.call.events.clone();
+        notify::progress(
+            &mut self.events,
+            events.as_ref(),
+            &plugin,
+            (done, total),
+            message,
+        )
+        .await;
     }
 
     async fn log(&mut self, level: WitLevel, message: String) {
@@ -40,33 +36,9 @@ impl Host for PluginState {
             WitLevel::Warning => LogLevel::Warning,
             WitLevel::Error => LogLevel::Error,
         };
-        let plugin = self.plugin().to_string();
-        let notify = match self.events.log(message.len()) {
-            Verdict::Pass { notify } => notify,
-            Verdict::DropFirst => {
-                let note = format!(
-                    "log messages of this call over budget ({} messages or {} bytes per call); the rest are dropped",
-                    budget::LOG_MESSAGES,
-                    budget::LOG_BYTES
-                );
-                tracing::warn!(plugin, "{note}");
-                if let Some(events) = &self.call.events {
-                    events.log(&plugin, LogLevel::Warning, note).await;
-                }
-                return;
-            }
-            Verdict::Drop => return,
-        };
-        let message = budget::cut(message);
-        match level {
-            LogLevel::Debug => tracing::debug!(plugin, "{message}"),
-            LogLevel::Info => tracing::info!(plugin, "{message}"),
-            LogLevel::Warning => tracing::warn!(plugin, "{message}"),
-            LogLevel::Error => tracing::error!(plugin, "{message}"),
-        }
-        if notify && let Some(events) = &self.call.events {
-            events.log(&plugin, level, message).await;
-        }
+        let plugin = self.grants.plugin.clone();
+        let events = self.call.events.clone();
+        notify::log(&mut self.events, events.as_ref(), &plugin, level, message).await;
     }
 
     async fn conversation(&mut self) -> String {

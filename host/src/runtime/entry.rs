@@ -1,5 +1,5 @@
 //! The ways into a plugin ([`Entry`]) and what comes out ([`Exit`]), shared by the loaded
-//! plugin (`plugin.rs`) and the two kinds of component it calls (`kinds.rs`).
+//! plugin (`plugin.rs`) and the kinds of component it calls (`kinds.rs`).
 
 use super::bindings::{
     Completion, CompletionRef, EmbeddedResource, Prompt, PromptInfo, ResourceInfo,

@@ -1,13 +1,15 @@
-//! The two kinds of component behind `WasmPlugin::enter`: one that exports the
-//! `warden:plugin/plugin` world (called through its generated bindings), and one that
-//! exports plain functions (`exports/`, called through wasmtime's dynamic interface). Both
-//! are made, limited, timed, cancelled and audited the same way; only the last step, the
-//! call into the instance, differs.
+//! The three kinds of component behind `WasmPlugin::enter`: one that exports the
+//! `warden:plugin/plugin` world (called through its generated bindings), one that exports
+//! plain functions (`exports/`, called through wasmtime's dynamic interface), and an MCP
+//! server compiled to a component (`mcp_server/`, spoken to as an MCP client). All are made,
+//! limited, timed, cancelled and audited the same way; only the last step, the call into
+//! the instance, differs.
 
 use super::bindings::{Plugin as PluginWorld, PluginIndices, ToolError};
 use super::entry::{Entry, Exit, Listing};
 use super::exports::PlainExports;
 use super::group_bindings::{ToolGroups, ToolGroupsIndices};
+use super::mcp_server::{GuestStdio, McpBound, McpPre, StdioWire};
 use super::store_data::PluginState;
 use std::sync::Arc;
 use wasmtime::Store;
@@ -22,22 +24,28 @@ pub enum Pre {
         Option<ToolGroupsIndices>,
     ),
     Exports(InstancePre<PluginState>, Arc<PlainExports>),
+    Mcp(InstancePre<PluginState>, McpPre),
 }
 
-/// One instance of either kind.
+/// One instance of any kind.
 pub enum Bound {
     World(PluginWorld, Option<ToolGroups>),
     Exports(Instance, Arc<PlainExports>),
+    Mcp(McpBound),
 }
 
 impl Pre {
-    /// The kind of `component`: the world if it exports it, else its plain functions; a
-    /// component that exports neither is refused with what to export.
+    /// The kind of `component`: the world if it exports it; else an MCP server on
+    /// `wasi:http/incoming-handler`; else its plain functions; else an MCP server on
+    /// `wasi:cli/run` (a command that exports functions too is taken for its functions). A
+    /// component that exports none of these is refused with what to export. `output_limit`
+    /// (`limits.output`) bounds what an MCP server may write.
     pub fn new(
         pre: InstancePre<PluginState>,
         component: &Component,
         engine: &wasmtime::Engine,
         bytes: &[u8],
+        output_limit: u64,
     ) -> Result<Self, String> {
         let world_error = match PluginIndices::new(&pre) {
             Ok(world) => {
@@ -56,23 +64,55 @@ impl Pre {
                 "does not export the warden:plugin/plugin world: {world_error}"
             ));
         }
-        let plain = PlainExports::discover(component, engine, bytes).map_err(|e| e.to_string())?;
-        if plain.is_empty() {
-            return Err("exports no tools: export the warden:plugin/plugin world (warden-sdk, or `warden plugin new`, does that), or plain functions, as `export fetch: func(url: string) -> result<string, string>;` in its world or in an exported interface".into());
+        if let Some(server) = McpPre::http(&pre, output_limit) {
+            return Ok(Self::Mcp(pre, server));
         }
-        Ok(Self::Exports(pre, Arc::new(plain)))
+        let plain = PlainExports::discover(component, engine, bytes).map_err(|e| e.to_string())?;
+        if !plain.is_empty() {
+            return Ok(Self::Exports(pre, Arc::new(plain)));
+        }
+        if let Some(server) = McpPre::stdio(&pre, output_limit) {
+            return Ok(Self::Mcp(pre, server));
+        }
+        if super::mcp_server::exports_either(component, engine) {
+            return Err("exports wasi:http/incoming-handler or wasi:cli/run of a WASI version this host does not link: build the MCP server against WASI 0.2".into());
+        }
+        Err("exports no tools: export the warden:plugin/plugin world (warden-sdk, or `warden plugin new`, does that), plain functions, as `export fetch: func(url: string) -> result<string, string>;` in its world or in an exported interface, or serve MCP (an MCP server built as a component, on wasi:http/incoming-handler or wasi:cli/run)".into())
+    }
+
+    /// What kind of component it is, for the log and `warden check`; `None` for the world.
+    pub fn served_as(&self) -> Option<&'static str> {
+        match self {
+            Self::World(..) => None,
+            Self::Exports(..) => Some("plain exported functions, one tool each"),
+            Self::Mcp(_, server) => Some(server.describe()),
+        }
+    }
+
+    /// For a stdio MCP server, the pipes of its next instance.
+    pub fn pipes(&self) -> Option<(GuestStdio, StdioWire)> {
+        match self {
+            Self::Mcp(_, server) => server.pipes(),
+            _ => None,
+        }
     }
 
     /// For a component of plain exported functions: each tool's name and the function it
     /// calls; `None` for the world.
     pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
         match self {
-            Self::World(..) => None,
+            Self::World(..) | Self::Mcp(..) => None,
             Self::Exports(_, plain) => Some(plain.signatures()),
         }
     }
 
-    pub async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
+    /// A new instance in `store`; `pipes`, the host's ends of a stdio server's stdin and
+    /// stdout, whose guest ends are in the store's WASI context ([`Self::pipes`]).
+    pub async fn instantiate(
+        &self,
+        store: &mut Store<PluginState>,
+        pipes: Option<StdioWire>,
+    ) -> wasmtime::Result<Bound> {
         Ok(match self {
             Self::World(pre, world, groups) => {
                 let instance = pre.instantiate_async(&mut *store).await?;
@@ -85,19 +125,31 @@ impl Pre {
             Self::Exports(pre, plain) => {
                 Bound::Exports(pre.instantiate_async(store).await?, plain.clone())
             }
+            Self::Mcp(pre, server) => Bound::Mcp(server.instantiate(pre, store, pipes).await?),
         })
     }
 }
 
 impl Bound {
+    /// Whether the instance may serve its conversation's next call. An MCP server's may not:
+    /// its call began with `initialize`, and a stdio server's `run` was left where the answer
+    /// came.
+    pub fn reusable(&self) -> bool {
+        !matches!(self, Self::Mcp(_))
+    }
+
     /// Run `entry` in this instance. The outer error is a trap.
     pub async fn call(
-        &self,
+        &mut self,
         store: &mut Store<PluginState>,
         entry: Entry<'_>,
     ) -> wasmtime::Result<Result<Exit, ToolError>> {
         match self {
             Self::World(world, groups) => call_world(world, groups.as_ref(), store, entry).await,
+            Self::Mcp(server) => Ok(server
+                .call(store, entry)
+                .await?
+                .map_err(|e| with_hints(e, store.data()))),
             Self::Exports(instance, plain) => match entry {
                 Entry::Tool { name, arguments } => Ok(plain
                     .call(instance, &mut *store, name, arguments)

@@ -18,8 +18,10 @@
 //! | `login_handoff.rs` | the capture capability's login hand-off for one call |
 //! | `asks.rs`, `approval.rs` | questions a call puts to its client, and `require_approval` |
 //! | `entry.rs` | the ways into a plugin ([`plugin::Entry`]) and what comes out |
-//! | `kinds.rs` | the two kinds of component: the `warden:plugin` world, plain exported functions |
+//! | `kinds.rs` | the three kinds of component: the `warden:plugin` world, plain exported functions, MCP servers |
 //! | `exports/` | plain exported functions as tools |
+//! | `mcp_server/` | MCP servers built as components, spoken to in-process over HTTP or stdio |
+//! | `notify.rs` | a call's log messages and progress passed on under its budgets |
 //! | `plugin.rs` | one loaded plugin and the instances that serve its calls |
 //! | `fair_queue.rs` | a plugin's places for calls, shared fairly among clients |
 //! | `executor.rs` | the guarded path every client request takes into a plugin |
@@ -46,7 +48,9 @@ pub mod group_check;
 mod initial_memory;
 mod kinds;
 mod login_handoff;
+pub mod mcp_server;
 pub mod native;
+mod notify;
 pub mod plugin;
 mod plugin_state_host;
 mod pulled;

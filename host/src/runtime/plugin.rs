@@ -146,14 +146,15 @@ struct Factory {
 impl Factory {
     /// A fresh instance acting with `grants` (the plugin's, or a role's narrower ones).
     async fn instantiate(&self, grants: &Arc<Grants>) -> wasmtime::Result<Instance> {
-        let state = PluginState::new(&self.config, &self.services, grants.clone());
+        let (stdio, pipes) = self.pre.pipes().unzip();
+        let state = PluginState::new(&self.config, &self.services, grants.clone(), stdio);
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         // Yield to the async runtime at every epoch tick: a spinning guest then shares the
         // thread, and dropping its call future (timeout, cancel) stops it.
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
-        let bindings = self.pre.instantiate(&mut store).await?;
+        let bindings = self.pre.instantiate(&mut store, pipes).await?;
         Ok(Instance { store, bindings })
     }
 
@@ -373,8 +374,14 @@ impl WasmPlugin {
             .linker
             .instantiate_pre(&component)
             .map_err(|e| ComponentError::Imports(e.to_string()))?;
-        let pre = Pre::new(instance_pre, &component, &runtime.engine, bytes)
-            .map_err(ComponentError::Exports)?;
+        let pre = Pre::new(
+            instance_pre,
+            &component,
+            &runtime.engine,
+            bytes,
+            config.limits.output,
+        )
+        .map_err(ComponentError::Exports)?;
 
         let places = FairQueue::new(config.limits.concurrency);
         let mut plugin = Self {
@@ -434,6 +441,11 @@ impl WasmPlugin {
     /// name, before the manifest's prefix, and the function it calls.
     pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
         self.factory.pre.plain_functions()
+    }
+
+    /// What kind of component serves the tools, when it is not the `warden:plugin` world.
+    pub fn served_as(&self) -> Option<&'static str> {
+        self.factory.pre.served_as()
     }
 
     /// Calls running and calls waiting for a place.
@@ -496,8 +508,14 @@ impl WasmPlugin {
         live.store.data_mut().begin_call(&entry.label(), call);
         let result = live.bindings.call(&mut live.store, entry).await;
         live.store.data_mut().end_call();
+        let reusable = instance.bindings.reusable();
         match result {
-            // The guest returned: its instance may serve the conversation's next call.
+            // The guest returned: its instance may serve the conversation's next call, if
+            // its kind allows.
+            Ok(outcome) if !reusable => {
+                drop(instance);
+                outcome.map_err(CallFailure::Tool)
+            }
             Ok(Ok(exit)) => {
                 self.factory.keep(conversation, owner, instance);
                 Ok(exit)

@@ -5,6 +5,7 @@ use super::budget::EventBudget;
 use super::call::CallContext;
 use super::files::Files;
 use super::login_handoff::CallHandOff;
+use super::mcp_server::GuestStdio;
 use super::wasi_ctx::{self, GUEST_LOG_BUDGET};
 use crate::audit::{Caller, GuestScope};
 use crate::capabilities::{Contexts, HostServices, Projections, View};
@@ -83,14 +84,21 @@ pub struct PluginState {
 
 impl PluginState {
     /// An instance's state acting with `grants`: the plugin's own, or a role's narrower ones.
-    pub fn new(config: &PluginConfig, services: &HostServices, grants: Arc<Grants>) -> Self {
+    /// `stdio`: a stdio MCP server's stdin and stdout (otherwise stdin is empty and stdout
+    /// goes to the host log).
+    pub fn new(
+        config: &PluginConfig,
+        services: &HostServices,
+        grants: Arc<Grants>,
+        stdio: Option<GuestStdio>,
+    ) -> Self {
         let (max_memory, state_limit) = (config.limits.memory, config.limits.state);
         let scope = GuestScope::new(&grants.plugin, services.audit.clone());
         let log_budget = Arc::new(AtomicI64::new(GUEST_LOG_BUDGET));
         let mut table = ResourceTable::new();
         table.set_max_capacity(HANDLES_PER_INSTANCE);
         Self {
-            wasi: wasi_ctx::wasi_ctx(&scope, &log_budget, &grants),
+            wasi: wasi_ctx::wasi_ctx(&scope, &log_budget, &grants, stdio),
             files: Files::new(&grants.files),
             env_without_grant: false,
             http: WasiHttpCtx::new(),

@@ -1,8 +1,10 @@
 //! The WASI context of one plugin instance: the granted directories and nothing else to
 //! open, no socket (every attempt refused and audited), and the guest's stdout/stderr sent to
-//! the host log under a per-call byte budget. What the guest's WASI imports may do with it is
+//! the host log under a per-call byte budget (a stdio MCP server's stdin and stdout are the
+//! host's pipes instead, `mcp_server/stdio_wire.rs`). What the guest's WASI imports may do with it is
 //! `sandbox.rs`.
 
+use super::mcp_server::GuestStdio;
 use crate::audit::GuestScope;
 use crate::manifest::grants::Grants;
 use std::io;
@@ -20,8 +22,13 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 /// Bytes of guest stdout+stderr logged per call; the rest is dropped (with one note).
 pub const GUEST_LOG_BUDGET: i64 = 64 * 1024;
 
-/// Build the WASI context of one plugin instance.
-pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>, grants: &Grants) -> WasiCtx {
+/// Build the WASI context of one plugin instance; `stdio`, a stdio MCP server's pipes.
+pub fn wasi_ctx(
+    scope: &GuestScope,
+    budget: &Arc<AtomicI64>,
+    grants: &Grants,
+    stdio: Option<GuestStdio>,
+) -> WasiCtx {
     let check_scope = scope.clone();
     let mut builder = WasiCtxBuilder::new();
     for dir in &grants.files {
@@ -36,8 +43,11 @@ pub fn wasi_ctx(scope: &GuestScope, budget: &Arc<AtomicI64>, grants: &Grants) ->
             tracing::error!(plugin = %scope.plugin, dir = %dir.host.display(), "granted directory cannot be opened: {e}");
         }
     }
+    match stdio {
+        Some(pipes) => builder.stdin(pipes.stdin).stdout(pipes.stdout),
+        None => builder.stdout(GuestLog::new(scope, "stdout", budget)),
+    };
     builder
-        .stdout(GuestLog::new(scope, "stdout", budget))
         .stderr(GuestLog::new(scope, "stderr", budget))
         // Socket creation is refused before this (see `tcp_create_socket::Host` below); this
         // check stays as a second wall.
