@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import subprocess
 import time
 from pathlib import Path
 
@@ -145,6 +146,19 @@ async def test_mcp_server_components_serve_tools_prompts_and_resources_through_g
     finally:
         api.close()
         stray.close()
+
+    check = subprocess.run(
+        [str(warden_bin), "check", "--manifest", str(manifest.path)],
+        capture_output=True, text=True, env={**os.environ, **warden_env, "API_TOKEN": token}, timeout=120,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    web_part = check.stdout.split("plugin 'web_server'")[1].split("plugin '")[0]
+    assert "served as: an MCP server component over wasi:http/incoming-handler" in web_part, web_part
+    assert "wasi:http/outgoing-handler" in web_part and 'credentials = ["api"]' in web_part, web_part
+    cli_part = check.stdout.split("plugin 'cli_server'")[1].split("plugin '")[0]
+    assert "served as: an MCP server component over wasi:cli/run" in cli_part, cli_part
+    assert "web_add" in web_part and "cli_add" in cli_part, check.stdout
+    assert token not in check.stdout + check.stderr
 
     assert "served as an MCP server component over wasi:http/incoming-handler" in stderr, stderr[-3000:]
     assert "served as an MCP server component over wasi:cli/run" in stderr, stderr[-3000:]

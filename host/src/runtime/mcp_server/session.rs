@@ -289,7 +289,13 @@ impl<'w> Session<'w> {
                         )));
                     }
                 };
-                let params = json!({"name": name, "arguments": arguments});
+                // A token, so that a server that reports progress only when asked does; the
+                // host passes progress on to the caller when the caller asked for it.
+                let params = json!({
+                    "name": name,
+                    "arguments": arguments,
+                    "_meta": {"progressToken": "warden"},
+                });
                 match self.ask("tools/call", params, convert::tool_result).await? {
                     Ok(output) => Exit::Tool(output),
                     Err(error) => return Ok(Err(error)),
