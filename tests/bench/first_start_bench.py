@@ -83,12 +83,13 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     opts = parser.parse_args()
     component = opts.component.resolve()
+    warden, wassette = (str(Path(p).resolve()) if "/" in p else p for p in (opts.warden, opts.wassette))
     rows: dict[str, list[tuple[float, float]]] = {"warden": [], "wassette": []}
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(opts.runs):
             base = Path(scratch) / f"run{run}"
-            rows["warden"].append(await warden_starts(opts.warden, component, base / "warden"))
-            rows["wassette"].append(await wassette_starts(opts.wassette, component, base / "wassette"))
+            rows["warden"].append(await warden_starts(warden, component, base / "warden"))
+            rows["wassette"].append(await wassette_starts(wassette, component, base / "wassette"))
             print(f"run {run + 1}: warden {rows['warden'][-1]}, wassette {rows['wassette'][-1]}", flush=True)
     size = component.stat().st_size / (1 << 20)
     med = {name: (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
