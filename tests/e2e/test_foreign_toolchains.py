@@ -2,7 +2,7 @@
 no Warden SDK: tests/guests/weather-js (componentize-js, in the shape of Wassette's
 get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`) and
 tests/guests/notes-py (componentize-py: plain exported functions, Python's own file API under a
-preopened directory). Both are built once per module from their sources; `warden check`
+preopened directory, `os.environ`). Both are built once per module from their sources; `warden check`
 shows their tools and imports; each is served with the grants it needs and called through the
 official MCP client; a bare_ copy without the grants is refused with the grant to add, and
 touches neither the API server nor the disk. componentize-py's build-time export
@@ -270,7 +270,8 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         helpers.plugin_block(
             "notes_py",
             built.notes,
-            'grants.files = [{ host = "notes-dir", guest = "/data", mode = "read-write", quota = "1MiB" }]',
+            'grants.files = [{ host = "notes-dir", guest = "/data", mode = "read-write", quota = "1MiB" }]\n'
+            'grants.env = { vars = { NOTES_OWNER = "Ada" } }',
         )
         + helpers.plugin_block("bare_notes_py", built.notes, 'tool_prefix = "bare_"')
     )
@@ -281,6 +282,7 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         "save-note(name: string, text: string) -> result<string, string>",
         "read-note(name: string) -> result<string, string>",
         "greet(name: string) -> string",
+        "owner() -> result<string, string>",
     ):
         assert signature in notes, notes
     assert "init" not in notes.split("tools (plain exported functions, one tool each):")[1].split("imports:")[0], notes
@@ -290,9 +292,11 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
 
     async with start_warden(manifest) as w:
         tools = {t.name: t for t in (await w.session.list_tools()).tools}
-        # Exactly the three functions of the world: componentize-py's `exports#init`
+        # Exactly the four functions of the world: componentize-py's `exports#init`
         # (`init(app-name, symbols, stub-wasi)`, run once when the component is built) is no tool.
-        assert set(tools) == {"save_note", "read_note", "greet", "bare_save_note", "bare_read_note", "bare_greet"}, sorted(tools)
+        assert set(tools) == {
+            "save_note", "read_note", "greet", "owner", "bare_save_note", "bare_read_note", "bare_greet", "bare_owner"
+        }, sorted(tools)
         assert tools["save_note"].input_schema["required"] == ["name", "text"], tools["save_note"].input_schema
 
         saved = await w.call("save_note", {"name": "todo", "text": "buy milk"}, timeout=60)
@@ -306,6 +310,9 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         assert missing.is_error and "cannot read /data/nothing.txt" in helpers.text_of(missing), helpers.text_of(missing)
         greeted = await w.call("greet", {"name": "Ada"}, timeout=60)
         assert not greeted.is_error and helpers.text_of(greeted) == "Hello, Ada, from Python!", helpers.text_of(greeted)
+        # os.environ holds what grants.env names, and nothing of the host's environment.
+        owner = await w.call("owner", {}, timeout=60)
+        assert not owner.is_error and helpers.text_of(owner) == "Ada", helpers.text_of(owner)
 
         # Without grants.files: open() fails in the guest, and the host names the grant to add.
         bare = await w.call("bare_save_note", {"name": "todo", "text": "x"}, timeout=60)
@@ -315,6 +322,11 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         # What needs no grant answers without one.
         bare_greet = await w.call("bare_greet", {"name": "Ada"}, timeout=60)
         assert helpers.text_of(bare_greet) == "Hello, Ada, from Python!", helpers.text_of(bare_greet)
+        # Without grants.env the environment is empty, and the host names the grant to add.
+        bare_owner = await w.call("bare_owner", {}, timeout=60)
+        bare_owner_text = helpers.text_of(bare_owner)
+        assert bare_owner.is_error and "NOTES_OWNER is not set" in bare_owner_text, bare_owner_text
+        assert "add grants.env" in bare_owner_text, bare_owner_text
         stderr = w.stderr()
 
     assert "greet <- greet(name: string) -> string" in stderr, stderr[-3000:]
@@ -329,12 +341,15 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         ("notes_py", "read_note", "ok"),
         ("notes_py", "read_note", "tool_error"),
         ("notes_py", "greet", "ok"),
+        ("notes_py", "owner", "ok"),
         ("bare_notes_py", "bare_save_note", "tool_error"),
         ("bare_notes_py", "bare_greet", "ok"),
+        ("bare_notes_py", "bare_owner", "tool_error"),
     ], calls
     changes = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:filesystem"]
     assert [(l["plugin"], l["target"], l.get("bytes")) for l in changes] == [("notes_py", "/data/todo.txt", 8)], changes
     assert "write" in changes[0]["detail"] and "create" in changes[0]["detail"], changes
     denied = {(l["plugin"], l["capability"]) for l in lines if l["event"] == "capability_denied"}
     assert ("bare_notes_py", "wasi:filesystem") in denied, denied
-    assert ("notes_py", "wasi:filesystem") not in denied, denied
+    assert ("bare_notes_py", "wasi:cli/environment") in denied, denied
+    assert ("notes_py", "wasi:filesystem") not in denied and ("notes_py", "wasi:cli/environment") not in denied, denied

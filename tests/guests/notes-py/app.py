@@ -4,6 +4,7 @@ preopens a directory there: a componentize-py component without Warden's SDK.
     componentize-py -d wit -w notes componentize app -o notes_py.wasm
 """
 
+import os
 import re
 
 import wit_world
@@ -39,3 +40,9 @@ class WitWorld(wit_world.WitWorld):
 
     def greet(self, name: str) -> str:
         return f"Hello, {name}, from Python!"
+
+    def owner(self) -> str:
+        try:
+            return os.environ["NOTES_OWNER"]
+        except KeyError:
+            raise Err("NOTES_OWNER is not set")
