@@ -49,7 +49,7 @@ origins = ["{api.origin}"]
             f"{prefix}_server",
             component(name),
             f'tool_prefix = "{prefix}_"\n'
-            f'grants.http = {{ origins = ["{api.origin}"], credentials = ["api"] }}\n'
+            f'grants.http = {{ origins = ["{api.origin}"], credentials = ["api"], methods = ["GET", "POST"], max_request_body = "64KiB" }}\n'
             'grants.files = [{ host = "served", guest = "/data" }]\n'
             f'grants.env = {{ vars = {{ FIXTURE_NAME = "{prefix}", PLAN = "gold" }} }}\n'
             'limits.call_timeout = "3s"\nlimits.output = "64KiB"',
@@ -115,6 +115,16 @@ async def test_mcp_server_components_serve_tools_prompts_and_resources_through_g
                 assert stray_call.is_error, helpers.text_of(stray_call)
                 assert f'add "{stray.origin}" to grants.http.origins' in helpers.text_of(stray_call)
 
+                # A body streamed through raw wasi:http with no length declared: under
+                # grants.http.max_request_body it arrives whole; over it the host stops it at
+                # the cap, and the API never receives the body.
+                small = await w.call(f"{prefix}_post_stream", {"url": api.url(f"/upload?small={prefix}"), "bytes": 1000})
+                assert helpers.text_of(small) == "200 1000", helpers.text_of(small)
+                big = await w.call(f"{prefix}_post_stream", {"url": api.url(f"/upload?big={prefix}"), "bytes": 1_000_000})
+                big_text = helpers.text_of(big)
+                assert big.is_error and "HttpRequestBodySize" in big_text, big_text
+                assert not [r for r in api.received if r.path == f"/upload?big={prefix}" and len(r.body) > 64 * 1024], big_text
+
                 # Progress and log notifications of the server reach the client.
                 seen: list[float] = []
 
@@ -174,6 +184,11 @@ async def test_mcp_server_components_serve_tools_prompts_and_resources_through_g
         ("cli_server", f"GET {stray.origin}/landing"),
         ("bare_server", f"GET {api.origin}/echo"),
     }, http_denied
+    # The streamed bodies over the cap: stopped at it, audited as such.
+    stopped = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:http"
+               and l.get("error") == "body_too_large"]
+    assert {l["plugin"] for l in stopped} == {"web_server", "cli_server"}, stopped
+    assert all(l["target"].endswith("/upload") and l.get("bytes_sent", 0) <= 64 * 1024 for l in stopped), stopped
     calls = {(l["plugin"], l["tool"]) for l in lines if l["event"] == "tool_call"}
     assert ("web_server", "web_add") in calls and ("cli_server", "cli_add") in calls, calls
 

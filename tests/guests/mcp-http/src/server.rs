@@ -52,6 +52,12 @@ fn tools() -> Value {
             &["url"]
         ),
         tool(
+            "post_stream",
+            "POSTs a body of `bytes` bytes, streamed with no length declared.",
+            json!({"url": {"type": "string"}, "bytes": {"type": "integer"}}),
+            &["url", "bytes"],
+        ),
+        tool(
             "read_file",
             "Reads a file under a preopened directory.",
             json!({"path": {"type": "string"}}),
@@ -195,6 +201,13 @@ fn call(id: &Value, params: &Value) -> Reply {
             Ok((status, body)) => done(text(id, format!("{status} {body}"), false)),
             Err(e) => done(text(id, e, true)),
         },
+        "post_stream" => {
+            let size = usize::try_from(args["bytes"].as_u64().unwrap_or(0)).unwrap_or(usize::MAX);
+            match http_post_streamed(args["url"].as_str().unwrap_or(""), size) {
+                Ok((status, body)) => done(text(id, format!("{status} {body}"), false)),
+                Err(e) => done(text(id, e, true)),
+            }
+        }
         "read_file" => match std::fs::read_to_string(args["path"].as_str().unwrap_or("")) {
             Ok(body) => done(text(id, body, false)),
             Err(e) => done(text(id, format!("cannot read: {e}"), true)),
@@ -236,10 +249,12 @@ pub fn noise() -> Value {
     json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "x".repeat(512)}})
 }
 
-/// GET `url` over wasi:http: its status and body (at most 64 KiB).
-pub fn http_get(url: &str) -> Result<(u16, String), String> {
-    use wasip2::http::outgoing_handler;
-    use wasip2::http::types::{Fields, Method, OutgoingRequest, Scheme};
+/// A request of `method` to `url`, its parts set.
+fn request(
+    method: wasip2::http::types::Method,
+    url: &str,
+) -> Result<wasip2::http::types::OutgoingRequest, String> {
+    use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
     let (scheme, rest) = match url.split_once("://") {
         Some(("http", rest)) => (Scheme::Http, rest),
         Some(("https", rest)) => (Scheme::Https, rest),
@@ -249,12 +264,16 @@ pub fn http_get(url: &str) -> Result<(u16, String), String> {
     let request = OutgoingRequest::new(Fields::new());
     let path = if path.is_empty() { "/" } else { path };
     request
-        .set_method(&Method::Get)
+        .set_method(&method)
         .and_then(|()| request.set_scheme(Some(&scheme)))
         .and_then(|()| request.set_authority(Some(authority)))
         .and_then(|()| request.set_path_with_query(Some(path)))
         .map_err(|()| format!("invalid URL {url}"))?;
-    let pending = outgoing_handler::handle(request, None).map_err(|e| format!("refused: {e:?}"))?;
+    Ok(request)
+}
+
+/// The status and body (at most 64 KiB) of a request sent.
+fn response(pending: wasip2::http::types::FutureIncomingResponse) -> Result<(u16, String), String> {
     pending.subscribe().block();
     let response = pending
         .get()
@@ -272,4 +291,42 @@ pub fn http_get(url: &str) -> Result<(u16, String), String> {
         }
     }
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// GET `url` over wasi:http: its status and body.
+pub fn http_get(url: &str) -> Result<(u16, String), String> {
+    let request = request(wasip2::http::types::Method::Get, url)?;
+    let pending = wasip2::http::outgoing_handler::handle(request, None)
+        .map_err(|e| format!("refused: {e:?}"))?;
+    response(pending)
+}
+
+/// POST `size` bytes to `url`, streamed through raw wasi:http with no length declared (as a
+/// component that does not know its body's length sends it).
+pub fn http_post_streamed(url: &str, size: usize) -> Result<(u16, String), String> {
+    use wasip2::http::types::OutgoingBody;
+    let request = request(wasip2::http::types::Method::Post, url)?;
+    let body = request.body().map_err(|()| "no body")?;
+    let pending = wasip2::http::outgoing_handler::handle(request, None)
+        .map_err(|e| format!("refused: {e:?}"))?;
+    let out = body.write().map_err(|()| "no body stream")?;
+    let chunk = [b'x'; 4096];
+    let mut sent = 0;
+    while sent < size {
+        let n = chunk.len().min(size - sent);
+        if let Err(e) = out.blocking_write_and_flush(&chunk[..n]) {
+            drop(out);
+            let said = match response(pending) {
+                Err(refused) => refused,
+                Ok((status, _)) => format!("HTTP {status}"),
+            };
+            return Err(format!(
+                "the body stopped after {sent} bytes ({e:?}): {said}"
+            ));
+        }
+        sent += n;
+    }
+    drop(out);
+    OutgoingBody::finish(body, None).map_err(|e| format!("finishing the body failed: {e:?}"))?;
+    response(pending)
 }
