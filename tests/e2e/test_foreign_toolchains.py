@@ -1,6 +1,7 @@
 """Components built for other MCP hosts with the JavaScript and Python toolchains themselves,
 no Warden SDK: tests/guests/weather-js (componentize-js, in the shape of Wassette's
-get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`) and
+get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`, and its environment through
+`wasi:cli/environment`) and
 tests/guests/notes-py (componentize-py: plain exported functions, Python's own file API under a
 preopened directory, `os.environ`). Both are built once per module from their sources; `warden check`
 shows their tools and imports; each is served with the grants it needs and called through the
@@ -177,7 +178,11 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
     api = start_weather_api(key)
     settings = f'\n[plugin.settings]\napi_key = "{key}"\nbase_url = "{api.origin}"\n\n'
     manifest = write_manifest(
-        helpers.plugin_block("weather", built.weather, f'grants.http = {{ origins = ["{api.origin}"] }}')
+        helpers.plugin_block(
+            "weather",
+            built.weather,
+            f'grants.http = {{ origins = ["{api.origin}"] }}\ngrants.env = {{ vars = {{ WEATHER_UNITS = "metric" }} }}',
+        )
         + settings
         # The settings without the network grant, and the grant without the settings.
         + helpers.plugin_block("bare_weather", built.weather, 'tool_prefix = "bare_"')
@@ -231,6 +236,14 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
             nokey = await w.call("nokey_get_weather", {"city": "Paris"}, timeout=60)
             assert nokey.is_error and "config api_key is not set" in helpers.text_of(nokey), helpers.text_of(nokey)
             assert len(api.received) == received and api.connections == connections, api.received[received:]
+            # The environment through WASI's own interface (the world imports
+            # wasi:cli/environment): what grants.env names, else nothing and the grant to add.
+            units = await w.call("units", {}, timeout=60)
+            assert not units.is_error and helpers.text_of(units) == "metric", helpers.text_of(units)
+            bare_units = await w.call("bare_units", {}, timeout=60)
+            bare_units_text = helpers.text_of(bare_units)
+            assert bare_units.is_error and "WEATHER_UNITS is not set" in bare_units_text, bare_units_text
+            assert "add grants.env" in bare_units_text, bare_units_text
             stderr = w.stderr()
     finally:
         api.close()
@@ -245,6 +258,8 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
         ("weather", "get_weather", "tool_error"),
         ("bare_weather", "bare_get_weather", "tool_error"),
         ("nokey_weather", "nokey_get_weather", "tool_error"),
+        ("weather", "units", "ok"),
+        ("bare_weather", "bare_units", "tool_error"),
     ], calls
     used = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:http"]
     assert {(l["plugin"], l["target"], l["status"]) for l in used} == {

@@ -5,6 +5,7 @@
 // points it anywhere, the test at a local server. The key goes in the Authorization header.
 
 import { get } from 'wasi:config/store@0.2.0-draft';
+import { getEnvironment } from 'wasi:cli/environment@0.2.10';
 
 /** A configuration value, or an error naming the key to set. */
 function config(key) {
@@ -44,4 +45,11 @@ export async function getWeather(city) {
   const data = await getJson(`${base}/data/2.5/weather?lat=${lat}&lon=${lon}&units=metric`, apiKey);
   const description = data.weather?.[0]?.description ?? 'no description';
   return `${name}: ${data.main.temp} °C, ${description}`;
+}
+
+/** The units of answers, from the environment the host grants (WASI's own, as any toolchain reads it). */
+export function units() {
+  const found = getEnvironment().find(([name]) => name === 'WEATHER_UNITS');
+  if (!found) throw 'WEATHER_UNITS is not set';
+  return found[1];
 }
