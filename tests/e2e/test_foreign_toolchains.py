@@ -3,7 +3,7 @@ no Warden SDK: tests/guests/weather-js (componentize-js, in the shape of Wassett
 get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`, and its environment through
 `wasi:cli/environment`) and
 tests/guests/notes-py (componentize-py: plain exported functions, Python's own file API under a
-preopened directory, `os.environ`). Both are built once per module from their sources; `warden check`
+preopened directory, `os.environ`, standard `wasi:http` through its own bindings). Both are built once per module from their sources; `warden check`
 shows their tools and imports; each is served with the grants it needs and called through the
 official MCP client; a bare_ copy without the grants is refused with the grant to add, and
 touches neither the API server nor the disk. componentize-py's build-time export
@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from api_site import start_api
 from conftest import REPO
 from test_plugin_js import _missing, _node
 
@@ -281,12 +282,14 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
     built: Built, tmp_path: Path, start_warden, write_manifest, helpers, warden_bin, warden_env
 ) -> None:
     (tmp_path / "notes-dir").mkdir()
+    api = start_api("127.0.0.1")
     manifest = write_manifest(
         helpers.plugin_block(
             "notes_py",
             built.notes,
             'grants.files = [{ host = "notes-dir", guest = "/data", mode = "read-write", quota = "1MiB" }]\n'
-            'grants.env = { vars = { NOTES_OWNER = "Ada" } }',
+            'grants.env = { vars = { NOTES_OWNER = "Ada" } }\n'
+            f'grants.http = {{ origins = ["{api.origin}"] }}',
         )
         + helpers.plugin_block("bare_notes_py", built.notes, 'tool_prefix = "bare_"')
     )
@@ -298,6 +301,7 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         "read-note(name: string) -> result<string, string>",
         "greet(name: string) -> string",
         "owner() -> result<string, string>",
+        "fetch-status(url: string) -> result<string, string>",
     ):
         assert signature in notes, notes
     assert "init" not in notes.split("tools (plain exported functions, one tool each):")[1].split("imports:")[0], notes
@@ -310,7 +314,8 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         # Exactly the four functions of the world: componentize-py's `exports#init`
         # (`init(app-name, symbols, stub-wasi)`, run once when the component is built) is no tool.
         assert set(tools) == {
-            "save_note", "read_note", "greet", "owner", "bare_save_note", "bare_read_note", "bare_greet", "bare_owner"
+            "save_note", "read_note", "greet", "owner", "fetch_status",
+            "bare_save_note", "bare_read_note", "bare_greet", "bare_owner", "bare_fetch_status",
         }, sorted(tools)
         assert tools["save_note"].input_schema["required"] == ["name", "text"], tools["save_note"].input_schema
 
@@ -328,6 +333,10 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         # os.environ holds what grants.env names, and nothing of the host's environment.
         owner = await w.call("owner", {}, timeout=60)
         assert not owner.is_error and helpers.text_of(owner) == "Ada", helpers.text_of(owner)
+        # Standard wasi:http through componentize-py's own bindings.
+        fetched = await w.call("fetch_status", {"url": api.url("/echo?from=python")}, timeout=60)
+        assert not fetched.is_error and helpers.text_of(fetched).startswith("200 "), helpers.text_of(fetched)
+        assert [r.path for r in api.received] == ["/echo?from=python"], api.received
 
         # Without grants.files: open() fails in the guest, and the host names the grant to add.
         bare = await w.call("bare_save_note", {"name": "todo", "text": "x"}, timeout=60)
@@ -342,7 +351,14 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         bare_owner_text = helpers.text_of(bare_owner)
         assert bare_owner.is_error and "NOTES_OWNER is not set" in bare_owner_text, bare_owner_text
         assert "add grants.env" in bare_owner_text, bare_owner_text
+        # Without grants.http: refused by the host, naming the origin to add; nothing sent.
+        bare_fetch = await w.call("bare_fetch_status", {"url": api.url("/echo?from=bare")}, timeout=60)
+        bare_fetch_text = helpers.text_of(bare_fetch)
+        assert bare_fetch.is_error and "HttpRequestDenied" in bare_fetch_text, bare_fetch_text
+        assert f'add "{api.origin}" to grants.http.origins of plugin \'bare_notes_py\'' in bare_fetch_text, bare_fetch_text
+        assert len(api.received) == 1, api.received
         stderr = w.stderr()
+    api.close()
 
     assert "greet <- greet(name: string) -> string" in stderr, stderr[-3000:]
     assert "init <-" not in stderr, stderr[-3000:]
@@ -357,9 +373,11 @@ async def test_notes_py_keeps_files_in_the_granted_directory_and_serves_no_init(
         ("notes_py", "read_note", "tool_error"),
         ("notes_py", "greet", "ok"),
         ("notes_py", "owner", "ok"),
+        ("notes_py", "fetch_status", "ok"),
         ("bare_notes_py", "bare_save_note", "tool_error"),
         ("bare_notes_py", "bare_greet", "ok"),
         ("bare_notes_py", "bare_owner", "tool_error"),
+        ("bare_notes_py", "bare_fetch_status", "tool_error"),
     ], calls
     changes = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:filesystem"]
     assert [(l["plugin"], l["target"], l.get("bytes")) for l in changes] == [("notes_py", "/data/todo.txt", 8)], changes
