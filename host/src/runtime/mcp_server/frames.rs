@@ -3,12 +3,18 @@
 //! as they come and give whole messages; a message longer than the bound is refused without
 //! being kept.
 
-/// Complete lines out of a byte stream.
+/// Complete lines out of a byte stream. Each byte is looked at a bounded number of times
+/// (found once, copied once into its line, moved at most once when the buffer is compacted),
+/// so a flood of short lines or one long line costs time in proportion to its bytes.
 #[derive(Debug)]
 pub struct Lines {
     buf: Vec<u8>,
+    /// Where the next line starts: the lines before it were taken.
+    start: usize,
     /// Where the search for the next newline goes on (bytes before it hold none).
     scanned: usize,
+    /// Bytes after the last newline of the stream: the line being written.
+    tail: usize,
     bound: usize,
 }
 
@@ -20,34 +26,42 @@ impl Lines {
     pub fn new(bound: usize) -> Self {
         Self {
             buf: Vec::new(),
+            start: 0,
             scanned: 0,
+            tail: 0,
             bound,
         }
     }
 
     /// Take in bytes; refused when the line they continue grows past the bound.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Overlong> {
-        self.buf.extend_from_slice(bytes);
-        let unfinished = match self.buf.iter().rposition(|&b| b == b'\n') {
-            Some(at) => self.buf.len() - at - 1,
-            None => self.buf.len(),
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        self.tail = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(at) => bytes.len() - at - 1,
+            None => self.tail.saturating_add(bytes.len()),
         };
-        if unfinished > self.bound {
+        if self.tail > self.bound {
             return Err(Overlong);
         }
+        self.buf.extend_from_slice(bytes);
         Ok(())
     }
 
     /// The next complete line, without its `\n` (and `\r`).
     pub fn next_line(&mut self) -> Option<Vec<u8>> {
-        let at = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
-        let Some(at) = at.map(|i| i + self.scanned) else {
+        let from = self.scanned.max(self.start);
+        let Some(at) = self.buf[from..].iter().position(|&b| b == b'\n') else {
             self.scanned = self.buf.len();
             return None;
         };
-        let mut line: Vec<u8> = self.buf.drain(..=at).collect();
-        self.scanned = 0;
-        line.pop();
+        let at = from + at;
+        let mut line = self.buf[self.start..at].to_vec();
+        self.start = at + 1;
+        self.scanned = self.start;
         if line.last() == Some(&b'\r') {
             line.pop();
         }
@@ -56,13 +70,15 @@ impl Lines {
 
     /// Bytes of an unfinished line.
     pub fn pending(&self) -> &[u8] {
-        &self.buf
+        &self.buf[self.start..]
     }
 
     /// The unfinished line, taken out (at the end of the stream).
     pub fn take_rest(&mut self) -> Vec<u8> {
-        self.scanned = 0;
-        std::mem::take(&mut self.buf)
+        let rest = self.buf.split_off(self.start);
+        self.buf.clear();
+        (self.start, self.scanned, self.tail) = (0, 0, 0);
+        rest
     }
 }
 
@@ -169,6 +185,21 @@ mod tests {
             lines.feed(b"1234567\n").expect("short lines");
             assert!(lines.next_line().is_some());
         }
+    }
+
+    #[test]
+    fn lines_taken_between_feeds_keep_their_order_and_the_unfinished_line() {
+        let mut lines = Lines::new(16);
+        lines.feed(b"a\nb\n\nlong").expect("short");
+        assert_eq!(lines.next_line().as_deref(), Some(&b"a"[..]));
+        // A feed while lines are still waiting keeps them and the unfinished one.
+        lines.feed(b"er\nc").expect("short");
+        let rest: Vec<Vec<u8>> = std::iter::from_fn(|| lines.next_line()).collect();
+        assert_eq!(rest, [b"b".to_vec(), Vec::new(), b"longer".to_vec()]);
+        assert_eq!(lines.pending(), b"c");
+        // The bound counts the line being written across feeds, not what was taken.
+        lines.feed(b"0123456789abcde").expect("at the bound");
+        assert_eq!(lines.feed(b"f"), Err(Overlong));
     }
 
     #[test]

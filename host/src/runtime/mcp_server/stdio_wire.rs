@@ -33,14 +33,7 @@ pub fn pipes(bounds: Bounds) -> (GuestStdio, StdioWire) {
             stdin: AsyncStdinStream::new(guest_in),
             stdout: AsyncStdoutStream::new(PIPE, guest_out),
         },
-        StdioWire {
-            stdin: host_in,
-            stdout: host_out,
-            lines: Lines::new(bounds.message),
-            pending: VecDeque::new(),
-            tally: Tally::new(bounds),
-            closed: false,
-        },
+        StdioWire::new(host_in, host_out, bounds),
     )
 }
 
@@ -55,6 +48,18 @@ pub struct StdioWire {
 }
 
 impl StdioWire {
+    /// The host's ends of a server's stdin and stdout.
+    fn new(stdin: DuplexStream, stdout: DuplexStream, bounds: Bounds) -> Self {
+        Self {
+            stdin,
+            stdout,
+            lines: Lines::new(bounds.message),
+            pending: VecDeque::new(),
+            tally: Tally::new(bounds),
+            closed: false,
+        }
+    }
+
     fn exited(method: &str, detail: &str) -> Fault {
         Fault::Exited {
             method: method.to_string(),
@@ -153,12 +158,5 @@ pub fn scripted(output: Vec<u8>, bounds: Bounds) -> StdioWire {
     tokio::spawn(async move {
         let _ = guest_out.write_all(&output).await;
     });
-    StdioWire {
-        stdin: host_in,
-        stdout: host_out,
-        lines: Lines::new(bounds.message),
-        pending: VecDeque::new(),
-        tally: Tally::new(bounds),
-        closed: false,
-    }
+    StdioWire::new(host_in, host_out, bounds)
 }
