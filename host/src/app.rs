@@ -10,6 +10,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// What the plugins are loaded for: a server starts a large component on baseline code
+/// while its optimized code compiles (`[server] quick_start`); a one-shot command (`check`,
+/// `tools`, `call`, `plugin add`) compiles the optimized code, which fills the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Serve,
+    Once,
+}
+
 /// A loaded Warden: everything a transport or a CLI command needs.
 pub struct App {
     pub manifest: Manifest,
@@ -19,21 +28,15 @@ pub struct App {
 impl App {
     /// Load `manifest_path` (the built-in default when `None`) and every plugin it names.
     pub async fn load(manifest_path: Option<&Path>) -> anyhow::Result<Self> {
-        Self::load_after(manifest_path, None).await
+        let manifest = Self::read_manifest(manifest_path)?;
+        Self::start(manifest, None, Purpose::Once).await
     }
 
     /// Load a manifest that will replace the one `previous` serves: its browsers are taken
     /// over when the `[browser]` settings did not change.
     pub async fn reload(manifest_path: &Path, previous: &HostServices) -> anyhow::Result<Self> {
-        Self::load_after(Some(manifest_path), Some(previous)).await
-    }
-
-    async fn load_after(
-        manifest_path: Option<&Path>,
-        previous: Option<&HostServices>,
-    ) -> anyhow::Result<Self> {
-        let manifest = Self::read_manifest(manifest_path)?;
-        Self::start(manifest, previous).await
+        let manifest = Self::read_manifest(Some(manifest_path))?;
+        Self::start(manifest, Some(previous), Purpose::Serve).await
     }
 
     /// Parse and validate `manifest_path` (the built-in default when `None`), loading nothing.
@@ -51,6 +54,7 @@ impl App {
     pub async fn start(
         manifest: Manifest,
         previous: Option<&HostServices>,
+        purpose: Purpose,
     ) -> anyhow::Result<Self> {
         let started = Instant::now();
         // One process-wide TLS provider (ring: no C toolchain needed for aws-lc).
@@ -86,6 +90,7 @@ impl App {
             manifest.cache_dir.clone(),
             max_memory,
             crate::runtime::pool_instances(&manifest),
+            manifest.quick_start.filter(|_| purpose == Purpose::Serve),
         )?);
         let registry = Registry::load(&manifest, runtime.clone(), services).await?;
         for groups in registry.groups() {
@@ -119,8 +124,12 @@ impl App {
                 );
             }
         }
+        let baseline = match runtime.baseline_count() {
+            0 => String::new(),
+            n => format!(" ({n} on baseline code while their optimized code compiles)"),
+        };
         tracing::info!(
-            "plugins ready: {} (compiled: {}, from cache: {}, precompiled: {}) with {} tools in {} ms; audit log: {}",
+            "plugins ready: {} (compiled: {}, from cache: {}, precompiled: {}) with {} tools in {} ms{baseline}; audit log: {}",
             registry.plugins().len(),
             runtime.compiled_count(),
             runtime.cached_count(),

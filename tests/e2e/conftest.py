@@ -18,6 +18,7 @@ import http.server
 import json
 import os
 import re
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -135,9 +136,13 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def warden_binary() -> Path:
+    return _required_file("WARDEN_BIN", REPO / "target" / "release" / "warden")
+
+
 @pytest.fixture(scope="session")
 def warden_bin() -> Path:
-    return _required_file("WARDEN_BIN", REPO / "target" / "release" / "warden")
+    return warden_binary()
 
 
 @pytest.fixture(scope="session")
@@ -155,10 +160,38 @@ def conformance_wasm() -> Path:
     return _required_file("CONFORMANCE_WASM", WASM_DIR / "warden_guest_conformance.wasm")
 
 
+_session_caches: dict[int, Path] = {}
+
+
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's compiled-component cache (keyed by its one temp-path factory)."""
+    if id(tmp_path_factory) not in _session_caches:
+        _session_caches[id(tmp_path_factory)] = tmp_path_factory.mktemp("warden-cache")
+    return _session_caches[id(tmp_path_factory)]
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One compiled-component cache for the whole session (warm starts after the first)."""
-    return tmp_path_factory.mktemp("warden-cache")
+    return session_cache(tmp_path_factory)
+
+
+def compile_ahead(tmp_path_factory: pytest.TempPathFactory, *components: Path) -> None:
+    """What an admin does before serving: `warden check` puts each component's optimized code
+    into the session's cache. The servers the tests start then load it, where a large component
+    in no cache would start on baseline code (`[server] quick_start`, tested in
+    test_quick_start.py) and a short-lived server would leave its optimized compilation unfinished
+    for the next to begin again."""
+    cache = session_cache(tmp_path_factory)
+    for component in components:
+        tmp = tmp_path_factory.mktemp("compile-ahead")
+        manifest = tmp / "warden.toml"
+        manifest.write_text(f'[server]\naudit_log = "{tmp / "audit.jsonl"}"\n\n{plugin_block("ahead", component)}')
+        env = {**os.environ, "WARDEN_CACHE_DIR": str(cache), "XDG_STATE_HOME": str(tmp / "state")}
+        done = subprocess.run(
+            [str(warden_binary()), "check", "--manifest", str(manifest)], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"warden check of {component}:\n{done.stderr[-3000:]}"
 
 
 @pytest.fixture()

@@ -1,7 +1,7 @@
 """Components built for other MCP hosts with the JavaScript and Python toolchains themselves,
 no Warden SDK: tests/guests/weather-js (componentize-js, in the shape of Wassette's
-get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`, and its environment through
-`wasi:cli/environment`) and
+get-weather-js: `wasi:config/store@0.2.0-draft` and the global `fetch`, its environment through
+`wasi:cli/environment` and a file through `wasi:filesystem`'s own interfaces) and
 tests/guests/notes-py (componentize-py: plain exported functions, Python's own file API under a
 preopened directory, `os.environ`, standard `wasi:http` through its own bindings). Both are built once per module from their sources; `warden check`
 shows their tools and imports; each is served with the grants it needs and called through the
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from api_site import start_api
@@ -175,6 +176,7 @@ def _part(shown: str, plugin: str) -> str:
 async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
     built: Built, tmp_path: Path, start_warden, write_manifest, helpers, warden_bin, warden_env
 ) -> None:
+    (tmp_path / "weather-dir").mkdir()
     key = "owm-" + secrets.token_hex(12)
     api = start_weather_api(key)
     settings = f'\n[plugin.settings]\napi_key = "{key}"\nbase_url = "{api.origin}"\n\n'
@@ -182,7 +184,8 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
         helpers.plugin_block(
             "weather",
             built.weather,
-            f'grants.http = {{ origins = ["{api.origin}"] }}\ngrants.env = {{ vars = {{ WEATHER_UNITS = "metric" }} }}',
+            f'grants.http = {{ origins = ["{api.origin}"] }}\ngrants.env = {{ vars = {{ WEATHER_UNITS = "metric" }} }}\n'
+            'grants.files = [{ host = "weather-dir", guest = "/data", mode = "read-write", quota = "64KiB" }]',
         )
         + settings
         # The settings without the network grant, and the grant without the settings.
@@ -207,7 +210,10 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
         assert "unknown to this host" not in shown, shown
         assert not api.received, "warden check sent a request"
 
-        async with start_warden(manifest) as w:
+        # `warden check` filled the shared cache; this server has its own, so its first start
+        # is the one a new user meets: baseline code at once, the optimized code after.
+        async with start_warden(manifest, env={"WARDEN_CACHE_DIR": str(tmp_path / "first-start")}) as w:
+            assert "(3 on baseline code while their optimized code compiles)" in w.stderr(), w.stderr()[-3000:]
             tools = {t.name: t for t in (await w.session.list_tools()).tools}
             assert {"get_weather", "bare_get_weather", "nokey_get_weather"} <= set(tools), sorted(tools)
             assert tools["get_weather"].input_schema["required"] == ["city"], tools["get_weather"].input_schema
@@ -245,6 +251,28 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
             bare_units_text = helpers.text_of(bare_units)
             assert bare_units.is_error and "WEATHER_UNITS is not set" in bare_units_text, bare_units_text
             assert "add grants.env" in bare_units_text, bare_units_text
+            # Files through wasi:filesystem's preopens and descriptors, imported by the world
+            # itself: inside the granted directory only; without grants.files no directory is
+            # preopened, and the host names the grant to add.
+            for city in ("Paris", "Zürich", "Paris"):
+                saved = await w.call("save_favorite", {"city": city}, timeout=60)
+                assert not saved.is_error, helpers.text_of(saved)
+            assert helpers.text_of(saved) == "Paris is already a favourite", helpers.text_of(saved)
+            assert (tmp_path / "weather-dir" / "favorites.txt").read_text() == "Paris\nZürich\n"
+            listed = await w.call("favorites", {}, timeout=60)
+            assert not listed.is_error and helpers.text_of(listed) == "Paris\nZürich", helpers.text_of(listed)
+            odd = await w.call("save_favorite", {"city": "../../etc/passwd"}, timeout=60)
+            assert odd.is_error and "not a city name" in helpers.text_of(odd), helpers.text_of(odd)
+            bare_saved = await w.call("bare_save_favorite", {"city": "Paris"}, timeout=60)
+            bare_saved_text = helpers.text_of(bare_saved)
+            assert bare_saved.is_error and "no directory is preopened at /data" in bare_saved_text, bare_saved_text
+            assert "add grants.files" in bare_saved_text, bare_saved_text
+            # The same component on its optimized code, once it is in use.
+            with anyio.fail_after(120):
+                while "plugin 'weather': optimized code in use" not in w.stderr():
+                    await anyio.sleep(0.2)
+            listed = await w.call("favorites", {}, timeout=60)
+            assert not listed.is_error and helpers.text_of(listed) == "Paris\nZürich", helpers.text_of(listed)
             stderr = w.stderr()
     finally:
         api.close()
@@ -261,7 +289,23 @@ async def test_weather_js_reads_draft_config_and_fetches_only_where_granted(
         ("nokey_weather", "nokey_get_weather", "tool_error"),
         ("weather", "units", "ok"),
         ("bare_weather", "bare_units", "tool_error"),
+        ("weather", "save_favorite", "ok"),
+        ("weather", "save_favorite", "ok"),
+        ("weather", "save_favorite", "ok"),
+        ("weather", "favorites", "ok"),
+        ("weather", "save_favorite", "tool_error"),
+        ("bare_weather", "bare_save_favorite", "tool_error"),
+        ("weather", "favorites", "ok"),
     ], calls
+    writes = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:filesystem"]
+    assert [(l["plugin"], l["target"], l.get("bytes")) for l in writes] == [
+        ("weather", "/data/favorites.txt", 6),
+        ("weather", "/data/favorites.txt", 8),
+    ], writes
+    assert ("bare_weather", "wasi:filesystem") in {
+        (l["plugin"], l["capability"]) for l in lines if l["event"] == "capability_denied"
+    }, lines
+    assert [p.name for p in (tmp_path / "weather-dir").iterdir()] == ["favorites.txt"]
     used = [l for l in lines if l["event"] == "capability_used" and l.get("capability") == "wasi:http"]
     assert {(l["plugin"], l["target"], l["status"]) for l in used} == {
         ("weather", f"{api.origin}/geo/1.0/direct", 200),

@@ -19,7 +19,7 @@ import pytest
 
 from browser_helpers import CHROMIUM
 from browser_site import Site, start_site
-from conftest import REPO, check_audit_line, text_of
+from conftest import REPO, check_audit_line, compile_ahead, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -113,6 +113,7 @@ def _build(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
         assert proc.returncode == 0, f"building {name} failed:\n{output}"
         assert jobs[name][1].is_file(), output
         print(f"{name}: {output.strip()}")
+    compile_ahead(tmp_path_factory, *(path for _, path in jobs.values()))
     return Built(
         fixture=jobs["fixture"][1],
         example=jobs["example"][1],

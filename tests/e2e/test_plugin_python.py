@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, compile_ahead
 
 pytestmark = pytest.mark.anyio
 
@@ -67,6 +67,7 @@ def fixture_component(tmp_path_factory: pytest.TempPathFactory) -> Path:
     seconds = _build(project)
     wasm = project / "python_fixture.wasm"
     print(f"fixture: {wasm.stat().st_size / 1e6:.1f} MB, built in {seconds:.1f} s")
+    compile_ahead(tmp_path_factory, wasm)
     _fixture_builds[id(tmp_path_factory)] = wasm
     return wasm
 
@@ -90,6 +91,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     shutil.copytree(REPO / "examples" / "disk-usage-python", example)
     seconds = {name: _build(path) for name, path in (("scaffold", scaffold), ("example", example))}
     print(f"scaffold: {(scaffold / 'demo_py.wasm').stat().st_size / 1e6:.1f} MB, built in {seconds['scaffold']:.1f} s")
+    compile_ahead(tmp_path_factory, scaffold / "demo_py.wasm", example / "disk_usage_python.wasm")
     return Built(scaffold, fixture_component(tmp_path_factory), example / "disk_usage_python.wasm", seconds)
 
 

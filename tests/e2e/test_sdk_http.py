@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from api_site import ApiSite, start_api
-from conftest import REPO, check_audit_line, text_of
+from conftest import REPO, check_audit_line, compile_ahead, text_of
 from test_plugin_js import SDK as JS_SDK
 from test_plugin_js import _node, build_js
 from test_plugin_new import toolchain_env
@@ -88,6 +88,7 @@ def plugins(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Plugi
     with ThreadPoolExecutor(max_workers=2) as pool:
         for future in [pool.submit(run, argv, env) for argv, env in jobs]:
             future.result()
+    compile_ahead(tmp_path_factory, root / "js" / "dist" / "api_js.wasm", root / "python" / "api_python.wasm")
     return Plugins(
         rs=shared / "wasm32-wasip2" / "release" / "api_rust.wasm",
         js=root / "js" / "dist" / "api_js.wasm",

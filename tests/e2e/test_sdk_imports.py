@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, check_audit_line
+from conftest import REPO, check_audit_line, compile_ahead
 from test_plugin_js import SDK as JS_SDK
 from test_plugin_js import _node
 from test_plugin_new import toolchain_env
@@ -319,6 +319,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, warden_bin: Path) -> Built:
     wasm[("py", "all")] = fixture_component(tmp_path_factory)
     for key, path in wasm.items():
         assert path.is_file(), (key, path)
+    compile_ahead(tmp_path_factory, *(path for (lang, _), path in wasm.items() if lang in ("js", "py")))
     print(f"built in {time.monotonic() - started:.0f} s: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
     return Built(wasm, seconds)
 

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
 use warden::admin;
-use warden::app::App;
+use warden::app::{App, Purpose};
 use warden::mcp::{WardenServer, http, stdio};
 use warden::reload;
 
@@ -29,7 +29,7 @@ pub async fn run(
     let App {
         manifest: loaded,
         registry,
-    } = App::start(parsed, None).await?;
+    } = App::start(parsed, None, Purpose::Serve).await?;
     if let Some(endpoint) = &otlp {
         warden::trace::start(endpoint);
     }

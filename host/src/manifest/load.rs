@@ -47,6 +47,10 @@ grants.capture = { http_hosts = ["*:443"] }
 /// Name shown in errors for the built-in manifest.
 pub const DEFAULT_MANIFEST_NAME: &str = "<built-in default manifest>";
 
+/// `[server] quick_start` when unset: below it Cranelift compiles a component in well under
+/// a second, and a baseline tier would save little.
+pub const DEFAULT_QUICK_START: u64 = 1 << 20;
+
 /// A loaded, validated manifest.
 #[derive(Debug, Clone)]
 pub struct Manifest {
@@ -63,6 +67,9 @@ pub struct Manifest {
     pub otlp_endpoint: Option<url::Url>,
     /// `[server] replica`: this process's name among replicas (see [`crate::replica`]).
     pub replica: Option<String>,
+    /// `[server] quick_start`: components at least this large, in no cache, start on
+    /// baseline code (the runtime's `tiers.rs`); `None`: off.
+    pub quick_start: Option<u64>,
     pub ssh_hosts: BTreeMap<String, SshHostConfig>,
     pub rdp_hosts: BTreeMap<String, RdpHostConfig>,
     pub browser: BrowserConfig,
@@ -275,6 +282,23 @@ impl Validator<'_> {
                 }
             }
         });
+        let quick_start = match &file.server.quick_start {
+            None => Some(DEFAULT_QUICK_START),
+            Some(v) if v.get_ref().trim() == "off" => None,
+            Some(v) => match v.get_ref().trim().parse::<bytesize::ByteSize>() {
+                Ok(size) => Some(size.as_u64()),
+                Err(_) => {
+                    self.error(
+                        v.span(),
+                        format!(
+                            "server.quick_start: \"{}\" is neither a size nor \"off\"; write it like \"4MiB\", or \"off\" to compile every component optimized before its first call",
+                            v.get_ref()
+                        ),
+                    );
+                    None
+                }
+            },
+        };
         Manifest {
             file_name: self.file_name.to_string(),
             audit_log,
@@ -284,6 +308,7 @@ impl Validator<'_> {
             admin_listen,
             otlp_endpoint,
             replica,
+            quick_start,
             ssh_hosts,
             rdp_hosts,
             browser,

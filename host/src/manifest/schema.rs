@@ -125,6 +125,10 @@ pub struct ServerSection {
     /// The role of the local operator: stdio, and HTTP without tokens. Example:
     /// `local_role = "admin"`. Default: everything.
     pub local_role: Option<Spanned<String>>,
+    /// A component at least this large, found in no cache, serves its first calls on
+    /// baseline machine code while the optimized code compiles in the background; `"off"`:
+    /// every component is compiled optimized before its first call. Default: `"1MiB"`.
+    pub quick_start: Option<Spanned<String>>,
 }
 
 /// `[admin]`

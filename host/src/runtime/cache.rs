@@ -44,44 +44,46 @@ impl ComponentCache {
         self.embedded.load(Ordering::Relaxed)
     }
 
-    fn path_for(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
-        let mut engine_hash = std::hash::DefaultHasher::new();
-        engine
-            .precompile_compatibility_hash()
-            .hash(&mut engine_hash);
-        let key = hex::encode(Sha256::digest(bytes));
-        self.dir
-            .join(format!("{key}-{:016x}.cwasm", engine_hash.finish()))
-    }
-
-    /// The compiled form of plugin `name`'s `bytes`, from the cache when possible. A
-    /// compilation is logged before and after: a large component takes seconds, and the
-    /// admin should know what the start is waiting for.
-    pub fn load(&self, engine: &Engine, name: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
+    /// `bytes` compiled for `engine` without compiling: the machine code embedded in the
+    /// binary (built-in plugins), else the cache's entry at `path` ([`Self::key`]).
+    pub fn lookup(&self, engine: &Engine, bytes: &[u8], path: &Path) -> Option<Component> {
         if let Some(compiled) = crate::builtin::precompiled(bytes) {
             match deserialize_embedded(engine, compiled) {
                 Ok(component) => {
                     self.embedded.fetch_add(1, Ordering::Relaxed);
-                    return Ok(component);
+                    return Some(component);
                 }
                 Err(e) => tracing::info!(
                     "the built-in plugins' embedded machine code does not fit this machine, compiling them: {e}"
                 ),
             }
         }
-        let path = self.path_for(engine, bytes);
-        if path.is_file() {
-            match deserialize(engine, &path) {
-                Ok(component) => {
-                    self.hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(component);
-                }
-                Err(e) => {
-                    tracing::warn!(path = %path.display(), "ignoring unusable cache entry: {e}")
-                }
+        if !path.is_file() {
+            return None;
+        }
+        match deserialize(engine, path) {
+            Ok(component) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                Some(component)
+            }
+            Err(e) => {
+                tracing::warn!(path = %path.display(), "ignoring unusable cache entry: {e}");
+                None
             }
         }
-        let size = bytesize::ByteSize::b(bytes.len() as u64).display().iec();
+    }
+
+    /// Compile plugin `name`'s `bytes` with `engine` and cache the result at `path`
+    /// ([`Self::key`]). Logged before and after: a large component takes seconds, and the
+    /// admin should know what the start is waiting for.
+    pub fn compile(
+        &self,
+        engine: &Engine,
+        name: &str,
+        bytes: &[u8],
+        path: &Path,
+    ) -> wasmtime::Result<Component> {
+        let size = size_of(bytes);
         tracing::info!(
             "plugin '{name}': compiling {size} of WebAssembly to machine code (once; the result is cached in {})",
             self.dir.display()
@@ -93,11 +95,22 @@ impl ComponentCache {
             started.elapsed().as_secs_f64()
         );
         self.compiled.fetch_add(1, Ordering::Relaxed);
-        if let Err(e) = self.store(&path, &component) {
+        if let Err(e) = self.store(path, &component) {
             // A read-only cache costs start time, not correctness.
             tracing::warn!(dir = %self.dir.display(), "cannot write the component cache: {e}");
         }
         Ok(component)
+    }
+
+    /// Where `bytes` compiled for `engine` is kept: also the key of a compilation under way.
+    pub fn key(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
+        let mut engine_hash = std::hash::DefaultHasher::new();
+        engine
+            .precompile_compatibility_hash()
+            .hash(&mut engine_hash);
+        let key = hex::encode(Sha256::digest(bytes));
+        self.dir
+            .join(format!("{key}-{:016x}.cwasm", engine_hash.finish()))
     }
 
     fn store(&self, path: &Path, component: &Component) -> Result<(), Box<dyn std::error::Error>> {
@@ -120,6 +133,14 @@ impl ComponentCache {
         std::fs::rename(&tmp, path)?;
         Ok(())
     }
+}
+
+/// A component's size as the log says it.
+pub fn size_of(bytes: &[u8]) -> String {
+    bytesize::ByteSize::b(bytes.len() as u64)
+        .display()
+        .iec()
+        .to_string()
 }
 
 #[allow(unsafe_code)]

@@ -1,20 +1,22 @@
 //! The WebAssembly engine shared by every plugin: one [`wasmtime::Engine`], one [`Linker`]
 //! with every import (WASI sandbox + all capability interfaces) built once, a
 //! compiled-component cache, and an epoch ticker that drives per-call time limits and lets
-//! spinning guests be interrupted.
+//! spinning guests be interrupted. A second engine, of baseline code, is made only for a
+//! large component's first start (`tiers.rs`).
 
 use super::bindings;
 use super::cache::ComponentCache;
 use super::compiler;
 use super::sandbox;
 use super::store_data::PluginState;
+use super::tiers::Tiers;
 use crate::capabilities;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Engine, EngineWeak, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// How often the epoch advances: the granularity of time limits and of yielding a spinning
 /// guest back to the async runtime.
@@ -36,14 +38,22 @@ pub enum RuntimeError {
 pub struct Runtime {
     pub(super) engine: Engine,
     pub(super) linker: Linker<PluginState>,
-    pub(super) cache: ComponentCache,
+    pub(super) cache: Arc<ComponentCache>,
+    pub(super) tiers: Tiers,
     ticker_stop: Arc<AtomicBool>,
 }
 
 impl Runtime {
     /// `max_memory` is the largest `limits.memory` of any plugin (the size of a memory slot);
-    /// `instances` how many instances may live at once (see [`super::plugin::pool_instances`]).
-    pub fn new(cache_dir: PathBuf, max_memory: u64, instances: u32) -> Result<Self, RuntimeError> {
+    /// `instances` how many instances may live at once (see [`super::plugin::pool_instances`]);
+    /// components of at least `quick_start` bytes in no cache start on baseline code
+    /// (`tiers.rs`), none when `None`.
+    pub fn new(
+        cache_dir: PathBuf,
+        max_memory: u64,
+        instances: u32,
+        quick_start: Option<u64>,
+    ) -> Result<Self, RuntimeError> {
         let mut config = compiler::config();
         // The pooling allocator keeps instance slots, memory images and, above all, async
         // fiber stacks warm: an instance per call costs microseconds, where the on-demand
@@ -59,43 +69,15 @@ impl Runtime {
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(e.to_string()))?;
 
-        let mut linker = Linker::new(&engine);
-        sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
-        // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
-        // hook under `grants.http`: a plugin without the grant loads, and its requests are
-        // refused and audited.
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
-            .map_err(|e| RuntimeError::Link(e.to_string()))?;
-        // `warden:plugin` (context, types) on the store itself; each capability on its own
-        // context.
-        bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
-            &mut linker,
-            |s| s,
-        )
-        .and_then(|()| {
-            bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| {
-            bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| {
-            bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
-                &mut linker,
-                |s| s,
-            )
-        })
-        .and_then(|()| super::settings::add_drafts_to_linker(&mut linker))
-        .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
-        .map_err(|e| RuntimeError::Link(e.to_string()))?;
+        let linker = link(&engine)?;
 
         let ticker_stop = Arc::new(AtomicBool::new(false));
-        let (weak, stop) = (engine.weak(), ticker_stop.clone());
+        let tiers = Tiers::new(quick_start);
+        let (weak, baseline, stop) = (
+            engine.weak(),
+            tiers.baseline_weak.clone(),
+            ticker_stop.clone(),
+        );
         std::thread::Builder::new()
             .name("warden-epoch".into())
             .spawn(move || {
@@ -105,6 +87,9 @@ impl Runtime {
                         Some(engine) => engine.increment_epoch(),
                         None => break,
                     }
+                    if let Some(engine) = baseline.get().and_then(EngineWeak::upgrade) {
+                        engine.increment_epoch();
+                    }
                 }
             })
             .map_err(|e| RuntimeError::Engine(format!("cannot start the epoch thread: {e}")))?;
@@ -112,7 +97,8 @@ impl Runtime {
         Ok(Self {
             engine,
             linker,
-            cache: ComponentCache::new(cache_dir),
+            cache: Arc::new(ComponentCache::new(cache_dir)),
+            tiers,
             ticker_stop,
         })
     }
@@ -135,6 +121,51 @@ impl Runtime {
     pub fn precompiled_count(&self) -> usize {
         self.cache.embedded()
     }
+
+    /// Plugins that started on baseline code since start (`tiers.rs`).
+    pub fn baseline_count(&self) -> usize {
+        self.tiers.started_on_baseline()
+    }
+}
+
+/// A linker of every import a plugin may use (the WASI sandbox and every capability
+/// interface), for `engine`.
+pub(super) fn link(engine: &Engine) -> Result<Linker<PluginState>, RuntimeError> {
+    let mut linker = Linker::new(engine);
+    sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
+    // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
+    // hook under `grants.http`: a plugin without the grant loads, and its requests are
+    // refused and audited.
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
+        .map_err(|e| RuntimeError::Link(e.to_string()))?;
+    // `warden:plugin` (context, types) on the store itself; each capability on its own
+    // context.
+    bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
+        &mut linker,
+        |s| s,
+    )
+    .and_then(|()| {
+        bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
+            &mut linker,
+            |s| s,
+        )
+    })
+    .and_then(|()| {
+        bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
+            &mut linker,
+            |s| s,
+        )
+    })
+    .and_then(|()| {
+        bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
+            &mut linker,
+            |s| s,
+        )
+    })
+    .and_then(|()| super::settings::add_drafts_to_linker(&mut linker))
+    .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
+    .map_err(|e| RuntimeError::Link(e.to_string()))?;
+    Ok(linker)
 }
 
 impl Drop for Runtime {

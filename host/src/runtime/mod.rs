@@ -5,6 +5,7 @@
 //! |------|-----|
 //! | `engine.rs` | [`Runtime`]: the engine, the linker with every import, the component cache, the epoch ticker |
 //! | `compiler.rs`, `cache.rs`, `initial_memory.rs` | engine settings, compiled components on disk, the memory a component needs |
+//! | `tiers.rs` | a large component's first start on baseline code while its optimized code compiles |
 //! | `bindings.rs` | host bindings of the `warden:plugin/plugin` world |
 //! | `group_bindings.rs`, `group_check.rs` | the optional `warden:plugin/groups` export: its bindings, and a plugin's groups checked against its tools |
 //! | `call.rs` | the call in progress as the runtime is handed it ([`CallContext`], [`CallEvents`]) |
@@ -58,6 +59,7 @@ pub mod registry;
 pub(crate) mod sandbox;
 mod settings;
 pub mod store_data;
+pub mod tiers;
 mod wasi_ctx;
 #[cfg(test)]
 mod wasi_http_tests;

@@ -19,13 +19,14 @@ use super::fair_queue::FairQueue;
 use super::group_bindings::ToolGroup;
 use super::kinds::{Bound, Pre};
 use super::store_data::PluginState;
+use super::tiers::{Compiled, Optimizing};
 use crate::audit::Outcome;
 use crate::capabilities::HostServices;
 use crate::capabilities::conversation::Owner;
 use crate::manifest::{Grants, PluginConfig};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use wasmtime::Store;
 
@@ -132,8 +133,9 @@ struct Idle {
 /// What makes and keeps instances; shared with the tasks that make them ahead of calls and
 /// drop the idle ones.
 struct Factory {
-    engine: wasmtime::Engine,
-    pre: Pre,
+    /// The machine code instances are made of: baseline code until the optimized code of a
+    /// large component's first start replaces it (`tiers.rs`).
+    code: RwLock<Arc<Code>>,
     services: Arc<HostServices>,
     config: PluginConfig,
     /// Instances made and not yet used.
@@ -143,18 +145,50 @@ struct Factory {
     idle: Mutex<Idle>,
 }
 
+/// A compiled component, linked for the engine it was compiled for.
+struct Code {
+    engine: wasmtime::Engine,
+    pre: Pre,
+}
+
 impl Factory {
+    fn code(&self) -> Arc<Code> {
+        self.code.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Whether `instance` is of the code instances are now made of.
+    fn current(&self, instance: &Instance) -> bool {
+        wasmtime::Engine::same(instance.store.engine(), &self.code().engine)
+    }
+
+    /// Make every instance from now on of `code`: the spares and idle instances of the old
+    /// code are dropped (an instance's memory is only a cache) and new spares made.
+    fn replace(self: &Arc<Self>, code: Code) {
+        *self.code.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(code);
+        let spares = std::mem::take(&mut *self.spares.lock().unwrap_or_else(|p| p.into_inner()));
+        let idle = std::mem::take(
+            &mut self
+                .idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .by_conversation,
+        );
+        drop((spares, idle));
+        self.refill();
+    }
+
     /// A fresh instance acting with `grants` (the plugin's, or a role's narrower ones).
     async fn instantiate(&self, grants: &Arc<Grants>) -> wasmtime::Result<Instance> {
-        let (stdio, pipes) = self.pre.pipes().unzip();
+        let code = self.code();
+        let (stdio, pipes) = code.pre.pipes().unzip();
         let state = PluginState::new(&self.config, &self.services, grants.clone(), stdio);
-        let mut store = Store::new(&self.engine, state);
+        let mut store = Store::new(&code.engine, state);
         store.limiter(|s| &mut s.limiter);
         // Yield to the async runtime at every epoch tick: a spinning guest then shares the
         // thread, and dropping its call future (timeout, cancel) stops it.
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
-        let bindings = self.pre.instantiate(&mut store, pipes).await?;
+        let bindings = code.pre.instantiate(&mut store, pipes).await?;
         Ok(Instance { store, bindings })
     }
 
@@ -180,13 +214,19 @@ impl Factory {
             .remove(conversation);
         if let Some((instance, ..)) = idle
             && Arc::ptr_eq(&instance.store.data().grants, wanted)
+            && self.current(&instance)
         {
             return Ok(instance);
         }
         if narrowed.is_some() {
             return self.instantiate(wanted).await;
         }
-        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let spare = self
+            .spares
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+            .filter(|spare| self.current(spare));
         self.refill();
         match spare {
             Some(instance) => Ok(instance),
@@ -202,6 +242,9 @@ impl Factory {
     fn keep(self: &Arc<Self>, conversation: Arc<str>, owner: Owner, instance: Instance) {
         // Whatever is dropped is dropped after the lock is released: freeing an instance
         // returns its memory to the pool, which other calls' `take` should not wait for.
+        if !self.current(&instance) {
+            return;
+        }
         let dropped = {
             let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
             if idle.by_conversation.contains_key(&conversation) {
@@ -257,6 +300,8 @@ impl Factory {
                 < SPARES
             {
                 match factory.instantiate(&factory.config.grants).await {
+                    // One made of code replaced meanwhile is dropped, and another made.
+                    Ok(instance) if !factory.current(&instance) => {}
                     Ok(instance) => factory
                         .spares
                         .lock()
@@ -270,6 +315,64 @@ impl Factory {
             }
             factory.filling.store(false, Ordering::Release);
         });
+    }
+}
+
+/// `component` (compiled for `engine`) linked by `linker` and sorted into its kind.
+fn link_code(
+    engine: &wasmtime::Engine,
+    linker: &wasmtime::component::Linker<PluginState>,
+    component: &wasmtime::component::Component,
+    bytes: &[u8],
+    output_limit: u64,
+) -> Result<Code, ComponentError> {
+    let instance_pre = linker
+        .instantiate_pre(component)
+        .map_err(|e| ComponentError::Imports(e.to_string()))?;
+    let pre = Pre::new(instance_pre, component, engine, bytes, output_limit)
+        .map_err(ComponentError::Exports)?;
+    Ok(Code {
+        engine: engine.clone(),
+        pre,
+    })
+}
+
+/// Wait for the optimized code of a plugin that started on baseline code, and make its
+/// instances of it from then on. A failure leaves the plugin on baseline code, said in the
+/// log: it answers as before, slower.
+async fn replace_when_optimized(
+    runtime: Arc<Runtime>,
+    factory: std::sync::Weak<Factory>,
+    optimizing: Optimizing,
+) {
+    let Some(name) = factory.upgrade().map(|f| f.config.name.clone()) else {
+        return;
+    };
+    let replaced = async {
+        let component = optimizing.finish(&runtime, &name).await?;
+        let Some(factory) = factory.upgrade() else {
+            return Ok(false);
+        };
+        let code = link_code(
+            &runtime.engine,
+            &runtime.linker,
+            &component,
+            optimizing.bytes(),
+            factory.config.limits.output,
+        )
+        .map_err(|e| e.to_string())?;
+        factory.replace(code);
+        Ok::<_, String>(true)
+    };
+    match replaced.await {
+        Ok(true) => tracing::info!(
+            "plugin '{name}': optimized code in use {:.1} s after its start on baseline code",
+            optimizing.elapsed().as_secs_f64()
+        ),
+        Ok(false) => {}
+        Err(e) => tracing::warn!(
+            "plugin '{name}': its optimized code could not be made ({e}); it keeps serving on baseline code, which is slower"
+        ),
     }
 }
 
@@ -351,9 +454,11 @@ pub enum ComponentError {
 }
 
 impl WasmPlugin {
-    /// Compile (or load from cache), instantiate, and ask the plugin for its tools.
+    /// Compile (or load from cache), instantiate, and ask the plugin for its tools. A large
+    /// component found in no cache starts on baseline code, replaced by its optimized code
+    /// when that is compiled (`tiers.rs`).
     pub async fn load(
-        runtime: &Runtime,
+        runtime: &Arc<Runtime>,
         config: PluginConfig,
         bytes: &[u8],
         services: Arc<HostServices>,
@@ -361,27 +466,27 @@ impl WasmPlugin {
         if let Some(error) = super::initial_memory::check(bytes, config.limits.memory) {
             return Err(ComponentError::Memory(error));
         }
-        let component = runtime
-            .cache
-            .load(&runtime.engine, &config.name, bytes)
+        let compiled = runtime
+            .compile_for_start(&config.name, bytes)
+            .await
             .map_err(|e| ComponentError::NotAComponent(e.to_string()))?;
+        let (component, optimizing) = match compiled {
+            Compiled::Optimized(component) => (component, None),
+            Compiled::Baseline(component, optimizing) => (component, Some(optimizing)),
+        };
+        let (engine, linker) = if optimizing.is_some()
+            && let Some(tier) = runtime.baseline_tier()
+        {
+            (&tier.engine, &tier.linker)
+        } else {
+            (&runtime.engine, &runtime.linker)
+        };
         let imports = component
             .component_type()
-            .imports(&runtime.engine)
+            .imports(engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        let instance_pre = runtime
-            .linker
-            .instantiate_pre(&component)
-            .map_err(|e| ComponentError::Imports(e.to_string()))?;
-        let pre = Pre::new(
-            instance_pre,
-            &component,
-            &runtime.engine,
-            bytes,
-            config.limits.output,
-        )
-        .map_err(ComponentError::Exports)?;
+        let code = link_code(engine, linker, &component, bytes, config.limits.output)?;
 
         let places = FairQueue::new(config.limits.concurrency);
         let mut plugin = Self {
@@ -392,8 +497,7 @@ impl WasmPlugin {
             groups: Vec::new(),
             imports,
             factory: Arc::new(Factory {
-                engine: runtime.engine.clone(),
-                pre,
+                code: RwLock::new(Arc::new(code)),
                 services,
                 config: config.clone(),
                 spares: Mutex::default(),
@@ -409,6 +513,13 @@ impl WasmPlugin {
         plugin.templates = listing.templates;
         plugin.prompts = listing.prompts;
         plugin.groups = listing.groups;
+        if let Some(optimizing) = optimizing {
+            tokio::spawn(replace_when_optimized(
+                runtime.clone(),
+                Arc::downgrade(&plugin.factory),
+                optimizing,
+            ));
+        }
         Ok(plugin)
     }
 
@@ -440,12 +551,12 @@ impl WasmPlugin {
     /// For a component of plain exported functions (written for another host): each tool's
     /// name, before the manifest's prefix, and the function it calls.
     pub fn plain_functions(&self) -> Option<Vec<(String, String)>> {
-        self.factory.pre.plain_functions()
+        self.factory.code().pre.plain_functions()
     }
 
     /// What kind of component serves the tools, when it is not the `warden:plugin` world.
     pub fn served_as(&self) -> Option<&'static str> {
-        self.factory.pre.served_as()
+        self.factory.code().pre.served_as()
     }
 
     /// Calls running and calls waiting for a place.

@@ -7,7 +7,7 @@ use super::engine::Runtime;
 #[test]
 fn a_component_importing_an_older_wasi_http_links() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let runtime = Runtime::new(dir.path().to_path_buf(), 16 << 20, 16).expect("a runtime");
+    let runtime = Runtime::new(dir.path().to_path_buf(), 16 << 20, 16, None).expect("a runtime");
     for version in ["0.2.0", "0.2.4", "0.2.12"] {
         let wat = format!(
             r#"(component

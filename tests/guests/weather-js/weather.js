@@ -3,9 +3,11 @@
 // wasi:config/store@0.2.0-draft, its requests through the global fetch() (componentize-js's
 // wasi:http). The API is OpenWeather's shape (geocoding, then current weather); `base_url`
 // points it anywhere, the test at a local server. The key goes in the Authorization header.
+// Beside it, what a component written for any wasip2 host does with the environment and files.
 
 import { get } from 'wasi:config/store@0.2.0-draft';
 import { getEnvironment } from 'wasi:cli/environment@0.2.10';
+import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 
 /** A configuration value, or an error naming the key to set. */
 function config(key) {
@@ -52,4 +54,60 @@ export function units() {
   const found = getEnvironment().find(([name]) => name === 'WEATHER_UNITS');
   if (!found) throw 'WEATHER_UNITS is not set';
   return found[1];
+}
+
+// Favourites, kept in a file through WASI's own filesystem interfaces (componentize-js has no
+// file API of its own): the directory the host preopens at /data, or an error saying none is.
+const FAVORITES = 'favorites.txt';
+
+function dataDirectory() {
+  const found = getDirectories().find(([, path]) => path === '/data');
+  if (!found) throw 'no directory is preopened at /data: the host grants none';
+  return found[0];
+}
+
+/** The text of favorites.txt in `dir`, '' when there is none yet. */
+function readFavorites(dir) {
+  let file;
+  try {
+    file = dir.openAt({}, FAVORITES, {}, { read: true });
+  } catch (e) {
+    if (e?.payload === 'no-entry') return '';
+    throw `cannot open /data/${FAVORITES}: ${e?.payload ?? e}`;
+  }
+  const chunks = [];
+  let offset = 0n;
+  for (;;) {
+    const [bytes, end] = file.read(65536n, offset);
+    chunks.push(bytes);
+    offset += BigInt(bytes.length);
+    if (end || bytes.length === 0) break;
+  }
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+export function saveFavorite(city) {
+  if (!/^[A-Za-z\u00C0-\u024F .'-]{1,64}$/.test(city)) throw `not a city name: ${city}`;
+  const dir = dataDirectory();
+  const known = readFavorites(dir);
+  if (known.split('\n').includes(city)) return `${city} is already a favourite`;
+  let file;
+  try {
+    file = dir.openAt({}, FAVORITES, { create: true }, { write: true });
+    file.write(new TextEncoder().encode(`${city}\n`), file.stat().size);
+  } catch (e) {
+    throw `cannot write /data/${FAVORITES}: ${e?.payload ?? e}`;
+  }
+  return `saved ${city}`;
+}
+
+export function favorites() {
+  const text = readFavorites(dataDirectory()).trimEnd();
+  return text === '' ? 'no favourites yet' : text;
 }
