@@ -474,13 +474,8 @@ impl WasmPlugin {
             Compiled::Optimized(component) => (component, None),
             Compiled::Baseline(component, optimizing) => (component, Some(optimizing)),
         };
-        let (engine, linker) = if optimizing.is_some()
-            && let Some(tier) = runtime.baseline_tier()
-        {
-            (&tier.engine, &tier.linker)
-        } else {
-            (&runtime.engine, &runtime.linker)
-        };
+        let engine = component.engine();
+        let linker = runtime.linker_for(engine);
         let imports = component
             .component_type()
             .imports(engine)

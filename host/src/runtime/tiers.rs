@@ -27,9 +27,9 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, EngineWeak};
 
 /// An engine and the host's imports linked for it.
-pub struct Tier {
-    pub engine: Engine,
-    pub linker: Linker<PluginState>,
+struct Tier {
+    engine: Engine,
+    linker: Linker<PluginState>,
 }
 
 /// The tiering state of one runtime.
@@ -198,9 +198,12 @@ impl Runtime {
         ))
     }
 
-    /// The baseline tier, made when the first component needs it.
-    pub(super) fn baseline_tier(&self) -> Option<&Tier> {
-        self.tiers.baseline().ok()
+    /// The linker of the imports for `engine`'s code: the baseline tier's or the main one.
+    pub(super) fn linker_for(&self, engine: &Engine) -> &Linker<PluginState> {
+        match self.tiers.baseline.get() {
+            Some(Ok(tier)) if Engine::same(&tier.engine, engine) => &tier.linker,
+            _ => &self.linker,
+        }
     }
 }
 
