@@ -134,16 +134,10 @@ impl Runtime {
                 return Ok(Compiled::Optimized(component));
             }
         }
-        let (cache, engine, name, owned) = (
-            self.cache.clone(),
-            self.engine.clone(),
-            name.to_string(),
-            bytes.to_vec(),
-        );
-        tokio::task::spawn_blocking(move || cache.compile(&engine, &name, &owned, &key))
+        compile_now(self, name, Arc::from(bytes), key)
             .await
-            .map_err(|e| wasmtime::format_err!("the compilation stopped: {e}"))?
             .map(Compiled::Optimized)
+            .map_err(|e| wasmtime::format_err!("{e}"))
     }
 
     async fn start_on_baseline(
@@ -240,18 +234,26 @@ impl Optimizing {
         {
             return Ok(component);
         }
-        let (cache, engine, name, bytes, key) = (
-            runtime.cache.clone(),
-            runtime.engine.clone(),
-            name.to_string(),
-            self.bytes.clone(),
-            self.key.clone(),
-        );
-        tokio::task::spawn_blocking(move || cache.compile(&engine, &name, &bytes, &key))
-            .await
-            .map_err(|e| format!("the compilation stopped: {e}"))?
-            .map_err(|e| e.to_string())
+        compile_now(runtime, name, self.bytes.clone(), self.key.clone()).await
     }
+}
+
+/// The optimized code of `bytes`, compiled on the blocking pool (and cached at `key`).
+async fn compile_now(
+    runtime: &Runtime,
+    name: &str,
+    bytes: Arc<[u8]>,
+    key: PathBuf,
+) -> Result<Component, String> {
+    let (cache, engine, name) = (
+        runtime.cache.clone(),
+        runtime.engine.clone(),
+        name.to_string(),
+    );
+    tokio::task::spawn_blocking(move || cache.compile(&engine, &name, &bytes, &key))
+        .await
+        .map_err(|e| format!("the compilation stopped: {e}"))?
+        .map_err(|e| e.to_string())
 }
 
 fn under_way(key: &Path) -> Option<Pending> {
