@@ -4,18 +4,15 @@
 //! spinning guests be interrupted. A second engine, of baseline code, is made only for a
 //! large component's first start (`tiers.rs`).
 
-use super::bindings;
 use super::cache::ComponentCache;
 use super::compiler;
-use super::sandbox;
 use super::store_data::PluginState;
-use super::tiers::Tiers;
-use crate::capabilities;
+use super::tiers::{Compiled, Optimizing, Tiers};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, EngineWeak, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 /// How often the epoch advances: the granularity of time limits and of yielding a spinning
@@ -69,7 +66,7 @@ impl Runtime {
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config).map_err(|e| RuntimeError::Engine(e.to_string()))?;
 
-        let linker = link(&engine)?;
+        let linker = super::linker::link(&engine).map_err(|e| RuntimeError::Link(e.to_string()))?;
 
         let ticker_stop = Arc::new(AtomicBool::new(false));
         let tiers = Tiers::new(quick_start);
@@ -126,46 +123,33 @@ impl Runtime {
     pub fn baseline_count(&self) -> usize {
         self.tiers.started_on_baseline()
     }
-}
 
-/// A linker of every import a plugin may use (the WASI sandbox and every capability
-/// interface), for `engine`.
-pub(super) fn link(engine: &Engine) -> Result<Linker<PluginState>, RuntimeError> {
-    let mut linker = Linker::new(engine);
-    sandbox::add_wasi(&mut linker).map_err(|e| RuntimeError::Link(e.to_string()))?;
-    // Standard wasi:http (any 0.2.x a component imports links to it), sent by the host's
-    // hook under `grants.http`: a plugin without the grant loads, and its requests are
-    // refused and audited.
-    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)
-        .map_err(|e| RuntimeError::Link(e.to_string()))?;
-    // `warden:plugin` (context, types) on the store itself; each capability on its own
-    // context.
-    bindings::warden::plugin::types::add_to_linker::<PluginState, HasSelf<PluginState>>(
-        &mut linker,
-        |s| s,
-    )
-    .and_then(|()| {
-        bindings::warden::plugin::context::add_to_linker::<PluginState, HasSelf<PluginState>>(
-            &mut linker,
-            |s| s,
-        )
-    })
-    .and_then(|()| {
-        bindings::warden::plugin::state::add_to_linker::<PluginState, HasSelf<PluginState>>(
-            &mut linker,
-            |s| s,
-        )
-    })
-    .and_then(|()| {
-        bindings::wasi::config::store::add_to_linker::<PluginState, HasSelf<PluginState>>(
-            &mut linker,
-            |s| s,
-        )
-    })
-    .and_then(|()| super::settings::add_drafts_to_linker(&mut linker))
-    .and_then(|()| capabilities::add_to_linker(&mut linker, &PluginState::projections()))
-    .map_err(|e| RuntimeError::Link(e.to_string()))?;
-    Ok(linker)
+    /// The machine code plugin `name` starts on (`tiers.rs`).
+    pub(super) async fn compile_for_start(
+        &self,
+        name: &str,
+        bytes: &[u8],
+    ) -> wasmtime::Result<Compiled> {
+        self.tiers
+            .compile_for_start(&self.cache, &self.engine, name, bytes)
+            .await
+    }
+
+    /// The optimized code of a plugin that started on baseline code, for this engine.
+    pub(super) async fn optimized(
+        &self,
+        optimizing: &Optimizing,
+        name: &str,
+    ) -> Result<Component, String> {
+        optimizing
+            .finish(&self.tiers, &self.cache, &self.engine, name)
+            .await
+    }
+
+    /// The linker of the imports for `engine`'s code: the baseline tier's or the main one.
+    pub(super) fn linker_for(&self, engine: &Engine) -> &Linker<PluginState> {
+        self.tiers.linker_for(engine).unwrap_or(&self.linker)
+    }
 }
 
 impl Drop for Runtime {

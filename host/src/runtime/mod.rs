@@ -4,6 +4,7 @@
 //! | file | job |
 //! |------|-----|
 //! | `engine.rs` | [`Runtime`]: the engine, the linker with every import, the component cache, the epoch ticker |
+//! | `linker.rs` | the host's imports linked for an engine (the main one, the baseline tier's) |
 //! | `compiler.rs`, `cache.rs`, `initial_memory.rs` | engine settings, compiled components on disk, the memory a component needs |
 //! | `tiers.rs` | a large component's first start on baseline code while its optimized code compiles |
 //! | `bindings.rs` | host bindings of the `warden:plugin/plugin` world |
@@ -48,6 +49,7 @@ pub mod group_bindings;
 pub mod group_check;
 mod initial_memory;
 mod kinds;
+mod linker;
 mod login_handoff;
 pub mod mcp_server;
 pub mod native;

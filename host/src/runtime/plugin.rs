@@ -349,7 +349,7 @@ async fn replace_when_optimized(
         return;
     };
     let replaced = async {
-        let component = optimizing.finish(&runtime, &name).await?;
+        let component = runtime.optimized(&optimizing, &name).await?;
         let Some(factory) = factory.upgrade() else {
             return Ok(false);
         };

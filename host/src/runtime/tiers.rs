@@ -14,7 +14,7 @@
 //! bytes, and the runtime a live reload makes, wait for the one under way.
 
 use super::cache::{ComponentCache, size_of};
-use super::engine::{Runtime, link};
+use super::linker::link;
 use super::store_data::PluginState;
 use futures::FutureExt as _;
 use futures::future::{BoxFuture, Shared};
@@ -97,25 +97,29 @@ impl Tiers {
     }
 }
 
-impl Runtime {
-    /// The machine code plugin `name` starts on: the optimized code when a cache has it or
-    /// the component is small (compiled now), else baseline code compiled now with the
-    /// optimized code under way.
-    pub(super) async fn compile_for_start(
+impl Tiers {
+    /// The machine code plugin `name` starts on: the optimized code (for `engine`, cached
+    /// in `cache`) when the cache has it or the component is small (compiled now), else
+    /// baseline code compiled now with the optimized code under way.
+    pub async fn compile_for_start(
         &self,
+        cache: &Arc<ComponentCache>,
+        engine: &Engine,
         name: &str,
         bytes: &[u8],
     ) -> wasmtime::Result<Compiled> {
-        let key = self.cache.key(&self.engine, bytes);
-        if let Some(component) = self.cache.lookup(&self.engine, bytes, &key) {
+        let key = cache.key(engine, bytes);
+        if let Some(component) = cache.lookup(engine, bytes, &key) {
             return Ok(Compiled::Optimized(component));
         }
         let quick = self
-            .tiers
             .quick_start
             .is_some_and(|from| bytes.len() as u64 >= from);
         if quick {
-            match self.start_on_baseline(name, bytes, &key).await {
+            match self
+                .start_on_baseline(cache, engine, name, bytes, &key)
+                .await
+            {
                 Ok(started) => return Ok(started),
                 // Winch does not compile every proposal Cranelift does: such a component
                 // starts on the optimized code, as a small one.
@@ -126,15 +130,15 @@ impl Runtime {
         }
         if let Some(pending) = under_way(&key) {
             if let Ok(component) = pending.await
-                && Engine::same(component.engine(), &self.engine)
+                && Engine::same(component.engine(), engine)
             {
                 return Ok(Compiled::Optimized(component));
             }
-            if let Some(component) = self.cache.lookup(&self.engine, bytes, &key) {
+            if let Some(component) = cache.lookup(engine, bytes, &key) {
                 return Ok(Compiled::Optimized(component));
             }
         }
-        compile_now(self, name, Arc::from(bytes), key)
+        compile_now(cache, engine, name, Arc::from(bytes), key)
             .await
             .map(Compiled::Optimized)
             .map_err(|e| wasmtime::format_err!("{e}"))
@@ -142,13 +146,14 @@ impl Runtime {
 
     async fn start_on_baseline(
         &self,
+        cache: &Arc<ComponentCache>,
+        engine: &Engine,
         name: &str,
         bytes: &[u8],
         key: &Path,
     ) -> Result<Compiled, String> {
-        let tier = self.tiers.baseline()?;
+        let tier = self.baseline()?;
         let known = self
-            .tiers
             .quick
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -169,18 +174,15 @@ impl Runtime {
                     "plugin '{name}': compiled {size} to baseline code in {:.1} s; it serves on that code while the optimized code compiles in the background ([server] quick_start)",
                     started.elapsed().as_secs_f64()
                 );
-                self.tiers
-                    .quick
+                self.quick
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(key.to_path_buf(), component.clone());
                 component
             }
         };
-        let pending = optimize(&self.cache, &self.engine, name, &bytes, key.to_path_buf());
-        self.tiers
-            .started_on_baseline
-            .fetch_add(1, Ordering::Relaxed);
+        let pending = optimize(cache, engine, name, &bytes, key.to_path_buf());
+        self.started_on_baseline.fetch_add(1, Ordering::Relaxed);
         Ok(Compiled::Baseline(
             component,
             Optimizing {
@@ -192,11 +194,11 @@ impl Runtime {
         ))
     }
 
-    /// The linker of the imports for `engine`'s code: the baseline tier's or the main one.
-    pub(super) fn linker_for(&self, engine: &Engine) -> &Linker<PluginState> {
-        match self.tiers.baseline.get() {
-            Some(Ok(tier)) if Engine::same(&tier.engine, engine) => &tier.linker,
-            _ => &self.linker,
+    /// The baseline tier's linker, when `engine` is the baseline tier's.
+    pub fn linker_for(&self, engine: &Engine) -> Option<&Linker<PluginState>> {
+        match self.baseline.get() {
+            Some(Ok(tier)) if Engine::same(&tier.engine, engine) => Some(&tier.linker),
+            _ => None,
         }
     }
 }
@@ -212,44 +214,43 @@ impl Optimizing {
         self.started.elapsed()
     }
 
-    /// The optimized code for `runtime`'s engine: the compilation's own result, else (it
-    /// was made for another runtime's engine, before a reload) the cache's entry, else
-    /// compiled again.
-    pub async fn finish(&self, runtime: &Runtime, name: &str) -> Result<Component, String> {
+    /// The optimized code for `engine`: the compilation's own result, else (it was made
+    /// for another runtime's engine, before a reload) the cache's entry, else compiled
+    /// again.
+    pub async fn finish(
+        &self,
+        tiers: &Tiers,
+        cache: &Arc<ComponentCache>,
+        engine: &Engine,
+        name: &str,
+    ) -> Result<Component, String> {
         let made = self.pending.clone().await.map_err(|e| e.to_string());
         // The baseline code is kept for plugins of the same bytes only while it is needed.
-        runtime
-            .tiers
+        tiers
             .quick
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&self.key);
         let made = made?;
-        if Engine::same(made.engine(), &runtime.engine) {
+        if Engine::same(made.engine(), engine) {
             return Ok(made);
         }
-        if let Some(component) = runtime
-            .cache
-            .lookup(&runtime.engine, &self.bytes, &self.key)
-        {
+        if let Some(component) = cache.lookup(engine, &self.bytes, &self.key) {
             return Ok(component);
         }
-        compile_now(runtime, name, self.bytes.clone(), self.key.clone()).await
+        compile_now(cache, engine, name, self.bytes.clone(), self.key.clone()).await
     }
 }
 
 /// The optimized code of `bytes`, compiled on the blocking pool (and cached at `key`).
 async fn compile_now(
-    runtime: &Runtime,
+    cache: &Arc<ComponentCache>,
+    engine: &Engine,
     name: &str,
     bytes: Arc<[u8]>,
     key: PathBuf,
 ) -> Result<Component, String> {
-    let (cache, engine, name) = (
-        runtime.cache.clone(),
-        runtime.engine.clone(),
-        name.to_string(),
-    );
+    let (cache, engine, name) = (cache.clone(), engine.clone(), name.to_string());
     tokio::task::spawn_blocking(move || cache.compile(&engine, &name, &bytes, &key))
         .await
         .map_err(|e| format!("the compilation stopped: {e}"))?
